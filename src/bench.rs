@@ -1,0 +1,183 @@
+//! `plume bench`: runs a scene headless and measures the step, stage by stage.
+
+use crate::baseline::FluidCube;
+use crate::scene::Scene;
+use crate::sim::SimError;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// Scene to run (its grid dimensions are used as given).
+    pub scene: Scene,
+    /// Steps run before measuring (the plume needs time to develop).
+    pub warmup: usize,
+    /// Steps measured.
+    pub steps: usize,
+    /// Also time the serial port of the article's `FluidCubeStep`.
+    pub baseline: bool,
+    /// Steps timed for each baseline variant.
+    pub baseline_steps: usize,
+}
+
+/// The article port's timings.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BaselineReport {
+    /// Median ms per step of the article's step with 4 solver iterations.
+    pub iter4_ms_per_step: f64,
+    /// Median ms per step with 20 solver iterations.
+    pub iter20_ms_per_step: f64,
+    /// `iter20_ms_per_step / ms_per_step`: how many times faster Plume's step is.
+    pub ratio_iter20: f64,
+}
+
+/// Results, serialised as `plume bench --json`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchReport {
+    /// Grid dimensions `[nx, ny, nz]`.
+    pub dims: [usize; 3],
+    /// Steps measured.
+    pub steps: usize,
+    /// rayon worker threads.
+    pub threads: usize,
+    /// Median milliseconds per step.
+    pub ms_per_step: f64,
+    /// Mean milliseconds per step.
+    pub mean_ms_per_step: f64,
+    /// Median ms of each stage.
+    pub stages: BTreeMap<String, f64>,
+    /// Median pressure iterations per step.
+    pub pressure_iterations: f64,
+    /// Largest relative pressure residual over the measured steps.
+    pub pressure_residual: f32,
+    /// Pressure solver used.
+    pub pressure_solver: String,
+    /// Median nanoseconds per cell per step.
+    pub ns_per_cell_step: f64,
+    /// Memory held by the solver's fields, bytes.
+    pub memory_bytes: usize,
+    /// Article baseline, when requested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineReport>,
+}
+
+/// Median of a list (0 for an empty one).
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+/// Runs the benchmark.
+pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
+    let mut solver = cfg.scene.build()?;
+    for _ in 0..cfg.warmup {
+        solver.step();
+    }
+    let mut totals = Vec::with_capacity(cfg.steps);
+    let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut iters = Vec::new();
+    let mut worst = 0.0f32;
+    for _ in 0..cfg.steps.max(1) {
+        let t = Instant::now();
+        let st = solver.step().clone();
+        totals.push(t.elapsed().as_secs_f64() * 1e3);
+        for s in &st.stages {
+            stages.entry(s.name.to_string()).or_default().push(s.ms);
+        }
+        iters.push(st.pressure_iterations as f64);
+        worst = worst.max(st.pressure_residual);
+    }
+    let mean = totals.iter().sum::<f64>() / totals.len() as f64;
+    let ms = median(&mut totals);
+    let d = solver.dims();
+    let baseline = if cfg.baseline {
+        let b4 = baseline_ms(d.nx.max(d.ny).max(d.nz), 4, cfg.baseline_steps);
+        let b20 = baseline_ms(d.nx.max(d.ny).max(d.nz), 20, cfg.baseline_steps);
+        Some(BaselineReport {
+            iter4_ms_per_step: b4,
+            iter20_ms_per_step: b20,
+            ratio_iter20: b20 / ms,
+        })
+    } else {
+        None
+    };
+    Ok(BenchReport {
+        dims: d.as_array(),
+        steps: totals.len(),
+        threads: rayon::current_num_threads(),
+        ms_per_step: ms,
+        mean_ms_per_step: mean,
+        stages: stages
+            .into_iter()
+            .map(|(k, mut v)| (k, median(&mut v)))
+            .collect(),
+        pressure_iterations: median(&mut iters),
+        pressure_residual: worst,
+        pressure_solver: solver.pressure_solver_name().to_string(),
+        ns_per_cell_step: ms * 1e6 / d.cells() as f64,
+        memory_bytes: solver.memory_bytes(),
+        baseline,
+    })
+}
+
+/// Median ms per step of the article's `FluidCubeStep` on an n³ cube with a plume-like source.
+pub fn baseline_ms(n: usize, iter: usize, steps: usize) -> f64 {
+    let mut cube = FluidCube::new(n, 0.0, 0.0, 1.0 / 60.0, iter);
+    let c = n / 2;
+    let mut times = Vec::new();
+    for _ in 0..steps.max(1) {
+        cube.add_density(c, n / 8, c, 2.0);
+        cube.add_velocity(c, n / 8, c, [0.0, 0.5, 0.0]);
+        let t = Instant::now();
+        cube.step();
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    median(&mut times)
+}
+
+impl BenchReport {
+    /// Human-readable summary.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let [x, y, z] = self.dims;
+        let _ = writeln!(
+            s,
+            "grid {x}x{y}x{z}, {} steps, {} threads, pressure: {}",
+            self.steps, self.threads, self.pressure_solver
+        );
+        let _ = writeln!(
+            s,
+            "step: {:.2} ms median ({:.2} mean), {:.1} ns/cell/step, memory {:.1} MiB",
+            self.ms_per_step,
+            self.mean_ms_per_step,
+            self.ns_per_cell_step,
+            self.memory_bytes as f64 / (1024.0 * 1024.0)
+        );
+        for (k, v) in &self.stages {
+            let _ = writeln!(s, "  {k:<16} {v:8.2} ms");
+        }
+        let _ = writeln!(
+            s,
+            "pressure: {:.0} iterations (median), worst relative residual {:.2e}",
+            self.pressure_iterations, self.pressure_residual
+        );
+        if let Some(b) = &self.baseline {
+            let _ = writeln!(
+                s,
+                "article FluidCubeStep (serial): iter=4 {:.1} ms, iter=20 {:.1} ms; Plume is {:.1}x faster than iter=20",
+                b.iter4_ms_per_step, b.iter20_ms_per_step, b.ratio_iter20
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,9 @@
+//! Plume: a real-time 3D smoke simulator and volume viewer.
+//!
+//! The library holds everything; the `plume` binary is a thin CLI over it.
+
+pub mod baseline;
+pub mod bench;
+pub mod cli;
+pub mod scene;
+pub mod sim;

@@ -1,0 +1,129 @@
+//! Fluid parameters in physical, resolution-independent units.
+
+use super::SimError;
+
+/// Which algorithm solves the pressure Poisson equation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PressureMethod {
+    /// Red-black Gauss-Seidel with successive over-relaxation, parallel over z-slabs.
+    #[default]
+    RedBlackSor,
+}
+
+/// Parameters of the fluid and of the numerical method. All quantities are in domain units
+/// (the domain's largest side is 1.0 unless the grid says otherwise) and seconds, so the same
+/// parameters give the same motion at any grid resolution.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FluidParams {
+    /// Time step in seconds. Default 1/60 s; allowed (0, 1].
+    pub dt: f32,
+    /// Diffusion coefficient κ of the density in domain-units²/s. Default 0 (stage skipped);
+    /// allowed [0, 1].
+    pub diffusion: f32,
+    /// Kinematic viscosity ν in domain-units²/s. Default 0 (stage skipped); allowed [0, 1].
+    pub viscosity: f32,
+    /// Density fade rate in 1/s: density is multiplied by exp(−fade·dt) each step.
+    /// Default 0.05; allowed [0, 1000].
+    pub fade: f32,
+    /// Buoyancy: upward (+y) acceleration per unit density in domain-units/s².
+    /// Default 1.5; allowed [−1000, 1000] (negative makes smoke sink).
+    pub buoyancy: f32,
+    /// Pressure solve stops when max|residual| ≤ tolerance · max|right-hand side|.
+    /// Default 1e-3; allowed [1e-7, 1).
+    pub pressure_tolerance: f32,
+    /// Cap on pressure-solver iterations per step. Default 200; allowed 1..=100000.
+    pub pressure_max_iterations: u32,
+    /// Over-relaxation factor ω of the red-black SOR pressure solver. Default 1.9; allowed [1, 2).
+    pub sor_omega: f32,
+    /// Pressure solver.
+    pub pressure_method: PressureMethod,
+    /// Implicit diffusion/viscosity solve stops at this relative residual. Default 1e-5;
+    /// allowed [1e-7, 1).
+    pub diffusion_tolerance: f32,
+    /// Cap on Gauss-Seidel iterations of one implicit diffusion solve. Default 50;
+    /// allowed 1..=10000.
+    pub diffusion_max_iterations: u32,
+}
+
+impl Default for FluidParams {
+    fn default() -> Self {
+        Self {
+            dt: 1.0 / 60.0,
+            diffusion: 0.0,
+            viscosity: 0.0,
+            fade: 0.05,
+            buoyancy: 1.5,
+            pressure_tolerance: 1e-3,
+            pressure_max_iterations: 200,
+            sor_omega: 1.9,
+            pressure_method: PressureMethod::RedBlackSor,
+            diffusion_tolerance: 1e-5,
+            diffusion_max_iterations: 50,
+        }
+    }
+}
+
+fn check(
+    name: &str,
+    v: f32,
+    lo: f32,
+    hi: f32,
+    hi_open: bool,
+    lo_open: bool,
+) -> Result<(), SimError> {
+    let ok = v.is_finite()
+        && if lo_open { v > lo } else { v >= lo }
+        && if hi_open { v < hi } else { v <= hi };
+    if ok {
+        Ok(())
+    } else {
+        let l = if lo_open { '(' } else { '[' };
+        let r = if hi_open { ')' } else { ']' };
+        Err(SimError::InvalidParameter(format!(
+            "{name} = {v} is outside the allowed range {l}{lo}, {hi}{r}"
+        )))
+    }
+}
+
+impl FluidParams {
+    /// Checks every field against its documented range.
+    pub fn validate(&self) -> Result<(), SimError> {
+        check("dt", self.dt, 0.0, 1.0, false, true)?;
+        check("diffusion", self.diffusion, 0.0, 1.0, false, false)?;
+        check("viscosity", self.viscosity, 0.0, 1.0, false, false)?;
+        check("fade", self.fade, 0.0, 1000.0, false, false)?;
+        check("buoyancy", self.buoyancy, -1000.0, 1000.0, false, false)?;
+        check(
+            "pressure_tolerance",
+            self.pressure_tolerance,
+            1e-7,
+            1.0,
+            true,
+            false,
+        )?;
+        check("sor_omega", self.sor_omega, 1.0, 2.0, true, false)?;
+        check(
+            "diffusion_tolerance",
+            self.diffusion_tolerance,
+            1e-7,
+            1.0,
+            true,
+            false,
+        )?;
+        if !(1..=100_000).contains(&self.pressure_max_iterations) {
+            return Err(SimError::InvalidParameter(format!(
+                "pressure_max_iterations = {} is outside the allowed range [1, 100000]",
+                self.pressure_max_iterations
+            )));
+        }
+        if !(1..=10_000).contains(&self.diffusion_max_iterations) {
+            return Err(SimError::InvalidParameter(format!(
+                "diffusion_max_iterations = {} is outside the allowed range [1, 10000]",
+                self.diffusion_max_iterations
+            )));
+        }
+        Ok(())
+    }
+}

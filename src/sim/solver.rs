@@ -1,0 +1,650 @@
+//! The `Solver` (Plume's FluidCube): fields, emitters, and the step as a flat list of stages.
+
+use super::advect::{self, VelocityRef, CENTER};
+use super::boundary::Boundaries;
+use super::diffuse;
+use super::forces;
+use super::grid::{Dims, Grid};
+use super::params::{FluidParams, PressureMethod};
+use super::project::{self, PressureSettings, PressureSolver, RedBlackSor};
+use super::sources::{coverage, Emitter};
+use super::stencil::{det_sum, SolveStats};
+use super::SimError;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Wall-clock time of one named stage of the last step.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StageTime {
+    /// Stage name (`sources`, `advect_velocity`, `forces`, `viscosity`, `project`,
+    /// `advect_density`, `diffuse_density`).
+    pub name: &'static str,
+    /// Milliseconds spent in it.
+    pub ms: f64,
+}
+
+/// What the last step did and how long each stage took.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StepStats {
+    /// Stages in execution order with their times.
+    pub stages: Vec<StageTime>,
+    /// Pressure solver iterations and relative residual reached.
+    pub pressure_iterations: u32,
+    /// max|residual| / max|rhs| of the pressure solve.
+    pub pressure_residual: f32,
+    /// Largest |∇·u| over the cells before projection, 1/s.
+    pub divergence_before: f32,
+    /// Largest |∇·u| over the cells after projection, 1/s.
+    pub divergence_after: f32,
+    /// Gauss-Seidel iterations of the viscosity solves (sum over components).
+    pub viscosity_iterations: u32,
+    /// Gauss-Seidel iterations of the density diffusion solve.
+    pub diffusion_iterations: u32,
+    /// Total of all stages, ms.
+    pub total_ms: f64,
+}
+
+/// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.
+pub struct Solver {
+    grid: Grid,
+    params: FluidParams,
+    boundaries: Boundaries,
+    emitters: Vec<Emitter>,
+    density: Vec<f32>,
+    density_tmp: Vec<f32>,
+    vel: [Vec<f32>; 3],
+    vel_tmp: [Vec<f32>; 3],
+    pressure: Vec<f32>,
+    rhs: Vec<f32>,
+    pressure_solver: Box<dyn PressureSolver>,
+    time: f64,
+    steps: u64,
+    stats: StepStats,
+}
+
+fn pressure_solver_for(m: PressureMethod) -> Box<dyn PressureSolver> {
+    match m {
+        PressureMethod::RedBlackSor => Box::new(RedBlackSor),
+    }
+}
+
+impl Solver {
+    /// A solver at rest (no density, no velocity) after validating every input.
+    pub fn new(grid: Grid, params: FluidParams, boundaries: Boundaries) -> Result<Self, SimError> {
+        grid.dims.validate()?;
+        params.validate()?;
+        let d = grid.dims;
+        let n = d.cells();
+        let faces = [d.faces(0).cells(), d.faces(1).cells(), d.faces(2).cells()];
+        Ok(Self {
+            grid,
+            pressure_solver: pressure_solver_for(params.pressure_method),
+            params,
+            boundaries,
+            emitters: Vec::new(),
+            density: vec![0.0; n],
+            density_tmp: vec![0.0; n],
+            vel: faces.map(|m| vec![0.0; m]),
+            vel_tmp: faces.map(|m| vec![0.0; m]),
+            pressure: vec![0.0; n],
+            rhs: vec![0.0; n],
+            time: 0.0,
+            steps: 0,
+            stats: StepStats::default(),
+        })
+    }
+
+    /// A cubic grid of `n` cells per side in the unit domain with default parameters and
+    /// boundaries (closed box, open top).
+    pub fn cube(n: usize) -> Result<Self, SimError> {
+        Self::new(
+            Grid::unit(Dims::cube(n))?,
+            FluidParams::default(),
+            Boundaries::default(),
+        )
+    }
+
+    /// Bytes of memory held by the solver's fields.
+    pub fn memory_bytes(&self) -> usize {
+        let floats = self.density.len() * 4 + self.vel.iter().map(Vec::len).sum::<usize>() * 2;
+        floats * std::mem::size_of::<f32>()
+    }
+
+    /// Grid placement.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+    /// Cell counts.
+    pub fn dims(&self) -> Dims {
+        self.grid.dims
+    }
+    /// Current parameters.
+    pub fn params(&self) -> &FluidParams {
+        &self.params
+    }
+    /// Boundary types.
+    pub fn boundaries(&self) -> &Boundaries {
+        &self.boundaries
+    }
+    /// Emitters.
+    pub fn emitters(&self) -> &[Emitter] {
+        &self.emitters
+    }
+    /// Simulated time in seconds.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+    /// Number of steps taken since creation or the last reset.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+    /// Statistics of the last step.
+    pub fn stats(&self) -> &StepStats {
+        &self.stats
+    }
+    /// Name of the pressure solver in use.
+    pub fn pressure_solver_name(&self) -> &'static str {
+        self.pressure_solver.name()
+    }
+
+    /// Replaces the parameters after validating them; takes effect at the next step.
+    pub fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
+        p.validate()?;
+        if p.pressure_method != self.params.pressure_method {
+            self.pressure_solver = pressure_solver_for(p.pressure_method);
+        }
+        self.params = p;
+        Ok(())
+    }
+
+    /// Replaces the boundary types; takes effect at the next step.
+    pub fn set_boundaries(&mut self, b: Boundaries) {
+        self.boundaries = b;
+        let d = self.grid.dims;
+        let [u, v, w] = &mut self.vel;
+        forces::enforce_walls(d, &self.boundaries, u, v, w);
+    }
+
+    /// Adds an emitter after validating it.
+    pub fn add_emitter(&mut self, e: Emitter) -> Result<(), SimError> {
+        e.validate()?;
+        self.emitters.push(e);
+        Ok(())
+    }
+
+    /// Replaces all emitters after validating each.
+    pub fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        for e in &es {
+            e.validate()?;
+        }
+        self.emitters = es;
+        Ok(())
+    }
+
+    /// Cell-centred density, x-fastest (`nx·ny·nz`).
+    pub fn density(&self) -> &[f32] {
+        &self.density
+    }
+    /// Mutable density, for setting up initial conditions. Keep it finite and ≥ 0.
+    pub fn density_mut(&mut self) -> &mut [f32] {
+        &mut self.density
+    }
+    /// Face velocity normal to `axis` (0 → u on x-faces `(nx+1)·ny·nz`, 1 → v, 2 → w), in
+    /// domain-units/s.
+    pub fn velocity(&self, axis: usize) -> &[f32] {
+        &self.vel[axis]
+    }
+    /// Mutable face velocities `[u, v, w]`, for setting up initial conditions.
+    pub fn velocity_mut(&mut self) -> [&mut [f32]; 3] {
+        let [u, v, w] = &mut self.vel;
+        [u.as_mut_slice(), v.as_mut_slice(), w.as_mut_slice()]
+    }
+    /// Kinematic pressure at cell centres from the last projection, domain-units²/s².
+    pub fn pressure(&self) -> &[f32] {
+        &self.pressure
+    }
+
+    /// Velocity at the centre of cell (i, j, k): the mean of its two faces on each axis.
+    pub fn velocity_at_cell(&self, i: usize, j: usize, k: usize) -> [f32; 3] {
+        let d = self.grid.dims;
+        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+        [
+            0.5 * (self.vel[0][du.idx(i, j, k)] + self.vel[0][du.idx(i + 1, j, k)]),
+            0.5 * (self.vel[1][dv.idx(i, j, k)] + self.vel[1][dv.idx(i, j + 1, k)]),
+            0.5 * (self.vel[2][dw.idx(i, j, k)] + self.vel[2][dw.idx(i, j, k + 1)]),
+        ]
+    }
+
+    /// Velocity interpolated at a world position (clamped to the domain).
+    pub fn velocity_at(&self, p: [f32; 3]) -> [f32; 3] {
+        let x = self.to_index_space(p);
+        self.velref().at(x)
+    }
+
+    fn velref(&self) -> VelocityRef<'_> {
+        VelocityRef {
+            dims: self.grid.dims,
+            u: &self.vel[0],
+            v: &self.vel[1],
+            w: &self.vel[2],
+        }
+    }
+
+    fn to_index_space(&self, p: [f32; 3]) -> [f32; 3] {
+        let g = &self.grid;
+        [0, 1, 2].map(|a| (p[a] - g.origin[a]) / g.h)
+    }
+
+    /// Sum of the density over all cells (not multiplied by the cell volume).
+    pub fn density_sum(&self) -> f64 {
+        det_sum(&self.density)
+    }
+
+    /// Total amount of smoke: Σ density · h³.
+    pub fn total_density(&self) -> f64 {
+        let h = self.grid.h as f64;
+        self.density_sum() * h * h * h
+    }
+
+    /// Density-weighted centroid in world coordinates, or `None` when there is no smoke.
+    pub fn density_centroid(&self) -> Option<[f64; 3]> {
+        let d = self.grid.dims;
+        let parts: Vec<[f64; 4]> = self
+            .density
+            .par_chunks(d.nx * d.ny)
+            .enumerate()
+            .map(|(k, pl)| {
+                let mut s = [0.0f64; 4];
+                for j in 0..d.ny {
+                    for i in 0..d.nx {
+                        let m = pl[i + d.nx * j] as f64;
+                        s[0] += m * i as f64;
+                        s[1] += m * j as f64;
+                        s[2] += m * k as f64;
+                        s[3] += m;
+                    }
+                }
+                s
+            })
+            .collect();
+        let mut t = [0.0f64; 4];
+        for p in parts {
+            for a in 0..4 {
+                t[a] += p[a];
+            }
+        }
+        if t[3] <= 0.0 {
+            return None;
+        }
+        let g = &self.grid;
+        Some([0, 1, 2].map(|a| g.origin[a] as f64 + (t[a] / t[3] + 0.5) * g.h as f64))
+    }
+
+    /// Largest |∇·u| over all cells (1/s) of the current velocity.
+    pub fn max_divergence(&self) -> f32 {
+        let d = self.grid.dims;
+        let mut scratch = vec![0.0; d.cells()];
+        project::divergence_rhs(
+            d,
+            &self.vel[0],
+            &self.vel[1],
+            &self.vel[2],
+            self.grid.h,
+            1.0,
+            false,
+            &mut scratch,
+        )
+    }
+
+    /// Adds `amount` to the density of one cell (negative removes smoke, never below 0).
+    pub fn add_density(&mut self, cell: [usize; 3], amount: f32) -> Result<(), SimError> {
+        check_amount(amount)?;
+        let d = self.grid.dims;
+        let [i, j, k] = cell;
+        if i >= d.nx || j >= d.ny || k >= d.nz {
+            return Err(SimError::InvalidParameter(format!(
+                "cell {cell:?} is outside the {d} grid"
+            )));
+        }
+        let c = &mut self.density[d.idx(i, j, k)];
+        *c = (*c + amount).max(0.0);
+        Ok(())
+    }
+
+    /// Adds `amount` of density to every cell within `radius` of the world position `center`
+    /// (weighted by how much of the cell the sphere covers).
+    pub fn add_density_at(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        amount: f32,
+    ) -> Result<(), SimError> {
+        check_amount(amount)?;
+        check_sphere(center, radius)?;
+        let x = self.to_index_space(center);
+        let g = self.grid;
+        splat(
+            &mut self.density,
+            g.dims,
+            CENTER,
+            x,
+            radius / g.h,
+            |e, c| *e = (*e + c * amount).max(0.0),
+        );
+        Ok(())
+    }
+
+    /// Adds a velocity (domain-units/s) to the faces around cell (i, j, k).
+    pub fn add_velocity(&mut self, cell: [usize; 3], vel: [f32; 3]) -> Result<(), SimError> {
+        let d = self.grid.dims;
+        let [i, j, k] = cell;
+        if i >= d.nx || j >= d.ny || k >= d.nz {
+            return Err(SimError::InvalidParameter(format!(
+                "cell {cell:?} is outside the {d} grid"
+            )));
+        }
+        check_velocity(vel)?;
+        let c = self.grid.cell_center(i, j, k);
+        self.add_velocity_at(c, 0.5 * self.grid.h, vel)
+    }
+
+    /// Adds a velocity (domain-units/s) to every face within `radius` of `center`, weighted by
+    /// coverage.
+    pub fn add_velocity_at(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        vel: [f32; 3],
+    ) -> Result<(), SimError> {
+        check_velocity(vel)?;
+        check_sphere(center, radius)?;
+        let x = self.to_index_space(center);
+        let g = self.grid;
+        for (a, f) in self.vel.iter_mut().enumerate() {
+            let va = vel[a];
+            splat(
+                f,
+                g.dims.faces(a),
+                advect::face_stagger(a),
+                x,
+                radius / g.h,
+                |e, c| *e += c * va,
+            );
+        }
+        let [u, v, w] = &mut self.vel;
+        forces::enforce_walls(g.dims, &self.boundaries, u, v, w);
+        Ok(())
+    }
+
+    /// Clears all fields and the clock; keeps parameters and emitters.
+    pub fn reset(&mut self) {
+        self.density.fill(0.0);
+        for f in &mut self.vel {
+            f.fill(0.0);
+        }
+        self.pressure.fill(0.0);
+        self.time = 0.0;
+        self.steps = 0;
+        self.stats = StepStats::default();
+    }
+
+    /// Projects the velocity onto divergence-free fields with the current pressure settings.
+    /// Returns the solver's iterations and residual, and the max divergence before and after.
+    pub fn project(&mut self) -> (SolveStats, f32, f32) {
+        let d = self.grid.dims;
+        let (h, dt) = (self.grid.h, self.params.dt);
+        let closed = !self.boundaries.any_open();
+        let before = project::divergence_rhs(
+            d,
+            &self.vel[0],
+            &self.vel[1],
+            &self.vel[2],
+            h,
+            dt,
+            closed,
+            &mut self.rhs,
+        );
+        let st = project::pressure_stencil(d, &self.boundaries);
+        let settings = PressureSettings {
+            tolerance: self.params.pressure_tolerance,
+            max_iterations: self.params.pressure_max_iterations,
+            omega: self.params.sor_omega,
+        };
+        let s = self
+            .pressure_solver
+            .solve(&st, &mut self.pressure, &self.rhs, &settings);
+        let [u, v, w] = &mut self.vel;
+        project::subtract_gradient(d, &self.boundaries, &self.pressure, u, v, w, h, dt);
+        // The divergence left equals the Poisson residual (scaled back to 1/s).
+        let after = s.relative_residual * st.max_abs(&self.rhs) * dt / (h * h);
+        (s, before, after)
+    }
+
+    /// Advances the simulation by one time step `dt`:
+    /// sources → advect velocity → forces → viscosity → project → advect density → diffuse density.
+    pub fn step(&mut self) -> &StepStats {
+        let mut stats = StepStats::default();
+        let mut timed = |name: &'static str, t: Instant| {
+            stats.stages.push(StageTime {
+                name,
+                ms: t.elapsed().as_secs_f64() * 1e3,
+            })
+        };
+        let d = self.grid.dims;
+        let (h, dt) = (self.grid.h, self.params.dt);
+        let b = self.boundaries;
+
+        let t = Instant::now();
+        self.apply_emitters();
+        timed("sources", t);
+
+        let t = Instant::now();
+        for a in 0..3 {
+            let fd = d.faces(a);
+            let vr = VelocityRef {
+                dims: d,
+                u: &self.vel[0],
+                v: &self.vel[1],
+                w: &self.vel[2],
+            };
+            let skip = move |i, j, k| forces::is_wall_face(d, &b, a, i, j, k);
+            advect::advect(
+                &mut self.vel_tmp[a],
+                &self.vel[a],
+                fd,
+                advect::face_stagger(a),
+                vr,
+                dt,
+                h,
+                1.0,
+                &skip,
+            );
+        }
+        std::mem::swap(&mut self.vel, &mut self.vel_tmp);
+        {
+            let [u, v, w] = &mut self.vel;
+            forces::enforce_walls(d, &b, u, v, w);
+        }
+        timed("advect_velocity", t);
+
+        let t = Instant::now();
+        forces::buoyancy(
+            d,
+            &b,
+            &self.density,
+            &mut self.vel[1],
+            self.params.buoyancy,
+            dt,
+        );
+        timed("forces", t);
+
+        if self.params.viscosity > 0.0 {
+            let t = Instant::now();
+            let a = diffuse::coupling(self.params.viscosity, dt, h);
+            for axis in 0..3 {
+                let s = diffuse::diffuse_component(
+                    axis,
+                    &mut self.vel[axis],
+                    &mut self.vel_tmp[axis],
+                    d,
+                    &b,
+                    a,
+                    self.params.diffusion_tolerance,
+                    self.params.diffusion_max_iterations,
+                );
+                stats.viscosity_iterations += s.iterations;
+            }
+            timed("viscosity", t);
+        }
+
+        let t = Instant::now();
+        let (ps, before, after) = self.project();
+        stats.pressure_iterations = ps.iterations;
+        stats.pressure_residual = ps.relative_residual;
+        stats.divergence_before = before;
+        stats.divergence_after = after;
+        timed("project", t);
+
+        let t = Instant::now();
+        let fade = (-self.params.fade * dt).exp();
+        let vr = VelocityRef {
+            dims: d,
+            u: &self.vel[0],
+            v: &self.vel[1],
+            w: &self.vel[2],
+        };
+        advect::advect(
+            &mut self.density_tmp,
+            &self.density,
+            d,
+            CENTER,
+            vr,
+            dt,
+            h,
+            fade,
+            &|_, _, _| false,
+        );
+        std::mem::swap(&mut self.density, &mut self.density_tmp);
+        timed("advect_density", t);
+
+        if self.params.diffusion > 0.0 {
+            let t = Instant::now();
+            let a = diffuse::coupling(self.params.diffusion, dt, h);
+            let s = diffuse::diffuse_scalar(
+                &mut self.density,
+                &mut self.density_tmp,
+                d,
+                a,
+                self.params.diffusion_tolerance,
+                self.params.diffusion_max_iterations,
+            );
+            stats.diffusion_iterations = s.iterations;
+            timed("diffuse_density", t);
+        }
+
+        stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
+        self.time += dt as f64;
+        self.steps += 1;
+        self.stats = stats;
+        &self.stats
+    }
+
+    fn apply_emitters(&mut self) {
+        let g = self.grid;
+        let dt = self.params.dt;
+        for e in &self.emitters {
+            let x = [0, 1, 2].map(|a| (e.center[a] - g.origin[a]) / g.h);
+            let r = e.radius / g.h;
+            let add = e.rate * dt;
+            splat(&mut self.density, g.dims, CENTER, x, r, |v, c| {
+                *v += c * add
+            });
+            if let Some(ev) = e.velocity {
+                for (a, f) in self.vel.iter_mut().enumerate() {
+                    let target = ev[a];
+                    splat(f, g.dims.faces(a), advect::face_stagger(a), x, r, |v, c| {
+                        *v += c * (target - *v)
+                    });
+                }
+            }
+        }
+        let [u, v, w] = &mut self.vel;
+        forces::enforce_walls(g.dims, &self.boundaries, u, v, w);
+    }
+}
+
+fn check_amount(a: f32) -> Result<(), SimError> {
+    if a.is_finite() && a.abs() <= 1e6 {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "density amount {a} must be finite and within ±1000000"
+        )))
+    }
+}
+
+fn check_velocity(v: [f32; 3]) -> Result<(), SimError> {
+    if v.iter().all(|c| c.is_finite() && c.abs() <= 1e4) {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "velocity {v:?} must be finite with components within ±10000"
+        )))
+    }
+}
+
+fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
+    if c.iter().all(|x| x.is_finite() && x.abs() <= 1e6) && r.is_finite() && r > 0.0 && r <= 10.0 {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "sphere at {c:?} with radius {r} must be finite with radius in (0, 10]"
+        )))
+    }
+}
+
+/// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `s`) that a
+/// sphere (centre `x` and radius `r`, both in cells) covers. Parallel over z-planes.
+fn splat(
+    field: &mut [f32],
+    fd: Dims,
+    s: [f32; 3],
+    x: [f32; 3],
+    r: f32,
+    f: impl Fn(&mut f32, f32) + Sync,
+) {
+    let n = fd.as_array();
+    // Index range [lo, hi) of samples whose position lies within r + 1 of the centre.
+    let range = |a: usize| {
+        let lo = (x[a] - s[a] - r - 1.0).floor().max(0.0) as usize;
+        let hi = ((x[a] - s[a] + r + 1.0).ceil() + 1.0)
+            .max(0.0)
+            .min(n[a] as f32) as usize;
+        (lo.min(n[a]), hi)
+    };
+    let (i0, i1) = range(0);
+    let (j0, j1) = range(1);
+    let (k0, k1) = range(2);
+    if i0 >= i1 || j0 >= j1 || k0 >= k1 {
+        return;
+    }
+    let plane = fd.nx * fd.ny;
+    field[k0 * plane..k1 * plane]
+        .par_chunks_mut(plane)
+        .enumerate()
+        .for_each(|(dk, pl)| {
+            let k = k0 + dk;
+            let dz = k as f32 + s[2] - x[2];
+            for j in j0..j1 {
+                let dy = j as f32 + s[1] - x[1];
+                for i in i0..i1 {
+                    let dx = i as f32 + s[0] - x[0];
+                    let dist = (dx * dx + dy * dy + dz * dz).sqrt();
+                    let c = coverage(dist, r, 1.0);
+                    if c > 0.0 {
+                        f(&mut pl[i + fd.nx * j], c);
+                    }
+                }
+            }
+        });
+}
