@@ -1,1 +1,32 @@
-fn main() {}
+//! Criterion benchmark: one solver step of the default scene at 64³ and 128³, after the
+//! plume has developed (30 steps), so the pressure solve does realistic work.
+
+// criterion_group! generates an undocumented function.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use plume::scene::Scene;
+use plume::sim::Dims;
+
+fn step(c: &mut Criterion) {
+    let mut g = c.benchmark_group("step");
+    g.sample_size(10);
+    for n in [64usize, 128] {
+        let mut s = Scene::default_plume()
+            .with_dims(Dims::cube(n))
+            .build()
+            .expect("default scene builds");
+        for _ in 0..30 {
+            s.step();
+        }
+        g.bench_function(format!("default_scene_{n}"), |b| {
+            b.iter(|| {
+                s.step();
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, step);
+criterion_main!(benches);

@@ -21,36 +21,70 @@ pub const fn face_stagger(axis: usize) -> Stagger {
     }
 }
 
-/// Trilinear interpolation of `f` (dimensions `d`) at array coordinates `p`. Coordinates are
-/// clamped to the array first, so a sample never reads outside it (the field is extended with
-/// its edge values), and a NaN coordinate is treated as 0.
-#[inline(always)]
+/// Trilinear interpolation in one x-fastest array. Coordinates are clamped to the array
+/// first, so a sample never reads outside it (the field is extended with its edge values);
+/// a NaN coordinate is treated as the lower bound.
+#[derive(Clone, Copy)]
+pub struct Sampler<'a> {
+    f: &'a [f32],
+    d: Dims,
+    hi: [f32; 3],
+}
+
+impl<'a> Sampler<'a> {
+    /// A sampler over `f` with dimensions `d`.
+    pub fn new(f: &'a [f32], d: Dims) -> Self {
+        assert_eq!(
+            f.len(),
+            d.cells(),
+            "field length does not match its dimensions"
+        );
+        assert!(d.nx > 0 && d.ny > 0 && d.nz > 0);
+        Self {
+            f,
+            d,
+            hi: [(d.nx - 1) as f32, (d.ny - 1) as f32, (d.nz - 1) as f32],
+        }
+    }
+
+    /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
+    #[inline(always)]
+    pub fn at(&self, p: [f32; 3]) -> f32 {
+        // `max`/`min` (unlike `clamp`) map NaN to a bound.
+        let cx = p[0].max(0.0).min(self.hi[0]);
+        let cy = p[1].max(0.0).min(self.hi[1]);
+        let cz = p[2].max(0.0).min(self.hi[2]);
+        // The coordinates are ≥ 0, so truncation equals floor.
+        let i0 = cx as usize;
+        let j0 = cy as usize;
+        let k0 = cz as usize;
+        let tx = cx - i0 as f32;
+        let ty = cy - j0 as f32;
+        let tz = cz - k0 as f32;
+        let d = self.d;
+        let sy = d.nx;
+        let sz = d.nx * d.ny;
+        let di = usize::from(i0 + 1 < d.nx);
+        let dj = if j0 + 1 < d.ny { sy } else { 0 };
+        let dk = if k0 + 1 < d.nz { sz } else { 0 };
+        let b = i0 + sy * j0 + sz * k0;
+        let f = self.f;
+        // SAFETY: i0 ≤ nx−1, j0 ≤ ny−1, k0 ≤ nz−1 after clamping, and each offset moves to a
+        // neighbour only when that neighbour exists, so every index is < nx·ny·nz = f.len().
+        let l = |o: usize| unsafe { *f.get_unchecked(b + o) };
+        let c00 = l(0) + tx * (l(di) - l(0));
+        let c10 = l(dj) + tx * (l(dj + di) - l(dj));
+        let c01 = l(dk) + tx * (l(dk + di) - l(dk));
+        let c11 = l(dk + dj) + tx * (l(dk + dj + di) - l(dk + dj));
+        let c0 = c00 + ty * (c10 - c00);
+        let c1 = c01 + ty * (c11 - c01);
+        c0 + tz * (c1 - c0)
+    }
+}
+
+/// Trilinear interpolation of `f` (dimensions `d`) at array coordinates `p`; see [`Sampler`].
 pub fn sample(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
-    // `max`/`min` (unlike `clamp`) map NaN to the bound.
-    let cx = p[0].max(0.0).min((d.nx - 1) as f32);
-    let cy = p[1].max(0.0).min((d.ny - 1) as f32);
-    let cz = p[2].max(0.0).min((d.nz - 1) as f32);
-    // The coordinates are ≥ 0, so truncation equals floor.
-    let i0 = cx as usize;
-    let j0 = cy as usize;
-    let k0 = cz as usize;
-    let tx = cx - i0 as f32;
-    let ty = cy - j0 as f32;
-    let tz = cz - k0 as f32;
-    let i1 = (i0 + 1).min(d.nx - 1) - i0;
-    let sy = d.nx;
-    let sz = d.nx * d.ny;
-    let j1 = if j0 + 1 < d.ny { sy } else { 0 };
-    let k1 = if k0 + 1 < d.nz { sz } else { 0 };
-    let b = d.idx(i0, j0, k0);
-    let l = |o: usize| f[b + o];
-    let c00 = l(0) + tx * (l(i1) - l(0));
-    let c10 = l(j1) + tx * (l(j1 + i1) - l(j1));
-    let c01 = l(k1) + tx * (l(k1 + i1) - l(k1));
-    let c11 = l(k1 + j1) + tx * (l(k1 + j1 + i1) - l(k1 + j1));
-    let c0 = c00 + ty * (c10 - c00);
-    let c1 = c01 + ty * (c11 - c01);
-    c0 + tz * (c1 - c0)
+    Sampler::new(f, d).at(p)
 }
 
 /// The three staggered velocity components of a grid of `dims` cells.
@@ -67,51 +101,153 @@ pub struct VelocityRef<'a> {
 }
 
 impl VelocityRef<'_> {
+    fn comp(&self, a: usize) -> &[f32] {
+        match a {
+            0 => self.u,
+            1 => self.v,
+            _ => self.w,
+        }
+    }
+
     /// Velocity at a point in cell-index space, each component interpolated on its own grid.
-    #[inline(always)]
     pub fn at(&self, x: [f32; 3]) -> [f32; 3] {
-        [
-            sample(self.u, self.dims.faces(0), [x[0], x[1] - 0.5, x[2] - 0.5]),
-            sample(self.v, self.dims.faces(1), [x[0] - 0.5, x[1], x[2] - 0.5]),
-            sample(self.w, self.dims.faces(2), [x[0] - 0.5, x[1] - 0.5, x[2]]),
-        ]
+        let mut out = [0.0; 3];
+        for (a, o) in out.iter_mut().enumerate() {
+            let mut p = [x[0] - 0.5, x[1] - 0.5, x[2] - 0.5];
+            p[a] = x[a];
+            *o = sample(self.comp(a), self.dims.faces(a), p);
+        }
+        out
     }
 }
 
-/// Advects `src` (dimensions `d`, stagger `s`) through the velocity field for `dt` seconds
-/// with voxel size `h`, writing `scale ×` the result to `dst`. Cells for which `skip` returns
-/// true (wall faces) are left untouched.
-#[allow(clippy::too_many_arguments)]
-pub fn advect(
+/// Strides of an x-fastest array.
+#[inline(always)]
+fn strides(d: Dims) -> [usize; 3] {
+    [1, d.nx, d.nx * d.ny]
+}
+
+/// Advects the face-velocity component along `axis` (`src` → `dst`) through `vel` for
+/// `k_dt = dt/h` cells per unit velocity. Faces on the two ends of `axis` whose flag in
+/// `fixed` is set (walls) are left untouched.
+pub fn advect_faces(
+    axis: usize,
     dst: &mut [f32],
     src: &[f32],
-    d: Dims,
-    s: Stagger,
     vel: VelocityRef<'_>,
-    dt: f32,
-    h: f32,
-    scale: f32,
-    skip: &(dyn Fn(usize, usize, usize) -> bool + Sync),
+    k_dt: f32,
+    fixed: [bool; 2],
 ) {
-    assert_eq!(dst.len(), d.cells());
-    assert_eq!(src.len(), d.cells());
-    let k_dt = dt / h;
-    let plane = d.nx * d.ny;
-    dst.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
-        for j in 0..d.ny {
-            for i in 0..d.nx {
-                if skip(i, j, k) {
-                    continue;
-                }
-                let x = [i as f32 + s[0], j as f32 + s[1], k as f32 + s[2]];
-                let u = vel.at(x);
-                let back = [
-                    x[0] - k_dt * u[0] - s[0],
-                    x[1] - k_dt * u[1] - s[1],
-                    x[2] - k_dt * u[2] - s[2],
-                ];
-                out[i + d.nx * j] = scale * sample(src, d, back);
-            }
+    match axis {
+        0 => advect_faces_axis::<0>(dst, src, vel, k_dt, fixed),
+        1 => advect_faces_axis::<1>(dst, src, vel, k_dt, fixed),
+        _ => advect_faces_axis::<2>(dst, src, vel, k_dt, fixed),
+    }
+}
+
+/// Mean of the four samples of component `B` around face (i, j, k) of component `A`: half a
+/// cell back along A (clamped at the domain's ends) and half a cell forward along B.
+#[inline(always)]
+fn cross_average<const A: usize, const B: usize>(
+    c: &[f32],
+    st: [usize; 3],
+    n: [usize; 3],
+    p: [usize; 3],
+) -> f32 {
+    let a0 = p[A].saturating_sub(1);
+    let a1 = p[A].min(n[A] - 1);
+    let mut base = 0;
+    for q in 0..3 {
+        if q != A {
+            base += p[q] * st[q];
         }
-    });
+    }
+    let (o0, o1, ob) = (base + a0 * st[A], base + a1 * st[A], st[B]);
+    0.25 * (c[o0] + c[o1] + c[o0 + ob] + c[o1 + ob])
+}
+
+fn advect_faces_axis<const A: usize>(
+    dst: &mut [f32],
+    src: &[f32],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+    fixed: [bool; 2],
+) {
+    let d = vel.dims;
+    let fd = d.faces(A);
+    assert_eq!(dst.len(), fd.cells());
+    let n = d.as_array();
+    let samp = Sampler::new(src, fd);
+    let own = vel.comp(A);
+    assert_eq!(own.len(), fd.cells());
+    let (b1, b2) = ((A + 1) % 3, (A + 2) % 3);
+    let (c1, c2) = (vel.comp(b1), vel.comp(b2));
+    let (s1, s2) = (strides(d.faces(b1)), strides(d.faces(b2)));
+    assert_eq!(c1.len(), d.faces(b1).cells());
+    assert_eq!(c2.len(), d.faces(b2).cells());
+    dst.par_chunks_mut(fd.nx * fd.ny)
+        .enumerate()
+        .for_each(|(k, out)| {
+            for j in 0..fd.ny {
+                let row = &mut out[j * fd.nx..(j + 1) * fd.nx];
+                for (i, o) in row.iter_mut().enumerate() {
+                    let p = [i, j, k];
+                    if (p[A] == 0 && fixed[0]) || (p[A] == n[A] && fixed[1]) {
+                        continue;
+                    }
+                    let mut u = [0.0f32; 3];
+                    u[A] = own[i + fd.nx * (j + fd.ny * k)];
+                    u[b1] = match A {
+                        0 => cross_average::<0, 1>(c1, s1, n, p),
+                        1 => cross_average::<1, 2>(c1, s1, n, p),
+                        _ => cross_average::<2, 0>(c1, s1, n, p),
+                    };
+                    u[b2] = match A {
+                        0 => cross_average::<0, 2>(c2, s2, n, p),
+                        1 => cross_average::<1, 0>(c2, s2, n, p),
+                        _ => cross_average::<2, 1>(c2, s2, n, p),
+                    };
+                    *o = samp.at([
+                        i as f32 - k_dt * u[0],
+                        j as f32 - k_dt * u[1],
+                        k as f32 - k_dt * u[2],
+                    ]);
+                }
+            }
+        });
+}
+
+/// Advects a cell-centred scalar (`src` → `dst`) through `vel`, multiplying by `scale`.
+pub fn advect_cells(dst: &mut [f32], src: &[f32], vel: VelocityRef<'_>, k_dt: f32, scale: f32) {
+    let d = vel.dims;
+    assert_eq!(dst.len(), d.cells());
+    let samp = Sampler::new(src, d);
+    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+    assert_eq!(vel.u.len(), du.cells());
+    assert_eq!(vel.v.len(), dv.cells());
+    assert_eq!(vel.w.len(), dw.cells());
+    dst.par_chunks_mut(d.nx * d.ny)
+        .enumerate()
+        .for_each(|(k, out)| {
+            for j in 0..d.ny {
+                let ur = &vel.u[du.idx(0, j, k)..du.idx(0, j, k) + d.nx + 1];
+                let vb = &vel.v[dv.idx(0, j, k)..dv.idx(0, j, k) + d.nx];
+                let vt = &vel.v[dv.idx(0, j + 1, k)..dv.idx(0, j + 1, k) + d.nx];
+                let wb = &vel.w[dw.idx(0, j, k)..dw.idx(0, j, k) + d.nx];
+                let wf = &vel.w[dw.idx(0, j, k + 1)..dw.idx(0, j, k + 1) + d.nx];
+                let row = &mut out[j * d.nx..(j + 1) * d.nx];
+                for (i, o) in row.iter_mut().enumerate() {
+                    let u = 0.5 * (ur[i] + ur[i + 1]);
+                    let v = 0.5 * (vb[i] + vt[i]);
+                    let w = 0.5 * (wb[i] + wf[i]);
+                    // Backtrace in array coordinates (cell i's sample sits at i).
+                    *o = scale
+                        * samp.at([
+                            i as f32 - k_dt * u,
+                            j as f32 - k_dt * v,
+                            k as f32 - k_dt * w,
+                        ]);
+                }
+            }
+        });
 }

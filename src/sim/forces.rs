@@ -71,13 +71,3 @@ pub fn enforce_walls(dims: Dims, b: &Boundaries, u: &mut [f32], v: &mut [f32], w
         w[s..s + plane].fill(0.0);
     }
 }
-
-/// `true` when the face (i, j, k) of the component along `axis` lies on a wall.
-pub fn is_wall_face(dims: Dims, b: &Boundaries, axis: usize, i: usize, j: usize, k: usize) -> bool {
-    let (c, n) = match axis {
-        0 => (i, dims.nx),
-        1 => (j, dims.ny),
-        _ => (k, dims.nz),
-    };
-    (c == 0 && b.face(axis, 0) == Face::Wall) || (c == n && b.face(axis, 1) == Face::Wall)
-}

@@ -8,6 +8,7 @@ pub mod forces;
 pub mod grid;
 pub mod params;
 pub mod project;
+pub mod rbsor;
 pub mod solver;
 pub mod sources;
 pub mod stencil;

@@ -8,8 +8,10 @@
 //! `n·p − Σ p_nb = −(h/dt)·D`, where D is the sum of outgoing face velocities, the sum runs
 //! over fluid neighbours, and n also counts open faces (ambient pressure 0 beyond them).
 
+use super::advect::VelocityRef;
 use super::boundary::{Boundaries, Face};
 use super::grid::Dims;
+use super::rbsor::PackedRbSor;
 use super::stencil::{det_sum, SolveStats, Stencil};
 use rayon::prelude::*;
 
@@ -41,7 +43,9 @@ pub trait PressureSolver: Send + Sync {
 
 /// Red-black Gauss-Seidel with successive over-relaxation (seed 002: ω ≈ 1.9).
 #[derive(Clone, Debug, Default)]
-pub struct RedBlackSor;
+pub struct RedBlackSor {
+    packed: PackedRbSor,
+}
 
 impl PressureSolver for RedBlackSor {
     fn name(&self) -> &'static str {
@@ -55,7 +59,8 @@ impl PressureSolver for RedBlackSor {
         rhs: &[f32],
         s: &PressureSettings,
     ) -> SolveStats {
-        stencil.solve(p, rhs, s.omega, s.tolerance, s.max_iterations, 4)
+        self.packed
+            .solve(stencil, p, rhs, s.omega, s.tolerance, s.max_iterations, 4)
     }
 }
 
@@ -72,16 +77,8 @@ pub fn pressure_stencil(dims: Dims, b: &Boundaries) -> Stencil {
 
 /// Writes `rhs = −(h/dt)·D` per cell and returns max|D|/h, the largest divergence (1/s).
 /// In a closed box the mean is removed so the singular Neumann problem stays solvable.
-pub fn divergence_rhs(
-    dims: Dims,
-    u: &[f32],
-    v: &[f32],
-    w: &[f32],
-    h: f32,
-    dt: f32,
-    closed: bool,
-    rhs: &mut [f32],
-) -> f32 {
+pub fn divergence_rhs(vel: VelocityRef<'_>, h: f32, dt: f32, closed: bool, rhs: &mut [f32]) -> f32 {
+    let (dims, u, v, w) = (vel.dims, vel.u, vel.v, vel.w);
     let (du, dv, dw) = (dims.faces(0), dims.faces(1), dims.faces(2));
     let scale = -h / dt;
     let plane = dims.nx * dims.ny;
@@ -132,8 +129,6 @@ pub fn subtract_gradient(
 ) {
     let k = dt / h;
     let (nx, ny, nz) = (dims.nx, dims.ny, dims.nz);
-    let pc = |i: usize, j: usize, kk: usize| p[dims.idx(i, j, kk)];
-    // Face value update along one axis: n faces between n−1 interior pairs plus two ends.
     let open = |a: usize, s: usize| b.face(a, s) == Face::Open;
     let (ox0, ox1, oy0, oy1, oz0, oz1) = (
         open(0, 0),
@@ -143,55 +138,60 @@ pub fn subtract_gradient(
         open(2, 0),
         open(2, 1),
     );
-    let du = dims.faces(0);
-    u.par_chunks_mut(du.nx * du.ny)
+    let prow = |j: usize, kk: usize| &p[dims.idx(0, j, kk)..dims.idx(0, j, kk) + nx];
+    // Face between pressure rows `lo` and `hi`: u −= k·(p_hi − p_lo).
+    let between = |row: &mut [f32], lo: &[f32], hi: &[f32]| {
+        for ((e, a), c) in row.iter_mut().zip(lo).zip(hi) {
+            *e -= k * (c - a);
+        }
+    };
+    // Face on an open end: ambient pressure 0 beyond it.
+    let end = |row: &mut [f32], inside: &[f32], sign: f32| {
+        for (e, a) in row.iter_mut().zip(inside) {
+            *e += sign * k * a;
+        }
+    };
+    u.par_chunks_mut((nx + 1) * ny)
         .enumerate()
         .for_each(|(kk, pl)| {
             for j in 0..ny {
                 let row = &mut pl[j * (nx + 1)..(j + 1) * (nx + 1)];
-                for i in 1..nx {
-                    row[i] -= k * (pc(i, j, kk) - pc(i - 1, j, kk));
+                let pr = prow(j, kk);
+                for (e, pp) in row[1..nx].iter_mut().zip(pr.windows(2)) {
+                    *e -= k * (pp[1] - pp[0]);
                 }
                 if ox0 {
-                    row[0] -= k * pc(0, j, kk);
+                    row[0] -= k * pr[0];
                 }
                 if ox1 {
-                    row[nx] += k * pc(nx - 1, j, kk);
+                    row[nx] += k * pr[nx - 1];
                 }
             }
         });
-    let dv = dims.faces(1);
-    v.par_chunks_mut(dv.nx * dv.ny)
+    v.par_chunks_mut(nx * (ny + 1))
         .enumerate()
         .for_each(|(kk, pl)| {
             for j in 0..=ny {
                 let row = &mut pl[j * nx..(j + 1) * nx];
-                for (i, e) in row.iter_mut().enumerate() {
-                    if j > 0 && j < ny {
-                        *e -= k * (pc(i, j, kk) - pc(i, j - 1, kk));
-                    } else if j == 0 && oy0 {
-                        *e -= k * pc(i, 0, kk);
-                    } else if j == ny && oy1 {
-                        *e += k * pc(i, ny - 1, kk);
-                    }
+                if j > 0 && j < ny {
+                    between(row, prow(j - 1, kk), prow(j, kk));
+                } else if j == 0 && oy0 {
+                    end(row, prow(0, kk), -1.0);
+                } else if j == ny && oy1 {
+                    end(row, prow(ny - 1, kk), 1.0);
                 }
             }
         });
-    let dw = dims.faces(2);
-    w.par_chunks_mut(dw.nx * dw.ny)
-        .enumerate()
-        .for_each(|(kk, pl)| {
-            for j in 0..ny {
-                let row = &mut pl[j * nx..(j + 1) * nx];
-                for (i, e) in row.iter_mut().enumerate() {
-                    if kk > 0 && kk < nz {
-                        *e -= k * (pc(i, j, kk) - pc(i, j, kk - 1));
-                    } else if kk == 0 && oz0 {
-                        *e -= k * pc(i, j, 0);
-                    } else if kk == nz && oz1 {
-                        *e += k * pc(i, j, nz - 1);
-                    }
-                }
+    w.par_chunks_mut(nx * ny).enumerate().for_each(|(kk, pl)| {
+        for j in 0..ny {
+            let row = &mut pl[j * nx..(j + 1) * nx];
+            if kk > 0 && kk < nz {
+                between(row, prow(j, kk - 1), prow(j, kk));
+            } else if kk == 0 && oz0 {
+                end(row, prow(j, 0), -1.0);
+            } else if kk == nz && oz1 {
+                end(row, prow(j, nz - 1), 1.0);
             }
-        });
+        }
+    });
 }

@@ -64,7 +64,7 @@ pub struct Solver {
 
 fn pressure_solver_for(m: PressureMethod) -> Box<dyn PressureSolver> {
     match m {
-        PressureMethod::RedBlackSor => Box::new(RedBlackSor),
+        PressureMethod::RedBlackSor => Box::new(RedBlackSor::default()),
     }
 }
 
@@ -284,16 +284,7 @@ impl Solver {
     pub fn max_divergence(&self) -> f32 {
         let d = self.grid.dims;
         let mut scratch = vec![0.0; d.cells()];
-        project::divergence_rhs(
-            d,
-            &self.vel[0],
-            &self.vel[1],
-            &self.vel[2],
-            self.grid.h,
-            1.0,
-            false,
-            &mut scratch,
-        )
+        project::divergence_rhs(self.velref(), self.grid.h, 1.0, false, &mut scratch)
     }
 
     /// Adds `amount` to the density of one cell (negative removes smoke, never below 0).
@@ -394,16 +385,13 @@ impl Solver {
         let d = self.grid.dims;
         let (h, dt) = (self.grid.h, self.params.dt);
         let closed = !self.boundaries.any_open();
-        let before = project::divergence_rhs(
-            d,
-            &self.vel[0],
-            &self.vel[1],
-            &self.vel[2],
-            h,
-            dt,
-            closed,
-            &mut self.rhs,
-        );
+        let vr = VelocityRef {
+            dims: d,
+            u: &self.vel[0],
+            v: &self.vel[1],
+            w: &self.vel[2],
+        };
+        let before = project::divergence_rhs(vr, h, dt, closed, &mut self.rhs);
         let st = project::pressure_stencil(d, &self.boundaries);
         let settings = PressureSettings {
             tolerance: self.params.pressure_tolerance,
@@ -440,25 +428,14 @@ impl Solver {
 
         let t = Instant::now();
         for a in 0..3 {
-            let fd = d.faces(a);
             let vr = VelocityRef {
                 dims: d,
                 u: &self.vel[0],
                 v: &self.vel[1],
                 w: &self.vel[2],
             };
-            let skip = move |i, j, k| forces::is_wall_face(d, &b, a, i, j, k);
-            advect::advect(
-                &mut self.vel_tmp[a],
-                &self.vel[a],
-                fd,
-                advect::face_stagger(a),
-                vr,
-                dt,
-                h,
-                1.0,
-                &skip,
-            );
+            let fixed = [0, 1].map(|side| b.face(a, side) == super::boundary::Face::Wall);
+            advect::advect_faces(a, &mut self.vel_tmp[a], &self.vel[a], vr, dt / h, fixed);
         }
         std::mem::swap(&mut self.vel, &mut self.vel_tmp);
         {
@@ -513,17 +490,7 @@ impl Solver {
             v: &self.vel[1],
             w: &self.vel[2],
         };
-        advect::advect(
-            &mut self.density_tmp,
-            &self.density,
-            d,
-            CENTER,
-            vr,
-            dt,
-            h,
-            fade,
-            &|_, _, _| false,
-        );
+        advect::advect_cells(&mut self.density_tmp, &self.density, vr, dt / h, fade);
         std::mem::swap(&mut self.density, &mut self.density_tmp);
         timed("advect_density", t);
 

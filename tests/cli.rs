@@ -1,0 +1,146 @@
+//! The `plume` binary as a user runs it.
+
+use std::process::Command;
+
+fn plume(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args(args)
+        .output()
+        .expect("the plume binary runs")
+}
+
+#[test]
+fn bench_json_has_the_documented_fields() {
+    let out = plume(&[
+        "bench", "--dims", "12,16,10", "--steps", "3", "--warmup", "2", "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["dims"], serde_json::json!([12, 16, 10]));
+    assert_eq!(v["steps"], 3);
+    for key in [
+        "ms_per_step",
+        "pressure_iterations",
+        "pressure_residual",
+        "ns_per_cell_step",
+    ] {
+        assert!(
+            v[key].as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
+            "{key}: {v}"
+        );
+    }
+    let stages = v["stages"].as_object().expect("stages object");
+    for stage in [
+        "sources",
+        "advect_velocity",
+        "forces",
+        "project",
+        "advect_density",
+    ] {
+        assert!(
+            stages[stage].as_f64().is_some(),
+            "stage {stage} missing: {v}"
+        );
+    }
+    assert!(v.get("baseline").is_none());
+}
+
+#[test]
+fn bench_baseline_reports_the_article_port() {
+    let out = plume(&[
+        "bench",
+        "--size",
+        "16",
+        "--steps",
+        "2",
+        "--warmup",
+        "1",
+        "--baseline",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let b = &v["baseline"];
+    for key in ["iter4_ms_per_step", "iter20_ms_per_step", "ratio_iter20"] {
+        assert!(b[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+    }
+}
+
+#[test]
+fn bench_text_lists_every_stage() {
+    let out = plume(&["bench", "--size", "12", "--steps", "2", "--warmup", "0"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for s in [
+        "ms median",
+        "ns/cell/step",
+        "advect_velocity",
+        "project",
+        "iterations",
+    ] {
+        assert!(text.contains(s), "missing '{s}' in:\n{text}");
+    }
+}
+
+#[test]
+fn simulate_prints_the_plume_rising() {
+    let out = plume(&["simulate", "--size", "16", "--seconds", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Vec<f64>> = text
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+        .map(|l| {
+            l.split_whitespace()
+                .map(|w| w.trim_end_matches('s').parse().expect("number"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    // Column 3 is the centroid height: the smoke rises.
+    assert!(rows[3][3] > rows[0][3], "{text}");
+}
+
+#[test]
+fn bad_input_gives_a_clear_error_and_nonzero_exit() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["bench", "--size", "0"], "nx = 0"),
+        (&["bench", "--size", "abc"], "not a whole number"),
+        (&["bench", "--dims", "8,8"], "three numbers"),
+        (&["bench", "--dims", "8,8,5000"], "nz = 5000"),
+        (&["bench", "--steps", "0"], "steps"),
+        (&["frobnicate"], "unrecognized subcommand"),
+    ];
+    for (args, msg) in cases {
+        let out = plume(args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: stderr lacks '{msg}':\n{err}");
+        assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
+    }
+}
+
+#[test]
+fn too_big_a_grid_is_refused_before_allocating() {
+    let out = plume(&["bench", "--dims", "1024,1024,1024"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("exceeds the limit"), "{err}");
+}
