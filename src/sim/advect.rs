@@ -55,9 +55,9 @@ impl<'a> Sampler<'a> {
         let cy = p[1].max(0.0).min(self.hi[1]);
         let cz = p[2].max(0.0).min(self.hi[2]);
         // The coordinates are ≥ 0, so truncation equals floor.
-        let i0 = cx as usize;
-        let j0 = cy as usize;
-        let k0 = cz as usize;
+        let i0 = cx as i32 as usize;
+        let j0 = cy as i32 as usize;
+        let k0 = cz as i32 as usize;
         let tx = cx - i0 as f32;
         let ty = cy - j0 as f32;
         let tz = cz - k0 as f32;

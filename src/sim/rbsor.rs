@@ -76,14 +76,26 @@ impl PackedRbSor {
         let target = tol * bnorm;
         let mut res = self.residual(op);
         let mut it = 0;
+        // Checking the residual costs about one iteration, so after the first `check_every`
+        // iterations the next check is placed where the observed convergence rate predicts
+        // the target is reached (at most 4·check_every iterations ahead).
+        let mut n = check_every.max(1);
         while res > target && it < max_iter {
-            let n = check_every.max(1).min(max_iter - it);
-            for _ in 0..n {
+            let n_now = n.min(max_iter - it);
+            for _ in 0..n_now {
                 self.half_sweep(op, 0, omega);
                 self.half_sweep(op, 1, omega);
             }
-            it += n;
+            it += n_now;
+            let prev = res;
             res = self.residual(op);
+            let rate = (res / prev).powf(1.0 / n_now as f32);
+            n = if rate.is_finite() && rate > 0.0 && rate < 0.999 && res > target {
+                let needed = ((target / res).ln() / rate.ln()).ceil();
+                (needed as u32).clamp(1, 4 * check_every.max(1))
+            } else {
+                check_every.max(1)
+            };
         }
         unpack(op, &self.x, x);
         SolveStats {
