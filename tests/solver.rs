@@ -646,3 +646,108 @@ fn packed_red_black_matches_the_generic_kernel() {
         assert!((sa.relative_residual - sb.relative_residual).abs() < 1e-4);
     }
 }
+
+#[test]
+fn viscosity_damps_a_shear_mode_exactly_and_keeps_walls_shut() {
+    use plume::sim::diffuse::{coupling, diffuse_component};
+    let d = Dims::new(6, 24, 4);
+    let (nu, dt, h) = (0.02f32, 0.05f32, 1.0 / 24.0);
+    let a = coupling(nu, dt, h);
+    let ny = d.ny as f32;
+    let mode = |j: usize| (std::f32::consts::PI * (j as f32 + 0.5) / ny).cos();
+    let fd = d.faces(0);
+    let shear = |fd: Dims| {
+        let mut u = vec![0.0f32; fd.cells()];
+        for k in 0..fd.nz {
+            for j in 0..fd.ny {
+                for i in 0..fd.nx {
+                    u[fd.idx(i, j, k)] = 1.0 + mode(j);
+                }
+            }
+        }
+        u
+    };
+    // Open x ends: u(y) = 1 + cos(πy) is an eigenmode of the free-slip y walls.
+    let open_x = Boundaries {
+        x_min: Face::Open,
+        x_max: Face::Open,
+        ..Boundaries::closed()
+    };
+    let mut u = shear(fd);
+    let mut scratch = vec![0.0; fd.cells()];
+    diffuse_component(0, &mut u, &mut scratch, d, &open_x, a, 1e-7, 10_000);
+    let lambda = 2.0 - 2.0 * (std::f32::consts::PI / ny).cos();
+    let amp = 1.0 / (1.0 + a * lambda);
+    for k in 0..fd.nz {
+        for j in 0..fd.ny {
+            for i in 0..fd.nx {
+                let want = 1.0 + amp * mode(j);
+                let got = u[fd.idx(i, j, k)];
+                assert!(
+                    (got - want).abs() < 1e-4,
+                    "face ({i},{j},{k}): {got} vs {want}"
+                );
+            }
+        }
+    }
+    // With walls at the x ends their faces stay at zero and drag the flow next to them.
+    let mut u = shear(fd);
+    for k in 0..fd.nz {
+        for j in 0..fd.ny {
+            u[fd.idx(0, j, k)] = 0.0;
+            u[fd.idx(d.nx, j, k)] = 0.0;
+        }
+    }
+    let before = u[fd.idx(1, 5, 2)];
+    diffuse_component(
+        0,
+        &mut u,
+        &mut scratch,
+        d,
+        &Boundaries::closed(),
+        a,
+        1e-7,
+        10_000,
+    );
+    for k in 0..fd.nz {
+        for j in 0..fd.ny {
+            assert_eq!(u[fd.idx(0, j, k)], 0.0);
+            assert_eq!(u[fd.idx(d.nx, j, k)], 0.0);
+        }
+    }
+    assert!(
+        u[fd.idx(1, 5, 2)] < before - 1e-3,
+        "the wall should slow the next face"
+    );
+}
+
+#[test]
+fn viscosity_removes_kinetic_energy() {
+    let energy = |nu: f32| {
+        let p = FluidParams {
+            viscosity: nu,
+            ..quiet_params()
+        };
+        let mut s = solver(Dims::cube(16), p, Boundaries::closed());
+        random_velocity(&mut s, 11);
+        s.project();
+        for _ in 0..5 {
+            s.step();
+        }
+        assert!(s.stats().viscosity_iterations > 0 || nu == 0.0);
+        (0..3)
+            .flat_map(|a| {
+                s.velocity(a)
+                    .iter()
+                    .map(|x| (*x as f64).powi(2))
+                    .collect::<Vec<_>>()
+            })
+            .sum::<f64>()
+    };
+    let inviscid = energy(0.0);
+    let viscous = energy(0.01);
+    assert!(
+        viscous < 0.5 * inviscid,
+        "viscous {viscous} vs inviscid {inviscid}"
+    );
+}
