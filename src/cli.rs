@@ -19,6 +19,95 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Measure the solver: ms per step overall and per stage.
     Bench(BenchArgs),
+    /// Simulate headless and write a PNG of what the viewer shows (or an image sequence).
+    Render(RenderArgs),
+}
+
+/// `plume render`.
+#[derive(Args, Debug, Clone)]
+pub struct RenderArgs {
+    /// Grid size (default: the scene's, 64³).
+    #[command(flatten)]
+    pub grid: GridArgs,
+    /// Solver steps to run before the (last) image.
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub steps: u32,
+    /// Image width in pixels.
+    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub width: u32,
+    /// Image height in pixels.
+    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub height: u32,
+    /// Camera as YAW,PITCH,DIST: degrees around the vertical axis, degrees of elevation, and
+    /// distance from the domain's centre in domain units (default: framed, 30,20).
+    #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = parse_camera)]
+    pub camera: Option<[f32; 3]>,
+    /// Output PNG file; with --every, the folder for the numbered sequence.
+    #[arg(long, value_name = "PATH")]
+    pub out: std::path::PathBuf,
+    /// Write an image every K steps (frame_0001.png, …) into the --out folder.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub every: Option<u32>,
+    /// Extinction per unit density per domain unit.
+    #[arg(long, value_parser = parse_density_scale)]
+    pub density_scale: Option<f32>,
+    /// Raymarch samples per voxel (1..=8).
+    #[arg(long, value_parser = parse_quality)]
+    pub quality: Option<f32>,
+    /// Turn self-shadowing off.
+    #[arg(long)]
+    pub no_shadows: bool,
+    /// Do not draw the domain's outline.
+    #[arg(long)]
+    pub no_outline: bool,
+    /// Print one JSON object with timings (upload_ms, render_ms: medians per frame).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_camera(s: &str) -> Result<[f32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 3 {
+        return Err(format!("expected YAW,PITCH,DIST, got '{s}'"));
+    }
+    let mut v = [0.0f32; 3];
+    for (x, p) in v.iter_mut().zip(&parts) {
+        *x = p.parse().map_err(|_| format!("'{p}' is not a number"))?;
+        if !x.is_finite() {
+            return Err(format!("'{p}' is not a finite number"));
+        }
+    }
+    if !(v[1] >= -89.0 && v[1] <= 89.0) {
+        return Err(format!("pitch {} is outside [-89, 89] degrees", v[1]));
+    }
+    if !(v[2] > 0.0 && v[2] <= 1000.0) {
+        return Err(format!("distance {} is outside (0, 1000]", v[2]));
+    }
+    Ok(v)
+}
+
+fn parse_density_scale(s: &str) -> Result<f32, String> {
+    let v: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && (0.0..=1e6).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside the allowed range [0, 1000000]"))
+    }
+}
+
+fn parse_quality(s: &str) -> Result<f32, String> {
+    let v: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && (1.0..=8.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside the allowed range [1, 8]"))
+    }
 }
 
 /// Grid size options shared by the commands.

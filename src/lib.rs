@@ -4,6 +4,8 @@
 
 pub mod baseline;
 pub mod bench;
+pub mod camera;
 pub mod cli;
+pub mod render;
 pub mod scene;
 pub mod sim;

@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::Parser;
 use plume::bench::{self, BenchConfig};
-use plume::cli::{BenchArgs, Cli, Command, SimulateArgs};
+use plume::cli::{BenchArgs, Cli, Command, RenderArgs, SimulateArgs};
 use plume::scene::Scene;
 use std::io::Write;
 
@@ -25,6 +25,7 @@ fn run(cli: Cli) -> Result<()> {
     {
         Command::Simulate(a) => simulate(a),
         Command::Bench(a) => bench_cmd(a),
+        Command::Render(a) => render_cmd(a),
     }
 }
 
@@ -95,6 +96,106 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", report.to_text());
+    }
+    Ok(())
+}
+
+fn render_cmd(a: RenderArgs) -> Result<()> {
+    use plume::camera::OrbitCamera;
+    use plume::render::{context, volume::VolumeBox, Offscreen, RenderSettings, VolumeRenderer};
+
+    let scene = scene_for(a.grid.dims());
+    let mut solver = scene.build().context("building the default scene")?;
+    let mut settings = RenderSettings::default();
+    if let Some(d) = a.density_scale {
+        settings.density_scale = d;
+    }
+    if let Some(q) = a.quality {
+        settings.step_quality = q;
+    }
+    settings.shadows = !a.no_shadows;
+    settings.outline = !a.no_outline;
+    settings.validate()?;
+
+    let ctx = context::headless()?;
+    let gl = context::info(&ctx);
+    let mut renderer = VolumeRenderer::new(&ctx)?;
+    let target = Offscreen::new(&ctx, a.width, a.height)?;
+    let bx = VolumeBox::of_grid(solver.grid());
+    let camera = match a.camera {
+        Some([yaw, pitch, dist]) => {
+            let c = [0, 1, 2].map(|i| 0.5 * (bx.min[i] + bx.max[i]));
+            OrbitCamera::from_degrees(c, yaw, pitch, dist)
+        }
+        None => {
+            let mut c = OrbitCamera::from_degrees([0.0; 3], 30.0, 20.0, 1.0);
+            c.frame(bx.min, bx.max, a.width as f32 / a.height as f32);
+            c
+        }
+    };
+    if let Some(_k) = a.every {
+        std::fs::create_dir_all(&a.out)
+            .with_context(|| format!("cannot create the output folder {}", a.out.display()))?;
+        if !a.out.is_dir() {
+            anyhow::bail!("{} is not a folder", a.out.display());
+        }
+    }
+
+    let mut uploads = Vec::new();
+    let mut renders = Vec::new();
+    let mut files = Vec::new();
+    let mut frame = |solver: &plume::sim::Solver, path: std::path::PathBuf| -> Result<()> {
+        let up = renderer.upload(&ctx, solver.density(), solver.dims())?;
+        let (img, ms) = target.render(&ctx, &renderer, &camera, &bx, &settings)?;
+        img.save_png(&path)?;
+        if !a.json {
+            println!(
+                "wrote {} (step {}, t = {:.2} s, upload {up:.2} ms, render {ms:.1} ms)",
+                path.display(),
+                solver.steps(),
+                solver.time()
+            );
+        }
+        uploads.push(up);
+        renders.push(ms);
+        files.push(path.display().to_string());
+        Ok(())
+    };
+    match a.every {
+        Some(k) => {
+            let mut n = 0;
+            for s in 1..=a.steps {
+                solver.step();
+                if s % k == 0 {
+                    n += 1;
+                    frame(&solver, a.out.join(format!("frame_{n:04}.png")))?;
+                }
+            }
+            if n == 0 {
+                anyhow::bail!("--every {k} with --steps {} writes no frame", a.steps);
+            }
+        }
+        None => {
+            for _ in 0..a.steps {
+                solver.step();
+            }
+            frame(&solver, a.out.clone())?;
+        }
+    }
+    if a.json {
+        let d = solver.dims();
+        let report = serde_json::json!({
+            "upload_ms": bench::median(&mut uploads),
+            "render_ms": bench::median(&mut renders),
+            "frames": files.len(),
+            "width": a.width,
+            "height": a.height,
+            "dims": [d.nx, d.ny, d.nz],
+            "gl_renderer": gl.renderer,
+            "gl_version": gl.version,
+            "files": files,
+        });
+        println!("{report}");
     }
     Ok(())
 }

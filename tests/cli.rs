@@ -144,3 +144,137 @@ fn too_big_a_grid_is_refused_before_allocating() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("exceeds the limit"), "{err}");
 }
+
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("plume-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let dec = png::Decoder::new(std::fs::File::open(path).expect("png exists"));
+    let r = dec.read_info().expect("a valid PNG");
+    let info = r.info();
+    (info.width, info.height)
+}
+
+#[test]
+fn render_writes_a_png_and_reports_timings() {
+    let dir = temp_dir("render");
+    let out = dir.join("shot.png");
+    let o = plume(&[
+        "render",
+        "--size",
+        "16",
+        "--steps",
+        "10",
+        "--width",
+        "80",
+        "--height",
+        "60",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    for key in ["upload_ms", "render_ms"] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
+    }
+    assert_eq!(v["frames"], 1);
+    assert_eq!(png_size(&out), (80, 60));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn render_every_k_writes_a_numbered_sequence() {
+    let dir = temp_dir("seq");
+    let o = plume(&[
+        "render",
+        "--size",
+        "12",
+        "--steps",
+        "7",
+        "--every",
+        "2",
+        "--width",
+        "40",
+        "--height",
+        "30",
+        "--camera",
+        "45,10,2.5",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("folder made")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["frame_0001.png", "frame_0002.png", "frame_0003.png"]
+    );
+    assert_eq!(png_size(&dir.join("frame_0002.png")), (40, 30));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn render_refuses_bad_input_clearly() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["render", "--out", "/tmp/x.png", "--camera", "1,2"],
+            "YAW,PITCH,DIST",
+        ),
+        (
+            &["render", "--out", "/tmp/x.png", "--camera", "0,95,2"],
+            "pitch 95",
+        ),
+        (&["render", "--out", "/tmp/x.png", "--width", "0"], "width"),
+        (
+            &["render", "--out", "/tmp/x.png", "--quality", "0.5"],
+            "outside the allowed range [1, 8]",
+        ),
+        (&["render"], "--out"),
+    ];
+    for (args, msg) in cases {
+        let o = plume(args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(msg), "{args:?}: stderr lacks '{msg}':\n{err}");
+    }
+}
+
+#[test]
+fn render_into_an_unwritable_place_names_the_file_and_leaves_nothing() {
+    let dir = temp_dir("ro");
+    std::fs::create_dir_all(&dir).expect("dir");
+    // A path whose parent is a regular file cannot be created, even by root.
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, b"x").expect("file");
+    let out = blocker.join("shot.png");
+    let o = plume(&[
+        "render",
+        "--size",
+        "8",
+        "--steps",
+        "1",
+        "--width",
+        "16",
+        "--height",
+        "16",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("shot.png") && err.starts_with("error:"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let entries: Vec<_> = std::fs::read_dir(&dir).expect("list").collect();
+    assert_eq!(entries.len(), 1, "something was left behind");
+    std::fs::remove_dir_all(&dir).ok();
+}

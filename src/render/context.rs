@@ -1,0 +1,122 @@
+//! A headless OpenGL context: an EGL device (Mesa's llvmpipe needs no GPU and no display),
+//! a config with no surface type, an OpenGL 3.3 core context made current surfaceless, and a
+//! small glium backend over it.
+
+use super::RenderError;
+use glium::backend::{Backend, Context};
+use glium::debug::DebugCallbackBehavior;
+use glium::SwapBuffersError;
+use glutin::api::egl::context::PossiblyCurrentContext;
+use glutin::api::egl::device::Device;
+use glutin::api::egl::display::Display;
+use glutin::config::{ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::prelude::*;
+use std::ffi::{c_void, CString};
+use std::rc::Rc;
+
+struct HeadlessBackend {
+    context: PossiblyCurrentContext,
+    display: Display,
+}
+
+// SAFETY: the methods forward to a live EGL context and display owned by this struct.
+unsafe impl Backend for HeadlessBackend {
+    fn swap_buffers(&self) -> Result<(), SwapBuffersError> {
+        // Nothing to present: all drawing goes to framebuffer objects.
+        Ok(())
+    }
+
+    unsafe fn get_proc_address(&self, symbol: &str) -> *const c_void {
+        match CString::new(symbol) {
+            Ok(s) => self.display.get_proc_address(&s),
+            Err(_) => std::ptr::null(),
+        }
+    }
+
+    fn get_framebuffer_dimensions(&self) -> (u32, u32) {
+        // There is no default framebuffer; report a minimal one.
+        (1, 1)
+    }
+
+    fn resize(&self, _: (u32, u32)) {}
+
+    fn is_current(&self) -> bool {
+        self.context.is_current()
+    }
+
+    unsafe fn make_current(&self) {
+        // A failure here would surface as GL errors on the next call; nothing to recover.
+        let _ = self.context.make_current_surfaceless();
+    }
+}
+
+/// Description of the OpenGL implementation behind a context.
+#[derive(Clone, Debug)]
+pub struct GlInfo {
+    /// `GL_RENDERER`, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub renderer: String,
+    /// `GL_VERSION`.
+    pub version: String,
+}
+
+/// Creates a headless OpenGL 3.3 core context on the first EGL device that provides one
+/// (Mesa's software device when there is no GPU).
+pub fn headless() -> Result<Rc<Context>, RenderError> {
+    let devices = Device::query_devices()
+        .map_err(|e| RenderError::Context(format!("cannot enumerate EGL devices: {e}")))?;
+    let mut errors = Vec::new();
+    for device in devices {
+        match try_device(&device) {
+            Ok(c) => return Ok(c),
+            Err(e) => errors.push(format!(
+                "{}: {e}",
+                device.name().unwrap_or("unnamed device")
+            )),
+        }
+    }
+    Err(RenderError::Context(if errors.is_empty() {
+        "no EGL device found (install Mesa's EGL: libegl1, libegl-mesa0, libgl1-mesa-dri)".into()
+    } else {
+        format!(
+            "no EGL device gave an OpenGL 3.3 context: {}",
+            errors.join("; ")
+        )
+    }))
+}
+
+fn try_device(device: &Device) -> Result<Rc<Context>, String> {
+    // SAFETY: no raw display handle is passed, so EGL opens the device itself.
+    let display = unsafe { Display::with_device(device, None) }.map_err(|e| e.to_string())?;
+    let template = ConfigTemplateBuilder::new()
+        .with_surface_type(ConfigSurfaceTypes::empty())
+        .build();
+    // SAFETY: the display is alive for the duration of the call.
+    let config = unsafe { display.find_configs(template) }
+        .map_err(|e| e.to_string())?
+        .next()
+        .ok_or("no surfaceless EGL config")?;
+    let attrs = ContextAttributesBuilder::new()
+        .with_profile(GlProfile::Core)
+        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+        .build(None);
+    // SAFETY: the config belongs to this display.
+    let not_current =
+        unsafe { display.create_context(&config, &attrs) }.map_err(|e| e.to_string())?;
+    let context = not_current
+        .make_current_surfaceless()
+        .map_err(|e| e.to_string())?;
+    let backend = HeadlessBackend { context, display };
+    // SAFETY: the backend's context is current on this thread and stays alive inside glium's
+    // context.
+    unsafe { Context::new(backend, true, DebugCallbackBehavior::Ignore) }
+        .map_err(|e| format!("glium refused the context: {e}"))
+}
+
+/// Renderer and version strings of a context.
+pub fn info(ctx: &Rc<Context>) -> GlInfo {
+    GlInfo {
+        renderer: ctx.get_opengl_renderer_string().to_string(),
+        version: ctx.get_opengl_version_string().to_string(),
+    }
+}

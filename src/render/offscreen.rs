@@ -1,0 +1,168 @@
+//! Off-screen rendering into a texture and reading the pixels back; PNG output.
+
+use super::volume::{RenderSettings, VolumeBox, VolumeRenderer};
+use super::RenderError;
+use crate::camera::OrbitCamera;
+use glium::backend::Facade;
+use glium::framebuffer::SimpleFrameBuffer;
+use glium::texture::{MipmapsOption, RawImage2d, Texture2d, UncompressedFloatFormat};
+use glium::{Rect, Surface};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Largest image side accepted.
+pub const MAX_IMAGE_SIDE: u32 = 16384;
+
+/// An 8-bit RGBA image, rows from top to bottom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width·height·4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+impl Image {
+    /// The pixel at (x, y), y counted from the top.
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = 4 * (y as usize * self.width as usize + x as usize);
+        [
+            self.rgba[i],
+            self.rgba[i + 1],
+            self.rgba[i + 2],
+            self.rgba[i + 3],
+        ]
+    }
+
+    /// Encodes the image as PNG bytes.
+    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut out, self.width, self.height);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut w = enc.write_header().map_err(|e| e.to_string())?;
+            w.write_image_data(&self.rgba).map_err(|e| e.to_string())?;
+        }
+        Ok(out)
+    }
+
+    /// Writes a PNG atomically: to a temporary file in the same folder, renamed when complete,
+    /// so a failure never leaves a partial file under `path`. Missing folders are created.
+    pub fn save_png(&self, path: &Path) -> Result<(), RenderError> {
+        let err = |m: String| RenderError::Write {
+            path: path.to_path_buf(),
+            message: m,
+        };
+        let bytes = self.to_png().map_err(err)?;
+        write_atomic(path, &bytes).map_err(|e| err(e.to_string()))
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// An off-screen RGBA8 colour target of a fixed size.
+pub struct Offscreen {
+    texture: Texture2d,
+}
+
+impl Offscreen {
+    /// A target of `width`×`height` pixels.
+    pub fn new(facade: &impl Facade, width: u32, height: u32) -> Result<Self, RenderError> {
+        if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+            return Err(RenderError::InvalidSetting(format!(
+                "image size {width}x{height} is outside 1..={MAX_IMAGE_SIDE} per side"
+            )));
+        }
+        let texture = Texture2d::empty_with_format(
+            facade,
+            UncompressedFloatFormat::U8U8U8U8,
+            MipmapsOption::NoMipmap,
+            width,
+            height,
+        )
+        .map_err(|e| RenderError::Resource(format!("{width}x{height} render target: {e}")))?;
+        Ok(Self { texture })
+    }
+
+    /// Draws the volume and returns the image and the milliseconds the GPU took.
+    pub fn render(
+        &self,
+        facade: &impl Facade,
+        renderer: &VolumeRenderer,
+        camera: &OrbitCamera,
+        bx: &VolumeBox,
+        settings: &RenderSettings,
+    ) -> Result<(Image, f64), RenderError> {
+        let (w, h) = (self.texture.width(), self.texture.height());
+        let mut fb = SimpleFrameBuffer::new(facade, &self.texture)
+            .map_err(|e| RenderError::Resource(e.to_string()))?;
+        let t = Instant::now();
+        fb.clear_color(0.0, 0.0, 0.0, 1.0);
+        let viewport = Rect {
+            left: 0,
+            bottom: 0,
+            width: w,
+            height: h,
+        };
+        renderer.draw(facade, &mut fb, viewport, camera, bx, settings)?;
+        facade.get_context().finish();
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let raw: RawImage2d<u8> = self.texture.read();
+        // OpenGL rows run bottom to top; images run top to bottom.
+        let row = 4 * w as usize;
+        let mut rgba = Vec::with_capacity(raw.data.len());
+        for y in (0..h as usize).rev() {
+            rgba.extend_from_slice(&raw.data[y * row..(y + 1) * row]);
+        }
+        Ok((
+            Image {
+                width: w,
+                height: h,
+                rgba,
+            },
+            ms,
+        ))
+    }
+}
+
+/// Convenience: renders one image of `width`×`height`.
+pub fn render_image(
+    facade: &impl Facade,
+    renderer: &VolumeRenderer,
+    width: u32,
+    height: u32,
+    camera: &OrbitCamera,
+    bx: &VolumeBox,
+    settings: &RenderSettings,
+) -> Result<(Image, f64), RenderError> {
+    Offscreen::new(facade, width, height)?.render(facade, renderer, camera, bx, settings)
+}

@@ -1,0 +1,452 @@
+//! The volume renderer: density in a reused `Texture3d`, raymarched by `shaders/volume.frag`
+//! over a background gradient, with the domain's box outline.
+
+use super::RenderError;
+use crate::camera::OrbitCamera;
+use crate::sim::Dims;
+use glium::backend::Facade;
+use glium::index::{NoIndices, PrimitiveType};
+use glium::program::ProgramCreationInput;
+use glium::texture::pixel_buffer::PixelBuffer;
+use glium::texture::{MipmapsOption, Texture3d, UncompressedFloatFormat};
+use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter, SamplerWrapFunction};
+use glium::{
+    implement_vertex, uniform, Blend, DrawParameters, Program, Rect, Surface, VertexBuffer,
+};
+use std::time::Instant;
+
+const FULLSCREEN_VERT: &str = include_str!("../../shaders/fullscreen.vert");
+const BACKGROUND_FRAG: &str = include_str!("../../shaders/background.frag");
+const VOLUME_FRAG: &str = include_str!("../../shaders/volume.frag");
+const LINE_VERT: &str = include_str!("../../shaders/line.vert");
+const LINE_FRAG: &str = include_str!("../../shaders/line.frag");
+const SLICE_PROBE_FRAG: &str = include_str!("../../shaders/slice_probe.frag");
+
+/// How the volume is shaded. Colours are RGB in [0, 1].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderSettings {
+    /// Extinction per unit density per domain unit. Default 40; allowed [0, 1e6].
+    pub density_scale: f32,
+    /// Samples per voxel along a ray (the step is h / quality). Default 1.5; allowed [1, 8].
+    pub step_quality: f32,
+    /// Direction towards the light (normalised when used). Default (0.4, 1, 0.3).
+    pub light_dir: [f32; 3],
+    /// Light colour × intensity. Default (1, 0.97, 0.92).
+    pub light_color: [f32; 3],
+    /// Self-shadowing by a march towards the light. Default on.
+    pub shadows: bool,
+    /// Samples of that march. Default 24; allowed 1..=256.
+    pub shadow_steps: u32,
+    /// Ambient light. Default 0.25; allowed [0, 10].
+    pub ambient: f32,
+    /// Albedo of the smoke. Default (0.92, 0.92, 0.95).
+    pub smoke_color: [f32; 3],
+    /// Background at the bottom of the view. Default dark blue-grey.
+    pub background_bottom: [f32; 3],
+    /// Background at the top of the view.
+    pub background_top: [f32; 3],
+    /// Draw the domain's outline. Default on.
+    pub outline: bool,
+    /// Outline colour and opacity.
+    pub outline_color: [f32; 4],
+    /// Per-pixel jitter of the first sample, to hide banding. Default on.
+    pub jitter: bool,
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        Self {
+            density_scale: 40.0,
+            step_quality: 1.5,
+            light_dir: [0.4, 1.0, 0.3],
+            light_color: [1.0, 0.97, 0.92],
+            shadows: true,
+            shadow_steps: 24,
+            ambient: 0.25,
+            smoke_color: [0.92, 0.92, 0.95],
+            background_bottom: [0.06, 0.07, 0.09],
+            background_top: [0.22, 0.25, 0.31],
+            outline: true,
+            outline_color: [0.8, 0.85, 0.9, 0.45],
+            jitter: true,
+        }
+    }
+}
+
+impl RenderSettings {
+    /// Checks every field against its range.
+    pub fn validate(&self) -> Result<(), RenderError> {
+        let bad = |m: String| Err(RenderError::InvalidSetting(m));
+        let finite3 = |v: &[f32]| v.iter().all(|x| x.is_finite());
+        if !(self.density_scale.is_finite() && (0.0..=1e6).contains(&self.density_scale)) {
+            return bad(format!(
+                "density_scale = {} is outside [0, 1000000]",
+                self.density_scale
+            ));
+        }
+        if !(self.step_quality.is_finite() && (1.0..=8.0).contains(&self.step_quality)) {
+            return bad(format!(
+                "step_quality = {} is outside [1, 8]",
+                self.step_quality
+            ));
+        }
+        if !finite3(&self.light_dir) || self.light_dir.iter().all(|x| *x == 0.0) {
+            return bad(format!(
+                "light_dir {:?} must be finite and non-zero",
+                self.light_dir
+            ));
+        }
+        if !(1..=256).contains(&self.shadow_steps) {
+            return bad(format!(
+                "shadow_steps = {} is outside 1..=256",
+                self.shadow_steps
+            ));
+        }
+        if !(self.ambient.is_finite() && (0.0..=10.0).contains(&self.ambient)) {
+            return bad(format!("ambient = {} is outside [0, 10]", self.ambient));
+        }
+        for (name, c) in [
+            ("light_color", &self.light_color[..]),
+            ("smoke_color", &self.smoke_color[..]),
+            ("background_bottom", &self.background_bottom[..]),
+            ("background_top", &self.background_top[..]),
+            ("outline_color", &self.outline_color[..]),
+        ] {
+            if !c.iter().all(|x| x.is_finite() && (0.0..=10.0).contains(x)) {
+                return bad(format!("{name} {c:?} must have components in [0, 10]"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Unit vector towards the light.
+    pub fn light_unit(&self) -> [f32; 3] {
+        let [x, y, z] = self.light_dir;
+        let n = (x * x + y * y + z * z).sqrt();
+        [x / n, y / n, z / n]
+    }
+}
+
+#[derive(Copy, Clone)]
+struct LineVertex {
+    position: [f32; 3],
+}
+implement_vertex!(LineVertex, position);
+
+fn program(
+    facade: &impl Facade,
+    name: &'static str,
+    vertex: &str,
+    fragment: &str,
+) -> Result<Program, RenderError> {
+    Program::new(
+        facade,
+        ProgramCreationInput::SourceCode {
+            vertex_shader: vertex,
+            tessellation_control_shader: None,
+            tessellation_evaluation_shader: None,
+            geometry_shader: None,
+            fragment_shader: fragment,
+            transform_feedback_varyings: None,
+            // The shaders write display values directly; no sRGB conversion on output.
+            outputs_srgb: true,
+            uses_point_size: false,
+        },
+    )
+    .map_err(|e| RenderError::Shader {
+        name,
+        message: e.to_string(),
+    })
+}
+
+/// Draws density volumes. Owns the GL programs and the 3D texture, which is reused between
+/// uploads of the same dimensions.
+pub struct VolumeRenderer {
+    volume: Program,
+    background: Program,
+    lines: Program,
+    probe: Program,
+    texture: Option<(Texture3d, Dims)>,
+    staging: Option<PixelBuffer<f32>>,
+    /// Milliseconds of the last upload (buffer write and texture transfer).
+    pub last_upload_ms: f64,
+}
+
+/// Where the volume sits in the world: its box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VolumeBox {
+    /// Minimum corner.
+    pub min: [f32; 3],
+    /// Maximum corner.
+    pub max: [f32; 3],
+    /// Voxel size (the raymarch step is derived from it).
+    pub h: f32,
+}
+
+impl VolumeBox {
+    /// The box of a simulation grid.
+    pub fn of_grid(g: &crate::sim::Grid) -> Self {
+        let e = g.extent();
+        Self {
+            min: g.origin,
+            max: [0, 1, 2].map(|a| g.origin[a] + e[a]),
+            h: g.h,
+        }
+    }
+}
+
+impl VolumeRenderer {
+    /// Compiles the shaders.
+    pub fn new(facade: &impl Facade) -> Result<Self, RenderError> {
+        Ok(Self {
+            volume: program(facade, "volume", FULLSCREEN_VERT, VOLUME_FRAG)?,
+            background: program(facade, "background", FULLSCREEN_VERT, BACKGROUND_FRAG)?,
+            lines: program(facade, "outline", LINE_VERT, LINE_FRAG)?,
+            probe: program(facade, "slice probe", FULLSCREEN_VERT, SLICE_PROBE_FRAG)?,
+            texture: None,
+            staging: None,
+            last_upload_ms: 0.0,
+        })
+    }
+
+    /// Dimensions of the texture currently held, if any.
+    pub fn texture_dims(&self) -> Option<Dims> {
+        self.texture.as_ref().map(|t| t.1)
+    }
+
+    /// Uploads a density grid (x-fastest, `dims.cells()` values) into the 3D texture,
+    /// re-creating the texture only when the dimensions change. Returns the milliseconds taken
+    /// (including the wait for the transfer to finish).
+    pub fn upload(
+        &mut self,
+        facade: &impl Facade,
+        density: &[f32],
+        dims: Dims,
+    ) -> Result<f64, RenderError> {
+        if density.len() != dims.cells() {
+            return Err(RenderError::Resource(format!(
+                "density has {} values, a {dims} grid needs {}",
+                density.len(),
+                dims.cells()
+            )));
+        }
+        let t = Instant::now();
+        if self.texture_dims() != Some(dims) {
+            let tex = Texture3d::empty_with_format(
+                facade,
+                UncompressedFloatFormat::F32,
+                MipmapsOption::NoMipmap,
+                dims.nx as u32,
+                dims.ny as u32,
+                dims.nz as u32,
+            )
+            .map_err(|e| RenderError::Resource(format!("3D texture {dims}: {e}")))?;
+            self.texture = Some((tex, dims));
+            self.staging = Some(PixelBuffer::new_empty(facade, dims.cells()));
+        }
+        let (Some((tex, _)), Some(staging)) = (&self.texture, &self.staging) else {
+            return Err(RenderError::Resource(
+                "texture missing after creation".into(),
+            ));
+        };
+        staging.write(density);
+        tex.main_level().raw_upload_from_pixel_buffer(
+            staging.as_slice(),
+            0..dims.nx as u32,
+            0..dims.ny as u32,
+            0..dims.nz as u32,
+        );
+        facade.get_context().finish();
+        self.last_upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok(self.last_upload_ms)
+    }
+
+    /// Draws background, outline and volume into `viewport` of `surface`.
+    pub fn draw<S: Surface>(
+        &self,
+        facade: &impl Facade,
+        surface: &mut S,
+        viewport: Rect,
+        camera: &OrbitCamera,
+        bx: &VolumeBox,
+        settings: &RenderSettings,
+    ) -> Result<(), RenderError> {
+        settings.validate()?;
+        if viewport.width == 0 || viewport.height == 0 {
+            return Ok(());
+        }
+        let aspect = viewport.width as f32 / viewport.height as f32;
+        let vp = camera.view_projection(aspect);
+        let inv = vp
+            .try_inverse()
+            .ok_or_else(|| RenderError::Draw("camera matrix is singular".into()))?;
+        let vorigin = [viewport.left as f32, viewport.bottom as f32];
+        let vsize = [viewport.width as f32, viewport.height as f32];
+        let tri = || glium::vertex::EmptyVertexAttributes { len: 3 };
+        let tris = NoIndices(PrimitiveType::TrianglesList);
+        let plain = DrawParameters {
+            viewport: Some(viewport),
+            ..Default::default()
+        };
+        let premultiplied = DrawParameters {
+            viewport: Some(viewport),
+            blend: Blend {
+                color: glium::BlendingFunction::Addition {
+                    source: glium::LinearBlendingFactor::One,
+                    destination: glium::LinearBlendingFactor::OneMinusSourceAlpha,
+                },
+                alpha: glium::BlendingFunction::Addition {
+                    source: glium::LinearBlendingFactor::One,
+                    destination: glium::LinearBlendingFactor::OneMinusSourceAlpha,
+                },
+                constant_value: (0.0, 0.0, 0.0, 0.0),
+            },
+            line_width: Some(1.0),
+            ..Default::default()
+        };
+        surface
+            .draw(
+                tri(),
+                tris,
+                &self.background,
+                &uniform! {
+                    viewport_origin: vorigin,
+                    viewport_size: vsize,
+                    bg_bottom: settings.background_bottom,
+                    bg_top: settings.background_top,
+                },
+                &plain,
+            )
+            .map_err(|e| RenderError::Draw(e.to_string()))?;
+        let m: [[f32; 4]; 4] = vp.into();
+        if settings.outline {
+            let vb = VertexBuffer::new(facade, &box_edges(bx.min, bx.max))
+                .map_err(|e| RenderError::Resource(e.to_string()))?;
+            surface
+                .draw(
+                    &vb,
+                    NoIndices(PrimitiveType::LinesList),
+                    &self.lines,
+                    &uniform! { view_proj: m, line_color: settings.outline_color },
+                    &premultiplied,
+                )
+                .map_err(|e| RenderError::Draw(e.to_string()))?;
+        }
+        let Some((tex, dims)) = &self.texture else {
+            return Ok(());
+        };
+        let inv_m: [[f32; 4]; 4] = inv.into();
+        let eye = camera.eye();
+        let step = bx.h / settings.step_quality;
+        let diag = (0..3)
+            .map(|a| (bx.max[a] - bx.min[a]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        let max_steps = ((diag / step).ceil() as i32 + 2).max(1);
+        let sampler = tex
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Linear)
+            .minify_filter(MinifySamplerFilter::Linear)
+            .wrap_function(SamplerWrapFunction::Clamp);
+        let _ = dims;
+        surface
+            .draw(
+                tri(),
+                tris,
+                &self.volume,
+                &uniform! {
+                    density: sampler,
+                    inv_view_proj: inv_m,
+                    eye: [eye.x, eye.y, eye.z],
+                    box_min: bx.min,
+                    box_max: bx.max,
+                    viewport_origin: vorigin,
+                    viewport_size: vsize,
+                    step_len: step,
+                    density_scale: settings.density_scale,
+                    light_dir: settings.light_unit(),
+                    light_color: settings.light_color,
+                    ambient: settings.ambient,
+                    smoke_color: settings.smoke_color,
+                    shadows: settings.shadows,
+                    shadow_steps: settings.shadow_steps as i32,
+                    jitter: settings.jitter,
+                    max_steps: max_steps,
+                },
+                &premultiplied,
+            )
+            .map_err(|e| RenderError::Draw(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).
+    pub fn read_slice(&self, facade: &impl Facade, z: usize) -> Result<Vec<f32>, RenderError> {
+        let Some((tex, dims)) = &self.texture else {
+            return Err(RenderError::Resource("no volume uploaded".into()));
+        };
+        if z >= dims.nz {
+            return Err(RenderError::Resource(format!(
+                "slice {z} outside 0..{}",
+                dims.nz
+            )));
+        }
+        let (w, h) = (dims.nx as u32, dims.ny as u32);
+        let target = glium::texture::Texture2d::empty_with_format(
+            facade,
+            UncompressedFloatFormat::F32F32F32F32,
+            MipmapsOption::NoMipmap,
+            w,
+            h,
+        )
+        .map_err(|e| RenderError::Resource(e.to_string()))?;
+        let mut fb = glium::framebuffer::SimpleFrameBuffer::new(facade, &target)
+            .map_err(|e| RenderError::Resource(e.to_string()))?;
+        fb.draw(
+            glium::vertex::EmptyVertexAttributes { len: 3 },
+            NoIndices(PrimitiveType::TrianglesList),
+            &self.probe,
+            &uniform! {
+                density: tex.sampled()
+                    .magnify_filter(MagnifySamplerFilter::Nearest)
+                    .minify_filter(MinifySamplerFilter::Nearest),
+                slice: z as i32,
+            },
+            &Default::default(),
+        )
+        .map_err(|e| RenderError::Draw(e.to_string()))?;
+        let image = target
+            .main_level()
+            .first_layer()
+            .into_image(None)
+            .ok_or_else(|| RenderError::Resource("probe texture has no image".into()))?;
+        let rows: Vec<Vec<(f32, f32, f32, f32)>> = image.raw_read(&Rect {
+            left: 0,
+            bottom: 0,
+            width: w,
+            height: h,
+        });
+        // Rows come bottom (y = 0) first, which is the grid's order too.
+        Ok(rows
+            .into_iter()
+            .flat_map(|r| r.into_iter().map(|p| p.0))
+            .collect())
+    }
+}
+
+/// The 12 edges of a box as 24 line vertices.
+fn box_edges(min: [f32; 3], max: [f32; 3]) -> Vec<LineVertex> {
+    let corner = |i: usize| LineVertex {
+        position: [0, 1, 2].map(|a| if i >> a & 1 == 1 { max[a] } else { min[a] }),
+    };
+    let mut v = Vec::with_capacity(24);
+    for i in 0..8 {
+        for a in 0..3 {
+            if i >> a & 1 == 0 {
+                v.push(corner(i));
+                v.push(corner(i | 1 << a));
+            }
+        }
+    }
+    v
+}
