@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "plume", version, about, long_about = None)]
 pub struct Cli {
-    /// What to do; without a command Plume runs the default scene (`simulate`).
+    /// What to do; without a command Plume opens the viewer on the default scene (`view`).
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -15,6 +15,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Open the interactive viewer (the default).
+    View(ViewArgs),
     /// Simulate the default scene headless and print its state as it develops.
     Simulate(SimulateArgs),
     /// Measure the solver: ms per step overall and per stage.
@@ -111,7 +113,7 @@ fn parse_quality(s: &str) -> Result<f32, String> {
 }
 
 /// Grid size options shared by the commands.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct GridArgs {
     /// Cubic grid of N cells per side (3..=1024).
     #[arg(long, value_name = "N", conflicts_with = "dims", value_parser = parse_size)]
@@ -126,6 +128,47 @@ impl GridArgs {
     pub fn dims(&self) -> Option<Dims> {
         self.dims.or(self.size.map(Dims::cube))
     }
+}
+
+/// `plume view`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ViewArgs {
+    /// Grid size (default: the scene's, 64³).
+    #[command(flatten)]
+    pub grid: GridArgs,
+    /// Run this many frames, then exit (for screenshots and tests).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub frames: Option<u64>,
+    /// After the last frame (see --frames), write what the window shows to this PNG.
+    #[arg(long, value_name = "PNG", requires = "frames")]
+    pub screenshot: Option<std::path::PathBuf>,
+    /// Start with the slice view on.
+    #[arg(long)]
+    pub slice: bool,
+    /// Start paused.
+    #[arg(long)]
+    pub paused: bool,
+    /// Window size in logical pixels, WxH.
+    #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_window)]
+    pub window: (u32, u32),
+}
+
+fn parse_window(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got '{s}'"))?;
+    let p = |v: &str| -> Result<u32, String> {
+        let n: u32 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{v}' is not a whole number"))?;
+        if (200..=16384).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!("{n} is outside 200..=16384 pixels"))
+        }
+    };
+    Ok((p(w)?, p(h)?))
 }
 
 /// `plume simulate`.

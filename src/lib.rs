@@ -9,3 +9,4 @@ pub mod cli;
 pub mod render;
 pub mod scene;
 pub mod sim;
+pub mod viewer;

@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::Parser;
 use plume::bench::{self, BenchConfig};
-use plume::cli::{BenchArgs, Cli, Command, RenderArgs, SimulateArgs};
+use plume::cli::{BenchArgs, Cli, Command, RenderArgs, SimulateArgs, ViewArgs};
 use plume::scene::Scene;
 use std::io::Write;
 
@@ -19,10 +19,12 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    match cli
-        .command
-        .unwrap_or(Command::Simulate(SimulateArgs::default()))
-    {
+    let default = Command::View(ViewArgs {
+        window: (1280, 800),
+        ..ViewArgs::default()
+    });
+    match cli.command.unwrap_or(default) {
+        Command::View(a) => view(a),
         Command::Simulate(a) => simulate(a),
         Command::Bench(a) => bench_cmd(a),
         Command::Render(a) => render_cmd(a),
@@ -35,6 +37,19 @@ fn scene_for(dims: Option<plume::sim::Dims>) -> Scene {
         Some(d) => s.with_dims(d),
         None => s,
     }
+}
+
+fn view(a: ViewArgs) -> Result<()> {
+    let opts = plume::viewer::ViewOptions {
+        scene: scene_for(a.grid.dims()),
+        frames: a.frames,
+        screenshot: a.screenshot,
+        slice: a.slice,
+        paused: a.paused,
+        size: a.window,
+    };
+    plume::viewer::run(opts)?;
+    Ok(())
 }
 
 fn simulate(a: SimulateArgs) -> Result<()> {

@@ -113,6 +113,39 @@ impl Offscreen {
         Ok(Self { texture })
     }
 
+    /// A framebuffer drawing into this target.
+    pub fn framebuffer<'a>(
+        &'a self,
+        facade: &impl Facade,
+    ) -> Result<SimpleFrameBuffer<'a>, RenderError> {
+        SimpleFrameBuffer::new(facade, &self.texture)
+            .map_err(|e| RenderError::Resource(e.to_string()))
+    }
+
+    /// Copies the target's pixels onto another surface (stretched to fill it).
+    pub fn copy_to<S: Surface>(&self, dest: &S) {
+        self.texture
+            .as_surface()
+            .fill(dest, glium::uniforms::MagnifySamplerFilter::Nearest);
+    }
+
+    /// Reads the pixels back as an image (top row first).
+    pub fn read(&self) -> Image {
+        let (w, h) = (self.texture.width(), self.texture.height());
+        let raw: RawImage2d<u8> = self.texture.read();
+        // OpenGL rows run bottom to top; images run top to bottom.
+        let row = 4 * w as usize;
+        let mut rgba = Vec::with_capacity(raw.data.len());
+        for y in (0..h as usize).rev() {
+            rgba.extend_from_slice(&raw.data[y * row..(y + 1) * row]);
+        }
+        Image {
+            width: w,
+            height: h,
+            rgba,
+        }
+    }
+
     /// Draws the volume and returns the image and the milliseconds the GPU took.
     pub fn render(
         &self,
@@ -136,21 +169,7 @@ impl Offscreen {
         renderer.draw(facade, &mut fb, viewport, camera, bx, settings)?;
         facade.get_context().finish();
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        let raw: RawImage2d<u8> = self.texture.read();
-        // OpenGL rows run bottom to top; images run top to bottom.
-        let row = 4 * w as usize;
-        let mut rgba = Vec::with_capacity(raw.data.len());
-        for y in (0..h as usize).rev() {
-            rgba.extend_from_slice(&raw.data[y * row..(y + 1) * row]);
-        }
-        Ok((
-            Image {
-                width: w,
-                height: h,
-                rgba,
-            },
-            ms,
-        ))
+        Ok((self.read(), ms))
     }
 }
 

@@ -289,22 +289,6 @@ impl VolumeRenderer {
             viewport: Some(viewport),
             ..Default::default()
         };
-        let premultiplied = DrawParameters {
-            viewport: Some(viewport),
-            blend: Blend {
-                color: glium::BlendingFunction::Addition {
-                    source: glium::LinearBlendingFactor::One,
-                    destination: glium::LinearBlendingFactor::OneMinusSourceAlpha,
-                },
-                alpha: glium::BlendingFunction::Addition {
-                    source: glium::LinearBlendingFactor::One,
-                    destination: glium::LinearBlendingFactor::OneMinusSourceAlpha,
-                },
-                constant_value: (0.0, 0.0, 0.0, 0.0),
-            },
-            line_width: Some(1.0),
-            ..Default::default()
-        };
         surface
             .draw(
                 tri(),
@@ -319,19 +303,15 @@ impl VolumeRenderer {
                 &plain,
             )
             .map_err(|e| RenderError::Draw(e.to_string()))?;
-        let m: [[f32; 4]; 4] = vp.into();
         if settings.outline {
-            let vb = VertexBuffer::new(facade, &box_edges(bx.min, bx.max))
-                .map_err(|e| RenderError::Resource(e.to_string()))?;
-            surface
-                .draw(
-                    &vb,
-                    NoIndices(PrimitiveType::LinesList),
-                    &self.lines,
-                    &uniform! { view_proj: m, line_color: settings.outline_color },
-                    &premultiplied,
-                )
-                .map_err(|e| RenderError::Draw(e.to_string()))?;
+            self.draw_lines(
+                facade,
+                surface,
+                viewport,
+                camera,
+                &box_edges(bx.min, bx.max),
+                settings.outline_color,
+            )?;
         }
         let Some((tex, dims)) = &self.texture else {
             return Ok(());
@@ -374,10 +354,43 @@ impl VolumeRenderer {
                     jitter: settings.jitter,
                     max_steps: max_steps,
                 },
-                &premultiplied,
+                &premultiplied(viewport),
             )
             .map_err(|e| RenderError::Draw(e.to_string()))?;
         Ok(())
+    }
+
+    /// Draws line segments (pairs of world points) over what is drawn, composited with
+    /// premultiplied alpha.
+    pub fn draw_lines<S: Surface>(
+        &self,
+        facade: &impl Facade,
+        surface: &mut S,
+        viewport: Rect,
+        camera: &OrbitCamera,
+        segments: &[[f32; 3]],
+        color: [f32; 4],
+    ) -> Result<(), RenderError> {
+        if viewport.width == 0 || viewport.height == 0 || segments.len() < 2 {
+            return Ok(());
+        }
+        let vp = camera.view_projection(viewport.width as f32 / viewport.height as f32);
+        let m: [[f32; 4]; 4] = vp.into();
+        let verts: Vec<LineVertex> = segments
+            .iter()
+            .map(|&position| LineVertex { position })
+            .collect();
+        let vb =
+            VertexBuffer::new(facade, &verts).map_err(|e| RenderError::Resource(e.to_string()))?;
+        surface
+            .draw(
+                &vb,
+                NoIndices(PrimitiveType::LinesList),
+                &self.lines,
+                &uniform! { view_proj: m, line_color: color },
+                &premultiplied(viewport),
+            )
+            .map_err(|e| RenderError::Draw(e.to_string()))
     }
 
     /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).
@@ -434,11 +447,27 @@ impl VolumeRenderer {
     }
 }
 
-/// The 12 edges of a box as 24 line vertices.
-fn box_edges(min: [f32; 3], max: [f32; 3]) -> Vec<LineVertex> {
-    let corner = |i: usize| LineVertex {
-        position: [0, 1, 2].map(|a| if i >> a & 1 == 1 { max[a] } else { min[a] }),
+/// Blending for premultiplied colour: dst = src + (1 − src_alpha)·dst.
+fn premultiplied(viewport: Rect) -> DrawParameters<'static> {
+    let f = glium::BlendingFunction::Addition {
+        source: glium::LinearBlendingFactor::One,
+        destination: glium::LinearBlendingFactor::OneMinusSourceAlpha,
     };
+    DrawParameters {
+        viewport: Some(viewport),
+        blend: Blend {
+            color: f,
+            alpha: f,
+            constant_value: (0.0, 0.0, 0.0, 0.0),
+        },
+        line_width: Some(1.0),
+        ..Default::default()
+    }
+}
+
+/// The 12 edges of a box as 24 line end points.
+pub fn box_edges(min: [f32; 3], max: [f32; 3]) -> Vec<[f32; 3]> {
+    let corner = |i: usize| [0, 1, 2].map(|a| if i >> a & 1 == 1 { max[a] } else { min[a] });
     let mut v = Vec::with_capacity(24);
     for i in 0..8 {
         for a in 0..3 {

@@ -1,0 +1,712 @@
+//! The window, its event loop and one frame: newest snapshot → texture, egui panels, 3D view,
+//! slice view.
+
+use super::input::{self, Action, Button, DragMode, KeyName};
+use super::panels::{self, FrameStats, UiCommand, UiState};
+use super::sim_thread::{SimCommand, SimThread, Snapshot};
+use super::slice_view::{self, Fields};
+use super::ViewerError;
+use crate::camera::OrbitCamera;
+use crate::render::volume::{box_edges, VolumeBox};
+use crate::render::{Offscreen, RenderError, VolumeRenderer};
+use crate::scene::Scene;
+use glium::glutin::surface::WindowSurface;
+use glium::{Rect, Surface};
+use glutin::config::{ConfigTemplateBuilder, GlConfig};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::display::GetGlDisplay;
+use glutin::prelude::*;
+use glutin::surface::{SurfaceAttributesBuilder, SwapInterval};
+use raw_window_handle::HasWindowHandle;
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::time::Instant;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop, EventLoopProxy};
+use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::window::{Window, WindowId};
+
+/// How the viewer starts.
+#[derive(Clone, Debug)]
+pub struct ViewOptions {
+    /// Scene to run.
+    pub scene: Scene,
+    /// Exit after this many frames (for documentation and tests).
+    pub frames: Option<u64>,
+    /// Write what the window shows after the last frame to this PNG.
+    pub screenshot: Option<PathBuf>,
+    /// Start with the slice view on.
+    pub slice: bool,
+    /// Start paused.
+    pub paused: bool,
+    /// Initial window size in logical pixels.
+    pub size: (u32, u32),
+}
+
+#[derive(Debug)]
+enum UserEvent {
+    NewSnapshot,
+}
+
+/// Opens the window and runs until it is closed (or `frames` have been drawn).
+pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
+    let event_loop = EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .map_err(|e| ViewerError::Window(e.to_string()))?;
+    let proxy = event_loop.create_proxy();
+    let mut app = App {
+        opts,
+        proxy,
+        state: None,
+        error: None,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| ViewerError::Window(e.to_string()))?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    opts: ViewOptions,
+    proxy: EventLoopProxy<UserEvent>,
+    state: Option<Running>,
+    error: Option<ViewerError>,
+}
+
+struct Running {
+    window: Window,
+    display: glium::Display<WindowSurface>,
+    egui: egui_glium::EguiGlium,
+    renderer: VolumeRenderer,
+    camera: OrbitCamera,
+    sim: SimThread,
+    snapshot: Option<Snapshot>,
+    uploaded: u64,
+    ui: UiState,
+    cursor: Option<(f32, f32)>,
+    drag: Option<(DragMode, (f32, f32), Instant)>,
+    modifiers: ModifiersState,
+    last_click: Option<(Instant, (f32, f32))>,
+    /// The 3D view's rectangle in physical pixels, top-left origin: x, y, w, h.
+    view_px: [f32; 4],
+    frames: u64,
+    last_frame: Instant,
+    stats: FrameStats,
+    slice_tex: Option<egui::TextureHandle>,
+    screenshot_next: Option<PathBuf>,
+    framed: bool,
+}
+
+fn create_window(
+    el: &ActiveEventLoop,
+    opts: &ViewOptions,
+) -> Result<(Window, glium::Display<WindowSurface>), String> {
+    let attrs = Window::default_attributes()
+        .with_title("Plume")
+        .with_resizable(true)
+        .with_inner_size(winit::dpi::LogicalSize::new(opts.size.0, opts.size.1));
+    let template = ConfigTemplateBuilder::new().with_alpha_size(8);
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        glutin_winit::DisplayBuilder::new()
+            .with_window_attributes(Some(attrs))
+            .build(el, template, |mut configs| {
+                #[allow(clippy::expect_used)]
+                configs
+                    .next()
+                    .expect("the display offers no OpenGL configuration")
+            })
+            .map_err(|e| e.to_string())
+    }))
+    .map_err(|_| "the display offers no OpenGL configuration".to_string())??;
+    let (window, config) = built;
+    let window = window.ok_or("the window was not created")?;
+    let raw = window.window_handle().map_err(|e| e.to_string())?.as_raw();
+    let size = window.inner_size();
+    let w = NonZeroU32::new(size.width.max(1)).ok_or("zero width")?;
+    let h = NonZeroU32::new(size.height.max(1)).ok_or("zero height")?;
+    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(raw, w, h);
+    let gl_display = config.display();
+    // SAFETY: the window outlives the surface (both are owned by `Running`, window first).
+    let surface = unsafe { gl_display.create_window_surface(&config, &surface_attrs) }
+        .map_err(|e| e.to_string())?;
+    let ctx_attrs = ContextAttributesBuilder::new()
+        .with_profile(GlProfile::Core)
+        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+        .build(Some(raw));
+    // SAFETY: config and window handle come from the same display.
+    let context = unsafe { gl_display.create_context(&config, &ctx_attrs) }
+        .map_err(|e| format!("no OpenGL 3.3 core context: {e}"))?
+        .make_current(&surface)
+        .map_err(|e| e.to_string())?;
+    // Vsync where the platform allows it; without it the viewer still works.
+    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
+    let display =
+        glium::Display::from_context_surface(context, surface).map_err(|e| e.to_string())?;
+    let _ = config.num_samples();
+    Ok((window, display))
+}
+
+impl App {
+    fn start(&mut self, el: &ActiveEventLoop) -> Result<Running, ViewerError> {
+        let (window, display) = create_window(el, &self.opts).map_err(ViewerError::Window)?;
+        let egui = egui_glium::EguiGlium::new(egui::ViewportId::ROOT, &display, &window, el);
+        let renderer = VolumeRenderer::new(&display)?;
+        let proxy = self.proxy.clone();
+        let scene = self.opts.scene.clone();
+        let running = !self.opts.paused;
+        let sim = SimThread::spawn(scene.clone(), running, move || {
+            let _ = proxy.send_event(UserEvent::NewSnapshot);
+        })?;
+        let mut ui = UiState::new(
+            scene.params.clone(),
+            scene.emitters.clone(),
+            scene.dims,
+            running,
+        );
+        ui.slice.visible = self.opts.slice;
+        Ok(Running {
+            window,
+            display,
+            egui,
+            renderer,
+            camera: OrbitCamera::default(),
+            sim,
+            snapshot: None,
+            uploaded: 0,
+            ui,
+            cursor: None,
+            drag: None,
+            modifiers: ModifiersState::empty(),
+            last_click: None,
+            view_px: [0.0; 4],
+            frames: 0,
+            last_frame: Instant::now(),
+            stats: FrameStats::default(),
+            slice_tex: None,
+            screenshot_next: None,
+            framed: false,
+        })
+    }
+}
+
+impl ApplicationHandler<UserEvent> for App {
+    fn resumed(&mut self, el: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        match self.start(el) {
+            Ok(s) => {
+                s.window.request_redraw();
+                self.state = Some(s);
+            }
+            Err(e) => {
+                self.error = Some(e);
+                el.exit();
+            }
+        }
+    }
+
+    fn user_event(&mut self, _el: &ActiveEventLoop, e: UserEvent) {
+        match e {
+            UserEvent::NewSnapshot => {
+                if let Some(s) = &self.state {
+                    s.window.request_redraw();
+                }
+            }
+        }
+    }
+
+    fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(s) = self.state.as_mut() else {
+            return;
+        };
+        let response = s.egui.on_event(&s.window, &event);
+        match &event {
+            WindowEvent::CloseRequested => {
+                el.exit();
+                return;
+            }
+            WindowEvent::Resized(size) => {
+                // A minimised window has zero size: keep the old surface until it comes back.
+                if size.width > 0 && size.height > 0 {
+                    s.display.resize((size.width, size.height));
+                }
+                s.window.request_redraw();
+            }
+            WindowEvent::RedrawRequested => {
+                let last = self.opts.frames.is_some_and(|n| s.frames + 1 >= n);
+                let capture = if last {
+                    self.opts.screenshot.clone()
+                } else {
+                    None
+                };
+                match s.redraw(capture) {
+                    Ok(done) => {
+                        if done || last {
+                            el.exit();
+                        }
+                    }
+                    Err(e) => {
+                        self.error = Some(e.into());
+                        el.exit();
+                    }
+                }
+                if self.opts.frames.is_some() {
+                    s.window.request_redraw();
+                }
+                return;
+            }
+            _ => {}
+        }
+        if !response.consumed {
+            s.input(&event);
+        }
+        if response.repaint {
+            s.window.request_redraw();
+        }
+    }
+}
+
+fn key_name(k: &Key) -> KeyName<'_> {
+    match k {
+        Key::Named(NamedKey::Space) => KeyName::Space,
+        Key::Named(NamedKey::F12) => KeyName::F12,
+        Key::Character(c) => KeyName::Char(c.as_str()),
+        _ => KeyName::Other,
+    }
+}
+
+impl Running {
+    fn in_view(&self, p: (f32, f32)) -> bool {
+        let [x, y, w, h] = self.view_px;
+        p.0 >= x && p.0 < x + w && p.1 >= y && p.1 < y + h
+    }
+
+    fn volume_box(&self) -> Option<VolumeBox> {
+        self.snapshot.as_ref().map(|s| VolumeBox::of_grid(&s.grid))
+    }
+
+    fn frame_volume(&mut self) {
+        if let Some(bx) = self.volume_box() {
+            let aspect = self.view_px[2] / self.view_px[3].max(1.0);
+            self.camera
+                .frame(bx.min, bx.max, if aspect > 0.0 { aspect } else { 1.0 });
+        }
+    }
+
+    fn act(&mut self, a: Action) {
+        match a {
+            Action::TogglePause => {
+                self.ui.running = !self.ui.running;
+                self.sim.send(SimCommand::SetRunning(self.ui.running));
+            }
+            Action::StepOnce => {
+                self.ui.running = false;
+                self.sim.send(SimCommand::StepOnce);
+            }
+            Action::Reset => {
+                self.sim.send(SimCommand::Reset(None));
+            }
+            Action::ToggleSlice => self.ui.slice.visible = !self.ui.slice.visible,
+            Action::FrameVolume => self.frame_volume(),
+            Action::Screenshot => self.screenshot_next = Some(next_screenshot_path()),
+        }
+        self.window.request_redraw();
+    }
+
+    fn input(&mut self, event: &WindowEvent) {
+        let wants_keys = self.egui.egui_ctx().wants_keyboard_input();
+        match event {
+            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            WindowEvent::KeyboardInput { event, .. }
+                if event.state == ElementState::Pressed && !wants_keys =>
+            {
+                let ctrl_alt = self.modifiers.control_key() || self.modifiers.alt_key();
+                if let Some(a) = input::key_action(key_name(&event.logical_key), ctrl_alt) {
+                    if !(event.repeat && a != Action::StepOnce) {
+                        self.act(a);
+                    }
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let p = (position.x as f32, position.y as f32);
+                let prev = self.cursor.replace(p);
+                if let (Some((mode, last, t)), Some(_)) = (self.drag, prev) {
+                    let (dx, dy) = (p.0 - last.0, p.1 - last.1);
+                    match mode {
+                        DragMode::Paint => self.paint(p, dx, dy, t.elapsed().as_secs_f32()),
+                        m => input::apply_drag(&mut self.camera, m, dx, dy, self.view_px[3]),
+                    }
+                    self.drag = Some((mode, p, Instant::now()));
+                    self.window.request_redraw();
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let b = match button {
+                    MouseButton::Left => Button::Left,
+                    MouseButton::Right => Button::Right,
+                    MouseButton::Middle => Button::Middle,
+                    _ => return,
+                };
+                match state {
+                    ElementState::Pressed => {
+                        let Some(p) = self.cursor else { return };
+                        if !self.in_view(p) {
+                            return;
+                        }
+                        if b == Button::Left {
+                            let double = self.last_click.is_some_and(|(t, q)| {
+                                t.elapsed().as_millis() < 350
+                                    && (q.0 - p.0).abs() < 5.0
+                                    && (q.1 - p.1).abs() < 5.0
+                            });
+                            self.last_click = Some((Instant::now(), p));
+                            if double {
+                                self.act(Action::FrameVolume);
+                                return;
+                            }
+                        }
+                        let mode = input::drag_mode(
+                            b,
+                            self.modifiers.shift_key(),
+                            self.modifiers.control_key(),
+                        );
+                        self.drag = Some((mode, p, Instant::now()));
+                        if mode == DragMode::Paint {
+                            self.paint(p, 0.0, 0.0, 1.0);
+                        }
+                    }
+                    ElementState::Released => self.drag = None,
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. }
+                if self.cursor.is_some_and(|p| self.in_view(p)) =>
+            {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => *y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.camera.zoom(input::wheel_zoom(lines));
+                self.window.request_redraw();
+            }
+            _ => {}
+        }
+    }
+
+    fn paint(&mut self, p: (f32, f32), dx: f32, dy: f32, dt: f32) {
+        let Some(bx) = self.volume_box() else { return };
+        let [vx, vy, vw, vh] = self.view_px;
+        let Some(center) =
+            input::paint_point(&self.camera, p.0 - vx, p.1 - vy, vw as u32, vh as u32, &bx)
+        else {
+            return;
+        };
+        let velocity = input::stroke_velocity(&self.camera, dx, dy, vh, dt, 5.0);
+        self.sim.send(SimCommand::Paint {
+            center,
+            radius: self.ui.brush_radius,
+            density: self.ui.brush_density,
+            velocity,
+        });
+    }
+
+    /// Draws one frame. Returns true when the window should close.
+    fn redraw(&mut self, capture: Option<PathBuf>) -> Result<bool, RenderError> {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f32();
+        self.last_frame = now;
+        if dt > 0.0 {
+            self.stats.fps = if self.stats.fps == 0.0 {
+                1.0 / dt
+            } else {
+                0.9 * self.stats.fps + 0.1 / dt
+            };
+        }
+        if let Some(snap) = self.sim.take_latest() {
+            self.snapshot = Some(snap);
+        }
+        if let Some(snap) = &self.snapshot {
+            if snap.serial != self.uploaded {
+                self.stats.upload_ms =
+                    self.renderer
+                        .upload(&self.display, &snap.density, snap.grid.dims)?;
+                self.uploaded = snap.serial;
+            }
+        }
+        // egui: panels first; what is left is the 3D view.
+        let mut commands = Vec::new();
+        let mut view_rect = egui::Rect::NOTHING;
+        {
+            let ui = &mut self.ui;
+            let snap = self.snapshot.as_ref();
+            let stats = self.stats;
+            let tex = &mut self.slice_tex;
+            self.egui.run(&self.window, |ctx| {
+                commands = panels::side_panel(ctx, ui, snap, stats);
+                if ui.slice.visible {
+                    slice_panel(ctx, ui, snap, tex);
+                }
+                view_rect = ctx.available_rect();
+            });
+        }
+        for c in commands {
+            match c {
+                UiCommand::Sim(c) => {
+                    self.sim.send(c);
+                }
+                UiCommand::FrameVolume => self.frame_volume(),
+                UiCommand::Screenshot => self.screenshot_next = Some(next_screenshot_path()),
+            }
+        }
+        let size = self.window.inner_size();
+        if size.width == 0 || size.height == 0 {
+            return Ok(false);
+        }
+        let ppp = self.egui.egui_ctx().pixels_per_point();
+        self.view_px = [
+            view_rect.min.x * ppp,
+            view_rect.min.y * ppp,
+            (view_rect.width() * ppp).max(0.0),
+            (view_rect.height() * ppp).max(0.0),
+        ];
+        if !self.framed && self.snapshot.is_some() && self.view_px[2] > 0.0 {
+            self.frame_volume();
+            self.framed = true;
+        }
+        let mut frame = self.display.draw();
+        let t = Instant::now();
+        let result = match capture.or_else(|| self.screenshot_next.take()) {
+            // A screenshot frame is drawn off-screen, read back, and then copied to the window:
+            // the window's front buffer cannot be read reliably after a swap.
+            Some(path) => self.draw_captured(&mut frame, size.width, size.height, &path),
+            None => {
+                frame.clear_color(0.05, 0.05, 0.06, 1.0);
+                self.draw_scene(&mut frame, size.height).map(|_| {
+                    self.egui.paint(&self.display, &mut frame);
+                })
+            }
+        };
+        self.stats.render_ms = t.elapsed().as_secs_f64() * 1e3;
+        frame
+            .finish()
+            .map_err(|e| RenderError::Draw(e.to_string()))?;
+        result?;
+        self.frames += 1;
+        Ok(false)
+    }
+
+    fn draw_captured(
+        &mut self,
+        frame: &mut glium::Frame,
+        width: u32,
+        height: u32,
+        path: &std::path::Path,
+    ) -> Result<(), RenderError> {
+        let target = Offscreen::new(&self.display, width, height)?;
+        {
+            let mut fb = target.framebuffer(&self.display)?;
+            fb.clear_color(0.05, 0.05, 0.06, 1.0);
+            self.draw_scene(&mut fb, height)?;
+            self.egui.paint(&self.display, &mut fb);
+        }
+        target.copy_to(frame);
+        let image = target.read();
+        let saved = image.save_png(path);
+        self.ui.message = Some(match &saved {
+            Ok(()) => format!("saved {}", path.display()),
+            Err(e) => e.to_string(),
+        });
+        saved
+    }
+
+    fn draw_scene<S: Surface>(&self, target: &mut S, height: u32) -> Result<(), RenderError> {
+        let [x, y, w, h] = self.view_px;
+        if w < 1.0 || h < 1.0 {
+            return Ok(());
+        }
+        let viewport = Rect {
+            left: x as u32,
+            bottom: (height as f32 - (y + h)).max(0.0) as u32,
+            width: w as u32,
+            height: h as u32,
+        };
+        let Some(bx) = self.volume_box() else {
+            return Ok(());
+        };
+        self.renderer.draw(
+            &self.display,
+            target,
+            viewport,
+            &self.camera,
+            &bx,
+            &self.ui.render,
+        )?;
+        if self.ui.slice.visible {
+            if let Some(snap) = &self.snapshot {
+                let quad = slice_outline(&bx, snap.grid.dims, &self.ui.slice);
+                self.renderer.draw_lines(
+                    &self.display,
+                    target,
+                    viewport,
+                    &self.camera,
+                    &quad,
+                    [1.0, 0.8, 0.2, 0.9],
+                )?;
+            }
+        }
+        let _ = box_edges;
+        Ok(())
+    }
+}
+
+/// The four edges of the slice plane in world space.
+fn slice_outline(
+    bx: &VolumeBox,
+    dims: crate::sim::Dims,
+    s: &panels::SliceSettings,
+) -> Vec<[f32; 3]> {
+    let a = s.axis.index();
+    let at = bx.min[a] + (s.index(dims) as f32 + 0.5) * bx.h;
+    let (u, v) = s.axis.image_axes();
+    let corner = |cu: f32, cv: f32| {
+        let mut p = [0.0; 3];
+        p[a] = at;
+        p[u] = cu;
+        p[v] = cv;
+        p
+    };
+    let c = [
+        corner(bx.min[u], bx.min[v]),
+        corner(bx.max[u], bx.min[v]),
+        corner(bx.max[u], bx.max[v]),
+        corner(bx.min[u], bx.max[v]),
+    ];
+    vec![c[0], c[1], c[1], c[2], c[2], c[3], c[3], c[0]]
+}
+
+fn next_screenshot_path() -> PathBuf {
+    (1..10_000)
+        .map(|n| PathBuf::from(format!("plume-screenshot-{n:03}.png")))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| PathBuf::from("plume-screenshot.png"))
+}
+
+const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
+
+/// The slice view: the selected plane as an image with a legend, axis labels, the value under
+/// the cursor and velocity arrows.
+fn slice_panel(
+    ctx: &egui::Context,
+    ui_state: &UiState,
+    snap: Option<&Snapshot>,
+    tex: &mut Option<egui::TextureHandle>,
+) {
+    egui::SidePanel::right("slice")
+        .resizable(true)
+        .default_width(340.0)
+        .show(ctx, |ui| {
+            let Some(snap) = snap else {
+                ui.label("waiting for the simulation…");
+                return;
+            };
+            let s = &ui_state.slice;
+            let dims = snap.grid.dims;
+            let index = s.index(dims);
+            let f = Fields {
+                dims,
+                h: snap.grid.h,
+                density: &snap.density,
+                pressure: &snap.pressure,
+                velocity: [&snap.velocity[0], &snap.velocity[1], &snap.velocity[2]],
+            };
+            let slice = slice_view::extract(&f, s.axis, index, s.field);
+            let range = slice_view::value_range(&slice, s.field.signed());
+            let px = slice_view::colorize(&slice, range, s.colormap);
+            let bytes: Vec<u8> = px.iter().flatten().copied().collect();
+            let image =
+                egui::ColorImage::from_rgba_unmultiplied([slice.width, slice.height], &bytes);
+            let handle = tex.get_or_insert_with(|| {
+                ctx.load_texture("slice", image.clone(), egui::TextureOptions::NEAREST)
+            });
+            handle.set(image, egui::TextureOptions::NEAREST);
+            let (ha, va) = s.axis.image_axes();
+            ui.heading(format!(
+                "{} slice {} = {} of {}",
+                s.field.label(),
+                AXIS_NAMES[s.axis.index()],
+                index,
+                dims.as_array()[s.axis.index()]
+            ));
+            let avail = ui.available_width().max(50.0) - 24.0;
+            let aspect = slice.height as f32 / slice.width as f32;
+            let size = egui::vec2(avail, avail * aspect)
+                .min(egui::vec2(avail, ui.available_height() * 0.7));
+            let size = egui::vec2(size.y / aspect, size.y).min(size);
+            let resp = ui
+                .horizontal(|ui| {
+                    ui.label(format!("{} ^", AXIS_NAMES[va]));
+                    ui.add(egui::Image::new((handle.id(), size)).sense(egui::Sense::hover()))
+                })
+                .inner;
+            ui.vertical_centered(|ui| ui.label(format!("{} ->", AXIS_NAMES[ha])));
+            let rect = resp.rect;
+            let cell_w = rect.width() / slice.width as f32;
+            let cell_h = rect.height() / slice.height as f32;
+            if s.arrows {
+                let arrows = slice_view::arrows(&f, s.axis, index, s.arrow_stride);
+                let vmax = arrows
+                    .iter()
+                    .map(|a| a[2].hypot(a[3]))
+                    .fold(0.0f32, f32::max);
+                if vmax > 0.0 {
+                    let len = s.arrow_stride as f32 * cell_w * 0.9 / vmax;
+                    let painter = ui.painter_at(rect);
+                    for a in arrows {
+                        let origin =
+                            egui::pos2(rect.min.x + a[0] * cell_w, rect.min.y + a[1] * cell_h);
+                        let vec = egui::vec2(a[2] * len, -a[3] * len);
+                        painter.arrow(origin, vec, egui::Stroke::new(1.0, egui::Color32::WHITE));
+                    }
+                }
+            }
+            if let Some(p) = resp.hover_pos() {
+                let x = (((p.x - rect.min.x) / cell_w) as usize).min(slice.width - 1);
+                let y = (((p.y - rect.min.y) / cell_h) as usize).min(slice.height - 1);
+                let c = slice.cell(s.axis, index, x, y);
+                ui.label(format!(
+                    "cell ({}, {}, {}): {:.4e}",
+                    c[0],
+                    c[1],
+                    c[2],
+                    slice.at(x, y)
+                ));
+            } else {
+                ui.label("hover the slice to read values");
+            }
+            // Legend: the colour map across the value range.
+            let (bar, _) = ui.allocate_exact_size(egui::vec2(avail, 14.0), egui::Sense::hover());
+            let painter = ui.painter_at(bar);
+            let n = 64;
+            for i in 0..n {
+                let t0 = i as f32 / n as f32;
+                let [r, g, b] = s.colormap.color(t0 + 0.5 / n as f32);
+                let x0 = bar.min.x + t0 * bar.width();
+                let x1 = bar.min.x + (i + 1) as f32 / n as f32 * bar.width();
+                painter.rect_filled(
+                    egui::Rect::from_min_max(egui::pos2(x0, bar.min.y), egui::pos2(x1, bar.max.y)),
+                    0.0,
+                    egui::Color32::from_rgb(r, g, b),
+                );
+            }
+            ui.horizontal(|ui| {
+                ui.label(format!("{:.3e}", range.0));
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.label(format!("{:.3e}", range.1));
+                });
+            });
+        });
+}

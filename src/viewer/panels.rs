@@ -1,0 +1,702 @@
+//! The egui side panel: simulation, fluid, emitters, rendering, slice view and statistics.
+//! Widgets edit a local copy of the settings; changes become commands for the simulation.
+
+use super::sim_thread::{SimCommand, Snapshot};
+use super::slice_view::{ColorMap, SliceAxis, SliceField};
+use crate::render::RenderSettings;
+use crate::sim::{Dims, Emitter, FluidParams};
+
+/// A logarithmic slider scale between `lo` and `hi` (both > 0); position 0 means exactly 0
+/// when `zero` is allowed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogScale {
+    /// Smallest positive value.
+    pub lo: f32,
+    /// Largest value.
+    pub hi: f32,
+    /// Position 0 stands for the value 0.
+    pub zero: bool,
+}
+
+/// Slider positions reserved for "zero" at the left end of a log slider that allows it.
+const ZERO_BAND: f32 = 0.02;
+
+impl LogScale {
+    /// The value at slider position `t` in [0, 1].
+    pub fn to_value(&self, t: f32) -> f32 {
+        let t = t.clamp(0.0, 1.0);
+        if self.zero {
+            if t < ZERO_BAND {
+                return 0.0;
+            }
+            let u = (t - ZERO_BAND) / (1.0 - ZERO_BAND);
+            self.lo * (self.hi / self.lo).powf(u)
+        } else {
+            self.lo * (self.hi / self.lo).powf(t)
+        }
+    }
+
+    /// The slider position showing `v` (values outside the range sit at the ends).
+    pub fn to_position(&self, v: f32) -> f32 {
+        if self.zero && v <= 0.0 {
+            return 0.0;
+        }
+        let u = ((v.max(self.lo) / self.lo).ln() / (self.hi / self.lo).ln()).clamp(0.0, 1.0);
+        if self.zero {
+            ZERO_BAND + u * (1.0 - ZERO_BAND)
+        } else {
+            u
+        }
+    }
+}
+
+/// The grid sizes offered in the panel.
+pub const GRID_SIZES: [usize; 8] = [32, 48, 64, 80, 96, 128, 160, 192];
+
+/// Slice view settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliceSettings {
+    /// Shown or not.
+    pub visible: bool,
+    /// Normal axis.
+    pub axis: SliceAxis,
+    /// Position along the axis, 0..1.
+    pub position: f32,
+    /// Field.
+    pub field: SliceField,
+    /// Colour map.
+    pub colormap: ColorMap,
+    /// Velocity arrows over the slice.
+    pub arrows: bool,
+    /// Cells between arrows.
+    pub arrow_stride: usize,
+}
+
+impl Default for SliceSettings {
+    fn default() -> Self {
+        Self {
+            visible: false,
+            axis: SliceAxis::Z,
+            position: 0.5,
+            field: SliceField::Density,
+            colormap: ColorMap::Viridis,
+            arrows: true,
+            arrow_stride: 4,
+        }
+    }
+}
+
+impl SliceSettings {
+    /// The plane index for a grid with `n` cells along the slice axis.
+    pub fn index(&self, dims: Dims) -> usize {
+        let n = dims.as_array()[self.axis.index()];
+        ((self.position.clamp(0.0, 1.0) * n as f32) as usize).min(n - 1)
+    }
+}
+
+/// Everything the panel edits.
+#[derive(Clone, Debug)]
+pub struct UiState {
+    /// Simulation running.
+    pub running: bool,
+    /// Fluid parameters being edited (sent when valid).
+    pub params: FluidParams,
+    /// Emitters being edited.
+    pub emitters: Vec<Emitter>,
+    /// Grid size chosen (applied with a reset).
+    pub grid_n: usize,
+    /// Steps per frame.
+    pub steps_per_frame: u32,
+    /// Keep simulated time at wall-clock pace.
+    pub real_time: bool,
+    /// Rendering.
+    pub render: RenderSettings,
+    /// Light azimuth, degrees.
+    pub light_azimuth: f32,
+    /// Light elevation, degrees.
+    pub light_elevation: f32,
+    /// Slice view.
+    pub slice: SliceSettings,
+    /// Paint brush radius (domain units) and density per stroke event.
+    pub brush_radius: f32,
+    /// Density painted per event.
+    pub brush_density: f32,
+    /// Last message to show (errors, saved files).
+    pub message: Option<String>,
+}
+
+impl UiState {
+    /// State matching a scene's settings.
+    pub fn new(params: FluidParams, emitters: Vec<Emitter>, dims: Dims, running: bool) -> Self {
+        let mut s = Self {
+            running,
+            params,
+            emitters,
+            grid_n: dims.nx.max(dims.ny).max(dims.nz),
+            steps_per_frame: 1,
+            real_time: true,
+            render: RenderSettings::default(),
+            light_azimuth: 53.0,
+            light_elevation: 63.0,
+            slice: SliceSettings::default(),
+            brush_radius: 0.05,
+            brush_density: 0.5,
+            message: None,
+        };
+        s.render.light_dir = light_dir(s.light_azimuth, s.light_elevation);
+        s
+    }
+}
+
+/// Unit light direction from azimuth and elevation in degrees.
+pub fn light_dir(azimuth: f32, elevation: f32) -> [f32; 3] {
+    let (a, e) = (azimuth.to_radians(), elevation.to_radians());
+    [e.cos() * a.sin(), e.sin(), e.cos() * a.cos()]
+}
+
+/// Something the panel asks the viewer to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UiCommand {
+    /// Forward to the simulation thread.
+    Sim(SimCommand),
+    /// Frame the volume.
+    FrameVolume,
+    /// Save a screenshot.
+    Screenshot,
+}
+
+/// Validates edited parameters; returns the command to send or the error to show.
+pub fn params_command(p: &FluidParams) -> Result<SimCommand, String> {
+    p.validate()
+        .map(|_| SimCommand::SetParams(p.clone()))
+        .map_err(|e| e.to_string())
+}
+
+/// Validates edited emitters.
+pub fn emitters_command(es: &[Emitter]) -> Result<SimCommand, String> {
+    for (i, e) in es.iter().enumerate() {
+        e.validate()
+            .map_err(|err| format!("emitter {}: {err}", i + 1))?;
+    }
+    Ok(SimCommand::SetEmitters(es.to_vec()))
+}
+
+/// Frame timings the panel shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameStats {
+    /// Frames per second of the window.
+    pub fps: f32,
+    /// Last texture upload, ms.
+    pub upload_ms: f64,
+    /// Last 3D draw, ms.
+    pub render_ms: f64,
+}
+
+fn log_slider(ui: &mut egui::Ui, label: &str, v: &mut f32, scale: LogScale, unit: &str) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        let mut t = scale.to_position(*v);
+        let r = ui.add(
+            egui::Slider::new(&mut t, 0.0..=1.0)
+                .show_value(false)
+                .text(label),
+        );
+        if r.changed() {
+            *v = scale.to_value(t);
+            changed = true;
+        }
+        let lo = if scale.zero { 0.0 } else { scale.lo };
+        let r = ui.add(
+            egui::DragValue::new(v)
+                .range(lo..=scale.hi)
+                .speed(0.0)
+                .custom_formatter(|x, _| format!("{x:.3e}"))
+                .suffix(unit),
+        );
+        changed |= r.changed();
+    });
+    changed
+}
+
+/// Draws the side panel; returns the commands it produced.
+pub fn side_panel(
+    ctx: &egui::Context,
+    st: &mut UiState,
+    snap: Option<&Snapshot>,
+    fs: FrameStats,
+) -> Vec<UiCommand> {
+    let mut out = Vec::new();
+    egui::SidePanel::left("controls")
+        .resizable(true)
+        .default_width(300.0)
+        .show(ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                ui.heading("Plume");
+                if let Some(m) = &st.message {
+                    ui.colored_label(egui::Color32::from_rgb(240, 200, 120), m);
+                }
+                if let Some(e) = snap.and_then(|s| s.error.as_ref()) {
+                    ui.colored_label(egui::Color32::from_rgb(255, 120, 120), e);
+                }
+                simulation(ui, st, &mut out);
+                fluid(ui, st, &mut out);
+                emitters(ui, st, &mut out);
+                rendering(ui, st, &mut out);
+                slice(ui, st);
+                statistics(ui, snap, fs);
+                controls(ui);
+            });
+        });
+    out
+}
+
+fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
+    egui::CollapsingHeader::new("Simulation")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                let label = if st.running { "⏸ Pause" } else { "▶ Run" };
+                if ui.button(label).clicked() {
+                    st.running = !st.running;
+                    out.push(UiCommand::Sim(SimCommand::SetRunning(st.running)));
+                }
+                if ui.button("Step").clicked() {
+                    st.running = false;
+                    out.push(UiCommand::Sim(SimCommand::StepOnce));
+                }
+                if ui.button("Reset").clicked() {
+                    out.push(UiCommand::Sim(SimCommand::Reset(None)));
+                }
+            });
+            ui.horizontal(|ui| {
+                egui::ComboBox::from_label("grid")
+                    .selected_text(format!("{0}³", st.grid_n))
+                    .show_ui(ui, |ui| {
+                        for n in GRID_SIZES {
+                            ui.selectable_value(&mut st.grid_n, n, format!("{n}³"));
+                        }
+                    });
+                if ui.button("Apply (reset)").clicked() {
+                    out.push(UiCommand::Sim(SimCommand::Reset(Some(Dims::cube(
+                        st.grid_n,
+                    )))));
+                }
+            });
+            let mut changed = false;
+            changed |= log_slider(
+                ui,
+                "dt",
+                &mut st.params.dt,
+                LogScale {
+                    lo: 1e-3,
+                    hi: 1.0,
+                    zero: false,
+                },
+                " s",
+            );
+            changed |= log_slider(
+                ui,
+                "pressure tolerance",
+                &mut st.params.pressure_tolerance,
+                LogScale {
+                    lo: 1e-7,
+                    hi: 0.5,
+                    zero: false,
+                },
+                "",
+            );
+            changed |= ui
+                .add(
+                    egui::Slider::new(&mut st.params.pressure_max_iterations, 1..=2000)
+                        .logarithmic(true)
+                        .text("pressure iteration cap"),
+                )
+                .changed();
+            if changed {
+                push_params(st, out);
+            }
+            if ui
+                .add(egui::Slider::new(&mut st.steps_per_frame, 1..=10).text("steps per frame"))
+                .changed()
+            {
+                out.push(UiCommand::Sim(SimCommand::SetStepsPerFrame(
+                    st.steps_per_frame,
+                )));
+            }
+            if ui.checkbox(&mut st.real_time, "real-time pace").changed() {
+                out.push(UiCommand::Sim(SimCommand::SetRealTime(st.real_time)));
+            }
+        });
+}
+
+fn push_params(st: &mut UiState, out: &mut Vec<UiCommand>) {
+    match params_command(&st.params) {
+        Ok(c) => {
+            st.message = None;
+            out.push(UiCommand::Sim(c));
+        }
+        Err(e) => st.message = Some(e),
+    }
+}
+
+fn fluid(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
+    egui::CollapsingHeader::new("Fluid")
+        .default_open(true)
+        .show(ui, |ui| {
+            let mut changed = false;
+            let coef = LogScale {
+                lo: 1e-7,
+                hi: 1e-1,
+                zero: true,
+            };
+            changed |= log_slider(ui, "diffusion", &mut st.params.diffusion, coef, " u²/s");
+            changed |= log_slider(ui, "viscosity", &mut st.params.viscosity, coef, " u²/s");
+            changed |= ui
+                .add(egui::Slider::new(&mut st.params.fade, 0.0..=5.0).text("fade (1/s)"))
+                .changed();
+            changed |= ui
+                .add(
+                    egui::Slider::new(&mut st.params.buoyancy, -10.0..=10.0)
+                        .text("buoyancy (u/s² per density)"),
+                )
+                .changed();
+            if changed {
+                push_params(st, out);
+            }
+            ui.add(egui::Slider::new(&mut st.brush_radius, 0.01..=0.3).text("brush radius"));
+            ui.add(egui::Slider::new(&mut st.brush_density, 0.0..=5.0).text("brush density"));
+        });
+}
+
+fn emitters(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
+    egui::CollapsingHeader::new("Emitters")
+        .default_open(false)
+        .show(ui, |ui| {
+            let mut changed = false;
+            let mut remove = None;
+            for (i, e) in st.emitters.iter_mut().enumerate() {
+                ui.push_id(i, |ui| {
+                    ui.group(|ui| {
+                        ui.horizontal(|ui| {
+                            ui.label(format!("Emitter {}", i + 1));
+                            if ui.small_button("Remove").clicked() {
+                                remove = Some(i);
+                            }
+                        });
+                        ui.horizontal(|ui| {
+                            ui.label("centre");
+                            for c in e.center.iter_mut() {
+                                changed |= ui
+                                    .add(egui::DragValue::new(c).speed(0.005).range(-10.0..=10.0))
+                                    .changed();
+                            }
+                        });
+                        changed |= ui
+                            .add(egui::Slider::new(&mut e.radius, 0.005..=0.5).text("radius"))
+                            .changed();
+                        changed |= ui
+                            .add(
+                                egui::Slider::new(&mut e.rate, 0.0..=100.0)
+                                    .logarithmic(true)
+                                    .text("rate (/s)"),
+                            )
+                            .changed();
+                        let mut has_v = e.velocity.is_some();
+                        if ui.checkbox(&mut has_v, "sets velocity").changed() {
+                            e.velocity = if has_v { Some([0.0, 0.25, 0.0]) } else { None };
+                            changed = true;
+                        }
+                        if let Some(v) = e.velocity.as_mut() {
+                            ui.horizontal(|ui| {
+                                ui.label("velocity");
+                                for c in v.iter_mut() {
+                                    changed |= ui
+                                        .add(
+                                            egui::DragValue::new(c)
+                                                .speed(0.01)
+                                                .range(-100.0..=100.0),
+                                        )
+                                        .changed();
+                                }
+                            });
+                        }
+                    });
+                });
+            }
+            if let Some(i) = remove {
+                st.emitters.remove(i);
+                changed = true;
+            }
+            if ui.button("Add emitter").clicked() {
+                st.emitters.push(Emitter {
+                    center: [0.5, 0.15, 0.5],
+                    radius: 0.06,
+                    rate: 2.0,
+                    velocity: Some([0.0, 0.25, 0.0]),
+                });
+                changed = true;
+            }
+            if changed {
+                match emitters_command(&st.emitters) {
+                    Ok(c) => out.push(UiCommand::Sim(c)),
+                    Err(e) => st.message = Some(e),
+                }
+            }
+        });
+}
+
+fn rgb_edit(ui: &mut egui::Ui, label: &str, c: &mut [f32; 3]) {
+    ui.horizontal(|ui| {
+        ui.color_edit_button_rgb(c);
+        ui.label(label);
+    });
+}
+
+fn rendering(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
+    egui::CollapsingHeader::new("Rendering")
+        .default_open(false)
+        .show(ui, |ui| {
+            let r = &mut st.render;
+            log_slider(
+                ui,
+                "density scale",
+                &mut r.density_scale,
+                LogScale {
+                    lo: 0.1,
+                    hi: 1000.0,
+                    zero: false,
+                },
+                "",
+            );
+            ui.add(egui::Slider::new(&mut r.step_quality, 1.0..=4.0).text("samples per voxel"));
+            let mut moved = ui
+                .add(
+                    egui::Slider::new(&mut st.light_azimuth, -180.0..=180.0)
+                        .text("light azimuth °"),
+                )
+                .changed();
+            moved |= ui
+                .add(
+                    egui::Slider::new(&mut st.light_elevation, -89.0..=89.0)
+                        .text("light elevation °"),
+                )
+                .changed();
+            if moved {
+                r.light_dir = light_dir(st.light_azimuth, st.light_elevation);
+            }
+            ui.checkbox(&mut r.shadows, "self-shadowing");
+            ui.add(egui::Slider::new(&mut r.shadow_steps, 4..=64).text("shadow samples"));
+            ui.add(egui::Slider::new(&mut r.ambient, 0.0..=1.0).text("ambient"));
+            rgb_edit(ui, "smoke colour", &mut r.smoke_color);
+            rgb_edit(ui, "light colour", &mut r.light_color);
+            rgb_edit(ui, "background top", &mut r.background_top);
+            rgb_edit(ui, "background bottom", &mut r.background_bottom);
+            ui.checkbox(&mut r.outline, "box outline");
+            ui.checkbox(&mut r.jitter, "jitter (hide banding)");
+            ui.horizontal(|ui| {
+                if ui.button("Frame volume (F)").clicked() {
+                    out.push(UiCommand::FrameVolume);
+                }
+                if ui.button("Screenshot (F12)").clicked() {
+                    out.push(UiCommand::Screenshot);
+                }
+            });
+        });
+}
+
+fn slice(ui: &mut egui::Ui, st: &mut UiState) {
+    egui::CollapsingHeader::new("Slice view")
+        .default_open(true)
+        .show(ui, |ui| {
+            let s = &mut st.slice;
+            ui.checkbox(&mut s.visible, "show slice view (S)");
+            ui.horizontal(|ui| {
+                ui.label("axis");
+                ui.radio_value(&mut s.axis, SliceAxis::X, "X");
+                ui.radio_value(&mut s.axis, SliceAxis::Y, "Y");
+                ui.radio_value(&mut s.axis, SliceAxis::Z, "Z");
+            });
+            ui.add(egui::Slider::new(&mut s.position, 0.0..=1.0).text("position"));
+            egui::ComboBox::from_label("field")
+                .selected_text(s.field.label())
+                .show_ui(ui, |ui| {
+                    for f in [
+                        SliceField::Density,
+                        SliceField::Speed,
+                        SliceField::Pressure,
+                        SliceField::Divergence,
+                    ] {
+                        ui.selectable_value(&mut s.field, f, f.label());
+                    }
+                });
+            egui::ComboBox::from_label("colour map")
+                .selected_text(format!("{:?}", s.colormap))
+                .show_ui(ui, |ui| {
+                    for m in [
+                        ColorMap::Viridis,
+                        ColorMap::Inferno,
+                        ColorMap::Grey,
+                        ColorMap::CoolWarm,
+                    ] {
+                        ui.selectable_value(&mut s.colormap, m, format!("{m:?}"));
+                    }
+                });
+            ui.checkbox(&mut s.arrows, "velocity arrows");
+            ui.add(egui::Slider::new(&mut s.arrow_stride, 1..=16).text("arrow spacing (cells)"));
+        });
+}
+
+fn statistics(ui: &mut egui::Ui, snap: Option<&Snapshot>, fs: FrameStats) {
+    egui::CollapsingHeader::new("Statistics")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label(format!("{:.1} frames/s", fs.fps));
+            ui.label(format!(
+                "upload {:.2} ms, render {:.2} ms",
+                fs.upload_ms, fs.render_ms
+            ));
+            let Some(s) = snap else {
+                ui.label("waiting for the simulation…");
+                return;
+            };
+            ui.label(format!(
+                "grid {}, t = {:.2} s, step {}, {}",
+                s.grid.dims,
+                s.time,
+                s.steps,
+                if s.running { "running" } else { "paused" }
+            ));
+            ui.label(format!("step total {:.2} ms", s.stats.total_ms));
+            for stage in &s.stats.stages {
+                ui.label(format!("  {:<16} {:7.2} ms", stage.name, stage.ms));
+            }
+            ui.label(format!(
+                "pressure: {} iterations, residual {:.1e}",
+                s.stats.pressure_iterations, s.stats.pressure_residual
+            ));
+            ui.label(format!(
+                "max divergence {:.2e} before, {:.2e} after projection (1/s)",
+                s.stats.divergence_before, s.stats.divergence_after
+            ));
+            ui.label(format!("total density {:.4e}", s.total_density));
+        });
+}
+
+/// The controls, as the panel lists them.
+pub const CONTROLS: &[(&str, &str)] = &[
+    ("left drag", "orbit"),
+    ("right drag / Shift+left drag", "pan"),
+    ("wheel", "zoom"),
+    ("double-click / F", "frame the volume"),
+    ("Ctrl+left drag", "paint smoke and push it"),
+    ("Space", "pause / resume"),
+    ("N", "one step while paused"),
+    ("R", "reset"),
+    ("S", "slice view on/off"),
+    ("F12", "screenshot"),
+];
+
+fn controls(ui: &mut egui::Ui) {
+    egui::CollapsingHeader::new("Controls")
+        .default_open(false)
+        .show(ui, |ui| {
+            egui::Grid::new("controls-grid").show(ui, |ui| {
+                for (k, v) in CONTROLS {
+                    ui.label(*k);
+                    ui.label(*v);
+                    ui.end_row();
+                }
+            });
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_scale_round_trips_and_reserves_zero() {
+        let s = LogScale {
+            lo: 1e-7,
+            hi: 1e-1,
+            zero: true,
+        };
+        assert_eq!(s.to_value(0.0), 0.0);
+        assert_eq!(s.to_position(0.0), 0.0);
+        assert!((s.to_value(1.0) - 1e-1).abs() < 1e-7);
+        for v in [1e-7f32, 3e-5, 1e-3, 0.05] {
+            let back = s.to_value(s.to_position(v));
+            assert!(((back - v) / v).abs() < 1e-4, "{v} -> {back}");
+        }
+        // Equal steps of the slider multiply the value by equal factors.
+        let a = s.to_value(0.4) / s.to_value(0.3);
+        let b = s.to_value(0.8) / s.to_value(0.7);
+        assert!((a - b).abs() / a < 1e-4);
+        let n = LogScale {
+            lo: 1e-3,
+            hi: 1.0,
+            zero: false,
+        };
+        assert!((n.to_value(0.0) - 1e-3).abs() < 1e-9);
+        assert!((n.to_value(0.5) - (1e-3f32).sqrt()).abs() < 1e-5);
+        assert_eq!(n.to_position(5.0), 1.0);
+    }
+
+    #[test]
+    fn edited_parameters_become_commands_only_when_valid() {
+        let mut p = FluidParams {
+            viscosity: 1e-3,
+            ..FluidParams::default()
+        };
+        assert_eq!(params_command(&p), Ok(SimCommand::SetParams(p.clone())));
+        p.dt = 0.0;
+        let e = params_command(&p).expect_err("dt 0 must be refused");
+        assert!(e.contains("dt"), "{e}");
+        let es = vec![Emitter {
+            center: [0.5; 3],
+            radius: -1.0,
+            rate: 1.0,
+            velocity: None,
+        }];
+        assert!(emitters_command(&es)
+            .expect_err("bad radius")
+            .contains("emitter 1"));
+    }
+
+    #[test]
+    fn slice_position_maps_to_a_plane_index() {
+        let mut s = SliceSettings::default();
+        let d = Dims::new(10, 20, 40);
+        s.position = 0.5;
+        assert_eq!(s.index(d), 20);
+        s.position = 1.0;
+        assert_eq!(s.index(d), 39);
+        s.axis = SliceAxis::X;
+        s.position = 0.0;
+        assert_eq!(s.index(d), 0);
+    }
+
+    #[test]
+    fn light_direction_is_a_unit_vector_pointing_up_at_positive_elevation() {
+        let d = light_dir(30.0, 45.0);
+        let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        assert!((n - 1.0).abs() < 1e-6 && d[1] > 0.0);
+    }
+
+    #[test]
+    fn the_controls_list_names_every_key() {
+        let text: String = CONTROLS.iter().map(|(k, v)| format!("{k} {v} ")).collect();
+        for k in [
+            "Space",
+            "N",
+            "R",
+            "S",
+            "F12",
+            "Ctrl+left",
+            "wheel",
+            "double-click",
+        ] {
+            assert!(text.contains(k), "{k} missing");
+        }
+    }
+}

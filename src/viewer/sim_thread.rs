@@ -1,0 +1,275 @@
+//! Runs the solver on its own thread so the window stays responsive however long a step
+//! takes. The UI sends commands; the thread publishes snapshots of the newest finished step.
+
+use crate::scene::Scene;
+use crate::sim::{Dims, Emitter, FluidParams, Grid, Solver, StepStats};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What the UI asks of the simulation. Each reaches the solver before its next step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimCommand {
+    /// Run continuously or pause.
+    SetRunning(bool),
+    /// Take one step (while paused).
+    StepOnce,
+    /// Clear the fields; with dimensions, rebuild the grid at that size.
+    Reset(Option<Dims>),
+    /// New fluid parameters (already validated by the UI; refused ones are reported).
+    SetParams(FluidParams),
+    /// Replace the emitters.
+    SetEmitters(Vec<Emitter>),
+    /// Steps per published frame.
+    SetStepsPerFrame(u32),
+    /// Keep simulated time from running ahead of the wall clock.
+    SetRealTime(bool),
+    /// Inject smoke and push the fluid at a world position (mouse painting).
+    Paint {
+        /// World position.
+        center: [f32; 3],
+        /// Radius, domain units.
+        radius: f32,
+        /// Density added per cell.
+        density: f32,
+        /// Velocity added, domain-units/s.
+        velocity: [f32; 3],
+    },
+    /// Stop the thread.
+    Quit,
+}
+
+/// A copy of the solver's state after a step, for drawing.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Grid placement.
+    pub grid: Grid,
+    /// Density, x-fastest.
+    pub density: Vec<f32>,
+    /// Pressure at cell centres.
+    pub pressure: Vec<f32>,
+    /// Face velocities u, v, w.
+    pub velocity: [Vec<f32>; 3],
+    /// Statistics of the last step.
+    pub stats: StepStats,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Σ density·h³.
+    pub total_density: f64,
+    /// Whether the simulation is running.
+    pub running: bool,
+    /// Counter that increases with every published snapshot.
+    pub serial: u64,
+    /// The last error (a refused parameter change), if any.
+    pub error: Option<String>,
+}
+
+/// Handle to the simulation thread.
+pub struct SimThread {
+    tx: Sender<SimCommand>,
+    latest: Arc<Mutex<Option<Snapshot>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+struct Worker {
+    solver: Solver,
+    scene: Scene,
+    running: bool,
+    steps_per_frame: u32,
+    real_time: bool,
+    serial: u64,
+    error: Option<String>,
+}
+
+impl Worker {
+    fn apply(&mut self, c: SimCommand) -> bool {
+        match c {
+            SimCommand::SetRunning(r) => self.running = r,
+            SimCommand::StepOnce => {
+                self.running = false;
+                self.solver.step();
+                return true;
+            }
+            SimCommand::Reset(dims) => {
+                if let Some(d) = dims {
+                    let mut scene = self.scene.clone().with_dims(d);
+                    scene.params = self.solver.params().clone();
+                    scene.emitters = self.solver.emitters().to_vec();
+                    match scene.build() {
+                        Ok(s) => {
+                            self.solver = s;
+                            self.scene = scene;
+                        }
+                        Err(e) => self.error = Some(format!("grid {d} refused: {e}")),
+                    }
+                } else {
+                    self.solver.reset();
+                }
+                return true;
+            }
+            SimCommand::SetParams(p) => {
+                if let Err(e) = self.solver.set_params(p) {
+                    self.error = Some(e.to_string());
+                }
+            }
+            SimCommand::SetEmitters(es) => {
+                if let Err(e) = self.solver.set_emitters(es) {
+                    self.error = Some(e.to_string());
+                }
+            }
+            SimCommand::SetStepsPerFrame(n) => self.steps_per_frame = n.clamp(1, 100),
+            SimCommand::SetRealTime(r) => self.real_time = r,
+            SimCommand::Paint {
+                center,
+                radius,
+                density,
+                velocity,
+            } => {
+                let r1 = self.solver.add_density_at(center, radius, density);
+                let r2 = self.solver.add_velocity_at(center, radius, velocity);
+                if let Err(e) = r1.and(r2) {
+                    self.error = Some(e.to_string());
+                }
+                return true;
+            }
+            SimCommand::Quit => {}
+        }
+        false
+    }
+
+    fn snapshot(&mut self) -> Snapshot {
+        self.serial += 1;
+        let s = &self.solver;
+        Snapshot {
+            grid: *s.grid(),
+            density: s.density().to_vec(),
+            pressure: s.pressure().to_vec(),
+            velocity: [0, 1, 2].map(|a| s.velocity(a).to_vec()),
+            stats: s.stats().clone(),
+            time: s.time(),
+            steps: s.steps(),
+            total_density: s.total_density(),
+            running: self.running,
+            serial: self.serial,
+            error: self.error.clone(),
+        }
+    }
+}
+
+impl SimThread {
+    /// Builds the scene's solver and starts the thread; `wake` is called after every
+    /// published snapshot (the viewer uses it to request a redraw).
+    pub fn spawn(
+        scene: Scene,
+        running: bool,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Self, crate::sim::SimError> {
+        let solver = scene.build()?;
+        let (tx, rx) = mpsc::channel();
+        let latest = Arc::new(Mutex::new(None));
+        let mut worker = Worker {
+            solver,
+            scene,
+            running,
+            steps_per_frame: 1,
+            real_time: true,
+            serial: 0,
+            error: None,
+        };
+        let out = Arc::clone(&latest);
+        let publish = move |w: &mut Worker| {
+            let snap = w.snapshot();
+            if let Ok(mut slot) = out.lock() {
+                *slot = Some(snap);
+            }
+            wake();
+        };
+        let handle = std::thread::Builder::new()
+            .name("plume-sim".into())
+            .spawn(move || run(&mut worker, rx, publish))
+            .map_err(|e| {
+                crate::sim::SimError::InvalidParameter(format!(
+                    "cannot start the simulation thread: {e}"
+                ))
+            })?;
+        Ok(Self {
+            tx,
+            latest,
+            handle: Some(handle),
+        })
+    }
+
+    /// Sends a command; returns false when the thread has stopped.
+    pub fn send(&self, c: SimCommand) -> bool {
+        self.tx.send(c).is_ok()
+    }
+
+    /// Takes the newest snapshot if one was published since the last call.
+    pub fn take_latest(&self) -> Option<Snapshot> {
+        self.latest.lock().ok().and_then(|mut s| s.take())
+    }
+}
+
+impl Drop for SimThread {
+    fn drop(&mut self) {
+        let _ = self.tx.send(SimCommand::Quit);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) {
+    publish(w);
+    let mut clock = Instant::now();
+    let mut sim_at_clock = w.solver.time();
+    loop {
+        // Commands first: each reaches the solver before its next step.
+        let mut changed = false;
+        let first = if w.running {
+            match rx.try_recv() {
+                Ok(c) => Some(c),
+                Err(mpsc::TryRecvError::Empty) => None,
+                Err(mpsc::TryRecvError::Disconnected) => return,
+            }
+        } else {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(c) => Some(c),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        };
+        let mut next = first;
+        while let Some(c) = next {
+            if c == SimCommand::Quit {
+                return;
+            }
+            let was_running = w.running;
+            changed |= w.apply(c);
+            if w.running && !was_running {
+                clock = Instant::now();
+                sim_at_clock = w.solver.time();
+            }
+            next = rx.try_recv().ok();
+        }
+        if w.running {
+            for _ in 0..w.steps_per_frame {
+                w.solver.step();
+            }
+            changed = true;
+            if w.real_time {
+                // Do not let simulated time run ahead of the wall clock.
+                let ahead = (w.solver.time() - sim_at_clock) - clock.elapsed().as_secs_f64();
+                if ahead > 0.0 {
+                    std::thread::sleep(Duration::from_secs_f64(ahead.min(0.5)));
+                }
+            }
+        }
+        if changed {
+            publish(w);
+        }
+    }
+}

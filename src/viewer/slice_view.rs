@@ -1,0 +1,394 @@
+//! The 2D slice view: extracting one plane of a field, colour maps, legends and velocity
+//! arrows. Pure data, tested without a window.
+
+use crate::sim::Dims;
+
+/// Axis normal to the slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SliceAxis {
+    /// A y–z plane.
+    X,
+    /// An x–z plane.
+    Y,
+    /// An x–y plane (default: looking at the plume from the front).
+    #[default]
+    Z,
+}
+
+impl SliceAxis {
+    /// 0, 1 or 2.
+    pub fn index(self) -> usize {
+        match self {
+            SliceAxis::X => 0,
+            SliceAxis::Y => 1,
+            SliceAxis::Z => 2,
+        }
+    }
+    /// The (horizontal, vertical) axes of the image: right and up.
+    pub fn image_axes(self) -> (usize, usize) {
+        match self {
+            SliceAxis::X => (2, 1),
+            SliceAxis::Y => (0, 2),
+            SliceAxis::Z => (0, 1),
+        }
+    }
+}
+
+/// Field shown in the slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SliceField {
+    /// Smoke density.
+    #[default]
+    Density,
+    /// |u| at cell centres, domain-units/s.
+    Speed,
+    /// Kinematic pressure.
+    Pressure,
+    /// ∇·u, 1/s.
+    Divergence,
+}
+
+impl SliceField {
+    /// Signed fields get a symmetric range and a diverging colour map by default.
+    pub fn signed(self) -> bool {
+        matches!(self, SliceField::Pressure | SliceField::Divergence)
+    }
+    /// Label with unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            SliceField::Density => "density",
+            SliceField::Speed => "speed (units/s)",
+            SliceField::Pressure => "pressure (units²/s²)",
+            SliceField::Divergence => "divergence (1/s)",
+        }
+    }
+}
+
+/// A colour map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ColorMap {
+    /// Perceptually ordered dark blue → green → yellow.
+    #[default]
+    Viridis,
+    /// Black → red → yellow.
+    Inferno,
+    /// Black → white.
+    Grey,
+    /// Blue → white → red, for signed fields.
+    CoolWarm,
+}
+
+impl ColorMap {
+    fn stops(self) -> &'static [[f32; 3]] {
+        match self {
+            ColorMap::Viridis => &[
+                [0.267, 0.005, 0.329],
+                [0.229, 0.322, 0.546],
+                [0.128, 0.567, 0.551],
+                [0.369, 0.789, 0.383],
+                [0.993, 0.906, 0.144],
+            ],
+            ColorMap::Inferno => &[
+                [0.001, 0.000, 0.014],
+                [0.341, 0.062, 0.429],
+                [0.735, 0.216, 0.330],
+                [0.978, 0.557, 0.035],
+                [0.988, 0.998, 0.645],
+            ],
+            ColorMap::Grey => &[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
+            ColorMap::CoolWarm => &[
+                [0.230, 0.299, 0.754],
+                [0.865, 0.865, 0.865],
+                [0.706, 0.016, 0.150],
+            ],
+        }
+    }
+
+    /// Colour of `t` in [0, 1] (clamped; NaN shows as magenta so it cannot hide).
+    pub fn color(self, t: f32) -> [u8; 3] {
+        if t.is_nan() {
+            return [255, 0, 255];
+        }
+        let s = self.stops();
+        let x = t.clamp(0.0, 1.0) * (s.len() - 1) as f32;
+        let i = (x as usize).min(s.len() - 2);
+        let f = x - i as f32;
+        [0, 1, 2].map(|c| ((s[i][c] + f * (s[i + 1][c] - s[i][c])) * 255.0).round() as u8)
+    }
+}
+
+/// One plane of a field, as an image: `values[x + width·y]` with y = 0 at the top.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slice {
+    /// Pixels across (cells along the horizontal axis).
+    pub width: usize,
+    /// Pixels down.
+    pub height: usize,
+    /// Values, top row first.
+    pub values: Vec<f32>,
+    /// Grid axes shown (horizontal, vertical).
+    pub axes: (usize, usize),
+}
+
+impl Slice {
+    /// Value at image pixel (x, y), y from the top.
+    pub fn at(&self, x: usize, y: usize) -> f32 {
+        self.values[x + self.width * y]
+    }
+    /// The grid cell behind image pixel (x, y) of a slice at `index` along `axis`.
+    pub fn cell(&self, axis: SliceAxis, index: usize, x: usize, y: usize) -> [usize; 3] {
+        let mut c = [0; 3];
+        c[axis.index()] = index;
+        c[self.axes.0] = x;
+        c[self.axes.1] = self.height - 1 - y;
+        c
+    }
+}
+
+/// The fields a slice can be taken from.
+pub struct Fields<'a> {
+    /// Cell counts.
+    pub dims: Dims,
+    /// Voxel size.
+    pub h: f32,
+    /// Density.
+    pub density: &'a [f32],
+    /// Pressure.
+    pub pressure: &'a [f32],
+    /// Face velocities.
+    pub velocity: [&'a [f32]; 3],
+}
+
+impl Fields<'_> {
+    /// Velocity at the centre of a cell.
+    pub fn cell_velocity(&self, c: [usize; 3]) -> [f32; 3] {
+        let [i, j, k] = c;
+        let d = self.dims;
+        let f = |a: usize, lo: [usize; 3]| {
+            let fd = d.faces(a);
+            let mut hi = lo;
+            hi[a] += 1;
+            0.5 * (self.velocity[a][fd.idx(lo[0], lo[1], lo[2])]
+                + self.velocity[a][fd.idx(hi[0], hi[1], hi[2])])
+        };
+        [f(0, [i, j, k]), f(1, [i, j, k]), f(2, [i, j, k])]
+    }
+
+    fn value(&self, field: SliceField, c: [usize; 3]) -> f32 {
+        let d = self.dims;
+        let idx = d.idx(c[0], c[1], c[2]);
+        match field {
+            SliceField::Density => self.density[idx],
+            SliceField::Pressure => self.pressure[idx],
+            SliceField::Speed => {
+                let v = self.cell_velocity(c);
+                (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+            }
+            SliceField::Divergence => {
+                let mut s = 0.0;
+                for a in 0..3 {
+                    let fd = d.faces(a);
+                    let mut hi = c;
+                    hi[a] += 1;
+                    s += self.velocity[a][fd.idx(hi[0], hi[1], hi[2])]
+                        - self.velocity[a][fd.idx(c[0], c[1], c[2])];
+                }
+                s / self.h
+            }
+        }
+    }
+}
+
+/// Extracts the plane `index` (clamped to the grid) normal to `axis`.
+pub fn extract(f: &Fields<'_>, axis: SliceAxis, index: usize, field: SliceField) -> Slice {
+    let n = f.dims.as_array();
+    let index = index.min(n[axis.index()] - 1);
+    let (ha, va) = axis.image_axes();
+    let (w, h) = (n[ha], n[va]);
+    let mut values = Vec::with_capacity(w * h);
+    for y in 0..h {
+        for x in 0..w {
+            let mut c = [0; 3];
+            c[axis.index()] = index;
+            c[ha] = x;
+            c[va] = h - 1 - y;
+            values.push(f.value(field, c));
+        }
+    }
+    Slice {
+        width: w,
+        height: h,
+        values,
+        axes: (ha, va),
+    }
+}
+
+/// The colour range for a slice: [0, max] for positive fields, [−m, m] for signed ones.
+/// Never empty (a constant zero slice gets [0, 1] or [−1, 1]).
+pub fn value_range(s: &Slice, signed: bool) -> (f32, f32) {
+    let finite = s.values.iter().copied().filter(|v| v.is_finite());
+    if signed {
+        let m = finite.fold(0.0f32, |m, v| m.max(v.abs()));
+        let m = if m > 0.0 { m } else { 1.0 };
+        (-m, m)
+    } else {
+        let (lo, hi) = finite.fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        let lo = if lo.is_finite() { lo.min(0.0) } else { 0.0 };
+        let hi = if hi.is_finite() && hi > lo {
+            hi
+        } else {
+            lo + 1.0
+        };
+        (lo, hi)
+    }
+}
+
+/// RGBA pixels of the slice, top row first.
+pub fn colorize(s: &Slice, range: (f32, f32), map: ColorMap) -> Vec<[u8; 4]> {
+    let span = range.1 - range.0;
+    s.values
+        .iter()
+        .map(|&v| {
+            let [r, g, b] = map.color((v - range.0) / span);
+            [r, g, b, 255]
+        })
+        .collect()
+}
+
+/// In-plane velocity arrows every `stride` cells: (image x, image y of the cell centre in
+/// pixels from the top-left, velocity along image right, velocity along image up).
+pub fn arrows(f: &Fields<'_>, axis: SliceAxis, index: usize, stride: usize) -> Vec<[f32; 4]> {
+    let n = f.dims.as_array();
+    let index = index.min(n[axis.index()] - 1);
+    let (ha, va) = axis.image_axes();
+    let (w, h) = (n[ha], n[va]);
+    let stride = stride.max(1);
+    let mut out = Vec::new();
+    for y in (stride / 2..h).step_by(stride) {
+        for x in (stride / 2..w).step_by(stride) {
+            let mut c = [0; 3];
+            c[axis.index()] = index;
+            c[ha] = x;
+            c[va] = h - 1 - y;
+            let v = f.cell_velocity(c);
+            out.push([x as f32 + 0.5, y as f32 + 0.5, v[ha], v[va]]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields_fixture(d: Dims) -> (Vec<f32>, Vec<f32>, [Vec<f32>; 3]) {
+        let density: Vec<f32> = (0..d.cells()).map(|i| i as f32).collect();
+        let pressure: Vec<f32> = (0..d.cells()).map(|i| -(i as f32)).collect();
+        let vel = [0, 1, 2].map(|a| vec![0.0f32; d.faces(a).cells()]);
+        (density, pressure, vel)
+    }
+
+    #[test]
+    fn z_slice_is_the_xy_plane_with_y_up() {
+        let d = Dims::new(4, 3, 2);
+        let (den, p, vel) = fields_fixture(d);
+        let f = Fields {
+            dims: d,
+            h: 0.25,
+            density: &den,
+            pressure: &p,
+            velocity: [&vel[0], &vel[1], &vel[2]],
+        };
+        let s = extract(&f, SliceAxis::Z, 1, SliceField::Density);
+        assert_eq!((s.width, s.height), (4, 3));
+        // Top-left pixel is x = 0, y = ny−1.
+        assert_eq!(s.at(0, 0), den[d.idx(0, 2, 1)]);
+        assert_eq!(s.at(3, 2), den[d.idx(3, 0, 1)]);
+        assert_eq!(s.cell(SliceAxis::Z, 1, 3, 2), [3, 0, 1]);
+        let s = extract(&f, SliceAxis::X, 2, SliceField::Pressure);
+        assert_eq!((s.width, s.height), (2, 3));
+        assert_eq!(s.at(1, 0), p[d.idx(2, 2, 1)]);
+        let s = extract(&f, SliceAxis::Y, 99, SliceField::Density);
+        assert_eq!((s.width, s.height), (4, 2));
+        assert_eq!(
+            s.at(0, 0),
+            den[d.idx(0, 2, 1)],
+            "index clamps to the last plane"
+        );
+    }
+
+    #[test]
+    fn speed_and_divergence_come_from_the_face_velocities() {
+        let d = Dims::cube(3);
+        let (den, p, mut vel) = fields_fixture(d);
+        // u_face(i) = i: every cell's faces differ by 1, so the divergence is 1/h = 2.
+        let du = d.faces(0);
+        for k in 0..3 {
+            for j in 0..3 {
+                for i in 0..4 {
+                    vel[0][du.idx(i, j, k)] = i as f32;
+                }
+            }
+        }
+        let f = Fields {
+            dims: d,
+            h: 0.5,
+            density: &den,
+            pressure: &p,
+            velocity: [&vel[0], &vel[1], &vel[2]],
+        };
+        let div = extract(&f, SliceAxis::Z, 1, SliceField::Divergence);
+        assert!(
+            div.values.iter().all(|&v| (v - 2.0).abs() < 1e-6),
+            "{:?}",
+            div.values
+        );
+        let speed = extract(&f, SliceAxis::Z, 1, SliceField::Speed);
+        assert_eq!(speed.at(0, 0), 0.5);
+        assert_eq!(speed.at(2, 0), 2.5);
+        let arr = arrows(&f, SliceAxis::Z, 1, 1);
+        assert_eq!(arr.len(), 9);
+        assert_eq!(arr[0], [0.5, 0.5, 0.5, 0.0]);
+    }
+
+    #[test]
+    fn colour_maps_span_their_range_and_flag_nan() {
+        for m in [
+            ColorMap::Viridis,
+            ColorMap::Inferno,
+            ColorMap::Grey,
+            ColorMap::CoolWarm,
+        ] {
+            assert_ne!(m.color(0.0), m.color(1.0));
+            assert_eq!(m.color(-5.0), m.color(0.0));
+            assert_eq!(m.color(5.0), m.color(1.0));
+            assert_eq!(m.color(f32::NAN), [255, 0, 255]);
+        }
+        assert_eq!(ColorMap::Grey.color(0.0), [0, 0, 0]);
+        assert_eq!(ColorMap::Grey.color(1.0), [255, 255, 255]);
+        assert_eq!(ColorMap::Grey.color(0.5), [128, 128, 128]);
+        let s = Slice {
+            width: 2,
+            height: 1,
+            values: vec![0.0, 4.0],
+            axes: (0, 1),
+        };
+        let r = value_range(&s, false);
+        assert_eq!(r, (0.0, 4.0));
+        let px = colorize(&s, r, ColorMap::Grey);
+        assert_eq!(px, vec![[0, 0, 0, 255], [255, 255, 255, 255]]);
+        let signed = Slice {
+            values: vec![-1.0, 3.0],
+            ..s.clone()
+        };
+        assert_eq!(value_range(&signed, true), (-3.0, 3.0));
+        let zero = Slice {
+            values: vec![0.0, 0.0],
+            ..s
+        };
+        assert_eq!(value_range(&zero, false), (0.0, 1.0));
+        assert_eq!(value_range(&zero, true), (-1.0, 1.0));
+    }
+}
