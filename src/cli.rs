@@ -17,6 +17,8 @@ pub struct Cli {
 pub enum Command {
     /// Open the interactive viewer (the default).
     View(ViewArgs),
+    /// Simulate headless and export volume frames (OpenVDB, VTK, NumPy).
+    Run(RunArgs),
     /// Simulate the default scene headless and print its state as it develops.
     Simulate(SimulateArgs),
     /// Measure the solver: ms per step overall and per stage.
@@ -169,6 +171,43 @@ fn parse_window(s: &str) -> Result<(u32, u32), String> {
         }
     };
     Ok((p(w)?, p(h)?))
+}
+
+/// `plume run`.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Grid size (default: the scene's, 64³).
+    #[command(flatten)]
+    pub grid: GridArgs,
+    /// Number of frames to write.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub frames: u32,
+    /// Output folder (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: std::path::PathBuf,
+    /// Formats, comma-separated: vdb, vti, npy.
+    #[arg(long, default_value = "vdb", value_parser = parse_formats)]
+    pub format: FormatList,
+    /// Solver steps between frames.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub every: u32,
+    /// Fields, comma-separated: density, velocity.
+    #[arg(long, default_value = "density,velocity", value_parser = crate::export::Fields::parse_list)]
+    pub fields: crate::export::Fields,
+    /// Half-precision values in .vdb files.
+    #[arg(long)]
+    pub half: bool,
+    /// File name prefix: files are <prefix>_<frame:04>.<ext>.
+    #[arg(long, default_value = "plume")]
+    pub prefix: String,
+}
+
+/// A comma-separated list of export formats.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormatList(pub Vec<crate::export::Format>);
+
+fn parse_formats(s: &str) -> Result<FormatList, String> {
+    crate::export::Format::parse_list(s).map(FormatList)
 }
 
 /// `plume simulate`.

@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod bench;
 pub mod camera;
 pub mod cli;
+pub mod export;
 pub mod render;
 pub mod scene;
 pub mod sim;

@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::Parser;
 use plume::bench::{self, BenchConfig};
-use plume::cli::{BenchArgs, Cli, Command, RenderArgs, SimulateArgs, ViewArgs};
+use plume::cli::{BenchArgs, Cli, Command, RenderArgs, RunArgs, SimulateArgs, ViewArgs};
 use plume::scene::Scene;
 use std::io::Write;
 
@@ -25,6 +25,7 @@ fn run(cli: Cli) -> Result<()> {
     });
     match cli.command.unwrap_or(default) {
         Command::View(a) => view(a),
+        Command::Run(a) => run_cmd(a),
         Command::Simulate(a) => simulate(a),
         Command::Bench(a) => bench_cmd(a),
         Command::Render(a) => render_cmd(a),
@@ -212,5 +213,81 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
         });
         println!("{report}");
     }
+    Ok(())
+}
+
+fn run_cmd(a: RunArgs) -> Result<()> {
+    use plume::export::{self, manifest::Manifest, ExportOptions, VolumeFrame};
+    use std::io::IsTerminal;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let opts = ExportOptions {
+        formats: a.format.0.clone(),
+        fields: a.fields,
+        half: a.half,
+        prefix: a.prefix.clone(),
+        ..ExportOptions::default()
+    };
+    opts.validate()?;
+    let scene = scene_for(a.grid.dims());
+    let mut solver = scene.build().context("building the scene")?;
+    export::writer::prepare_folder(&a.out)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .context("installing the Ctrl-C handler")?;
+    }
+    let mut manifest = Manifest::new(&scene, solver.grid(), &opts);
+    let tty = std::io::stderr().is_terminal();
+    let start = std::time::Instant::now();
+    for n in 1..=a.frames {
+        for _ in 0..a.every {
+            solver.step();
+        }
+        let frame = VolumeFrame::capture(&solver, opts.fields);
+        let files = export::write_frame(&a.out, n, &frame, &opts)?;
+        manifest.push(n, &frame, files);
+        manifest.save(&a.out)?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let rate = n as f64 / elapsed.max(1e-9);
+        let left = (a.frames - n) as f64 / rate;
+        let line = format!(
+            "frame {n}/{} t = {:.3} s, {rate:.2} frames/s, {left:.0} s left",
+            a.frames,
+            solver.time()
+        );
+        if tty {
+            let width = 24;
+            let filled = (n as usize * width) / a.frames as usize;
+            eprint!(
+                "\r[{}{}] {line}   ",
+                "#".repeat(filled),
+                ".".repeat(width - filled)
+            );
+            if n == a.frames {
+                eprintln!();
+            }
+        } else {
+            eprintln!("{line}");
+        }
+        if stop.load(Ordering::SeqCst) && n < a.frames {
+            if tty {
+                eprintln!();
+            }
+            anyhow::bail!(
+                "interrupted: {n} of {} frames written to {} (manifest.json lists them)",
+                a.frames,
+                a.out.display()
+            );
+        }
+    }
+    println!(
+        "wrote {} frames to {} in {:.1} s",
+        a.frames,
+        a.out.display(),
+        start.elapsed().as_secs_f64()
+    );
     Ok(())
 }

@@ -278,3 +278,157 @@ fn render_into_an_unwritable_place_names_the_file_and_leaves_nothing() {
     assert_eq!(entries.len(), 1, "something was left behind");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_writes_named_frames_and_a_manifest() {
+    let dir = temp_dir("run");
+    let o = plume(&[
+        "run",
+        "--size",
+        "12",
+        "--frames",
+        "3",
+        "--every",
+        "2",
+        "--format",
+        "vdb,npy,vti",
+        "--out",
+        dir.to_str().expect("utf-8"),
+        "--prefix",
+        "smoke",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("frame 3/3"), "progress lines: {err}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want = vec!["manifest.json".to_string()];
+    for n in 1..=3 {
+        want.push(format!("smoke_{n:04}.vdb"));
+        want.push(format!("smoke_{n:04}.vti"));
+        want.push(format!("smoke_density_{n:04}.npy"));
+        want.push(format!("smoke_velocity_{n:04}.npy"));
+    }
+    want.sort();
+    assert_eq!(names, want);
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    assert_eq!(m["format_version"], 1);
+    assert_eq!(m["dims"], serde_json::json!([12, 12, 12]));
+    assert!((m["voxel_size"].as_f64().expect("h") - 1.0 / 12.0).abs() < 1e-6);
+    assert_eq!(m["origin"], serde_json::json!([0.0, 0.0, 0.0]));
+    assert!((m["dt"].as_f64().expect("dt") - 1.0 / 60.0).abs() < 1e-6);
+    assert_eq!(m["fields"], serde_json::json!(["density", "velocity"]));
+    assert!(m["scene"]["params"]["buoyancy"].as_f64().is_some());
+    let frames = m["frames"].as_array().expect("frames");
+    assert_eq!(frames.len(), 3);
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!(f["frame"], i + 1);
+        assert_eq!(f["step"], 2 * (i + 1));
+        let t = f["time"].as_f64().expect("time");
+        assert!((t - 2.0 * (i + 1) as f64 / 60.0).abs() < 1e-6, "time {t}");
+        assert_eq!(f["files"].as_array().expect("files").len(), 4);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn run_refuses_bad_flags_formats_and_folders() {
+    let dir = temp_dir("runbad");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"x").expect("file");
+    let under_file = file.join("out");
+    let d = dir.to_str().expect("utf-8");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["run", "--frames", "2", "--out", d, "--format", "obj"],
+            "unknown format 'obj'",
+        ),
+        (
+            vec!["run", "--frames", "2", "--out", d, "--fields", "smell"],
+            "unknown field 'smell'",
+        ),
+        (vec!["run", "--frames", "0", "--out", d], "frames"),
+        (vec!["run", "--out", d], "--frames"),
+        (
+            vec!["run", "--frames", "2", "--out", d, "--prefix", "../escape"],
+            "prefix",
+        ),
+        (
+            vec![
+                "run",
+                "--frames",
+                "1",
+                "--size",
+                "8",
+                "--out",
+                under_file.to_str().expect("utf-8"),
+            ],
+            "a-file",
+        ),
+    ];
+    for (args, msg) in cases {
+        let o = plume(&args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(msg), "{args:?}: stderr lacks '{msg}':\n{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // Nothing was written by the refused runs.
+    assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn run_stops_cleanly_on_ctrl_c_after_the_current_frame() {
+    let dir = temp_dir("sigint");
+    let child = Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args([
+            "run", "--size", "48", "--frames", "100000", "--format", "npy", "--out",
+        ])
+        .arg(&dir)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Wait for the first frame, then interrupt.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !dir.join("manifest.json").exists() {
+        assert!(std::time::Instant::now() < deadline, "no frame written");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill")
+        .success());
+    let out = child.wait_with_output().expect("wait");
+    assert!(!out.status.success(), "an interrupted run must not exit 0");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interrupted"), "{err}");
+    // Every file present is complete: no temporaries, and the manifest lists exactly the files.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    let listed: usize = m["frames"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .map(|f| f["files"].as_array().map_or(0, |a| a.len()))
+        .sum();
+    assert_eq!(listed + 1, names.len(), "{names:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,8 +7,7 @@ use glium::backend::Facade;
 use glium::framebuffer::SimpleFrameBuffer;
 use glium::texture::{MipmapsOption, RawImage2d, Texture2d, UncompressedFloatFormat};
 use glium::{Rect, Surface};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// Largest image side accepted.
@@ -58,35 +57,11 @@ impl Image {
             message: m,
         };
         let bytes = self.to_png().map_err(err)?;
-        write_atomic(path, &bytes).map_err(|e| err(e.to_string()))
+        crate::export::writer::write_atomic(path, |w| w.write_all(&bytes)).map_err(|e| match e {
+            crate::export::ExportError::Write { source, .. } => err(source.to_string()),
+            other => err(other.to_string()),
+        })
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// An off-screen RGBA8 colour target of a fixed size.

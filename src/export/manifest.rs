@@ -1,0 +1,86 @@
+//! `manifest.json`: what a folder of exported frames holds, for scripts and importers.
+
+use super::{ExportOptions, Format, VolumeFrame};
+use crate::scene::Scene;
+
+/// Version of the manifest's layout.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One exported frame.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FrameEntry {
+    /// Frame number, from 1.
+    pub frame: u32,
+    /// Solver step after which it was written.
+    pub step: u64,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Files, relative to the folder.
+    pub files: Vec<String>,
+}
+
+/// The manifest.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// Layout version.
+    pub format_version: u32,
+    /// Program that wrote it.
+    pub generator: String,
+    /// Grid dimensions `[nx, ny, nz]`.
+    pub dims: [usize; 3],
+    /// Voxel size, domain units.
+    pub voxel_size: f32,
+    /// World position of the domain's minimum corner (cell (0,0,0) is centred half a voxel in).
+    pub origin: [f32; 3],
+    /// Time step, s.
+    pub dt: f32,
+    /// Formats written.
+    pub formats: Vec<Format>,
+    /// Fields written.
+    pub fields: Vec<String>,
+    /// `.vdb` values in half precision.
+    pub half: bool,
+    /// Array layout of the `.npy` files.
+    pub npy_layout: String,
+    /// The scene (grid, parameters, boundaries, emitters).
+    pub scene: Scene,
+    /// Frames written so far.
+    pub frames: Vec<FrameEntry>,
+}
+
+impl Manifest {
+    /// An empty manifest for a run of `scene` with `opts`.
+    pub fn new(scene: &Scene, grid: &crate::sim::Grid, opts: &ExportOptions) -> Self {
+        Self {
+            format_version: FORMAT_VERSION,
+            generator: format!("plume {}", env!("CARGO_PKG_VERSION")),
+            dims: grid.dims.as_array(),
+            voxel_size: grid.h,
+            origin: grid.origin,
+            dt: scene.params.dt,
+            formats: opts.formats.clone(),
+            fields: opts.fields.names().into_iter().map(String::from).collect(),
+            half: opts.half,
+            npy_layout: "float32, C order: density (nz, ny, nx), velocity (nz, ny, nx, 3)".into(),
+            scene: scene.clone(),
+            frames: Vec::new(),
+        }
+    }
+
+    /// Records a written frame.
+    pub fn push(&mut self, frame: u32, f: &VolumeFrame, files: Vec<String>) {
+        self.frames.push(FrameEntry {
+            frame,
+            step: f.step,
+            time: f.time,
+            files,
+        });
+    }
+
+    /// Writes `manifest.json` into `dir` (atomically).
+    pub fn save(&self, dir: &std::path::Path) -> Result<(), super::ExportError> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| super::ExportError::Invalid(e.to_string()))?;
+        super::writer::write_atomic(&dir.join("manifest.json"), |w| w.write_all(text.as_bytes()))
+    }
+}

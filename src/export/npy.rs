@@ -1,0 +1,45 @@
+//! NumPy `.npy` (format 1.0): little-endian float32, C order.
+
+use std::io::Write;
+
+/// The header for a float32 array of `shape`, padded so the data starts on a 64-byte boundary.
+pub fn header(shape: &[usize]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape_txt = if shape.len() == 1 {
+        format!("({},)", dims[0])
+    } else {
+        format!("({})", dims.join(", "))
+    };
+    let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_txt}, }}");
+    // magic (6) + version (2) + length (2) + dict + '\n' must be a multiple of 64.
+    let total = 10 + dict.len() + 1;
+    dict.push_str(&" ".repeat((64 - total % 64) % 64));
+    dict.push('\n');
+    let mut h = Vec::with_capacity(10 + dict.len());
+    h.extend_from_slice(b"\x93NUMPY");
+    h.extend_from_slice(&[1, 0]);
+    h.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    h.extend_from_slice(dict.as_bytes());
+    h
+}
+
+/// Writes a float32 array of `shape` (C order: the last axis varies fastest).
+pub fn write_f32(w: &mut dyn Write, shape: &[usize], data: &[f32]) -> std::io::Result<()> {
+    let n: usize = shape.iter().product();
+    if n != data.len() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("shape {shape:?} needs {n} values, got {}", data.len()),
+        ));
+    }
+    w.write_all(&header(shape))?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for chunk in data.chunks(1 << 14) {
+        buf.clear();
+        for v in chunk {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! Exported files opened by the readers other tools use, through Debian's Python bindings
+//! (installed by `.ci/run`): `.vdb` by OpenVDB 10 (`python3-openvdb`, what Blender and Houdini
+//! link), `.vti` by VTK's `vtkXMLImageDataReader` (`python3-vtk9`, what ParaView uses), and
+//! `.npy` by NumPy; compared voxel by voxel.
+
+use plume::export::{self, ExportOptions, Format, VolumeFrame};
+use plume::sim::Dims;
+use std::process::Command;
+
+/// Debian's Python, where the python3-openvdb and python3-vtk9 bindings live.
+fn python() -> Command {
+    let exe = if std::path::Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let mut c = Command::new(exe);
+    c.env("PYTHONPATH", "/usr/lib/python3/dist-packages");
+    c
+}
+
+const CHECK: &str = r#"
+import sys, json
+import numpy as np
+import pyopenvdb as vdb
+path, dens_npy, vel_npy, h, ox, oy, oz, half = sys.argv[1:9]
+h = float(h); half = half == "1"
+grids, meta = vdb.readAll(path)
+by_name = {g.name: g for g in grids}
+assert set(by_name) == {"density", "velocity"}, list(by_name)
+dens = np.load(dens_npy)            # (nz, ny, nx)
+vel = np.load(vel_npy)              # (nz, ny, nx, 3)
+nz, ny, nx = dens.shape
+tol = 1e-3 if half else 0.0
+for name, want, kind in (("density", dens, "float"), ("velocity", vel, "vec3s")):
+    g = by_name[name]
+    assert g.gridClass == vdb.GridClass.FOG_VOLUME, g.gridClass
+    assert g.valueTypeName == kind, g.valueTypeName
+    assert g.metadata["name"] == name
+    vs = g.transform.voxelSize()
+    assert all(abs(v - h) < 1e-7 for v in vs), vs
+    w = g.transform.indexToWorld((0, 0, 0))
+    assert max(abs(w[0] - (float(ox) + h / 2)), abs(w[1] - (float(oy) + h / 2)), abs(w[2] - (float(oz) + h / 2))) < 1e-6, w
+    shape = (nx, ny, nz) + ((3,) if kind == "vec3s" else ())
+    arr = np.zeros(shape, dtype=np.float32)
+    g.copyToArray(arr, ijk=(0, 0, 0))          # arr[i, j, k]
+    got = np.transpose(arr, (2, 1, 0, 3) if kind == "vec3s" else (2, 1, 0))
+    err = np.abs(got - want).max()
+    assert err <= tol * max(1.0, np.abs(want).max()), (name, err)
+    nonzero = int(np.count_nonzero(np.any(want != 0, axis=-1) if kind == "vec3s" else want != 0))
+    assert g.activeVoxelCount() == nonzero, (name, g.activeVoxelCount(), nonzero)
+print("OK")
+"#;
+
+fn frame() -> VolumeFrame {
+    let d = Dims::new(19, 23, 11);
+    let mut density = vec![0.0f32; d.cells()];
+    let mut velocity = vec![[0.0f32; 3]; d.cells()];
+    for k in 0..d.nz {
+        for j in 0..d.ny {
+            for i in 0..d.nx {
+                let c = d.idx(i, j, k);
+                let r2 =
+                    (i as f32 - 12.0).powi(2) + (j as f32 - 9.0).powi(2) + (k as f32 - 5.0).powi(2);
+                if r2 < 40.0 {
+                    density[c] = 0.5 + 0.013 * (i + 2 * j + 5 * k) as f32;
+                    velocity[c] = [0.1 * i as f32, -0.05 * j as f32, 0.3 + k as f32];
+                }
+            }
+        }
+    }
+    VolumeFrame {
+        dims: d,
+        h: 0.04,
+        origin: [0.2, -0.1, 0.0],
+        density: Some(density),
+        velocity: Some(velocity),
+        step: 1,
+        time: 0.1,
+    }
+}
+
+#[test]
+fn openvdb_reads_our_files_voxel_for_voxel() {
+    let f = frame();
+    for half in [false, true] {
+        let dir = std::env::temp_dir().join(format!("plume-openvdb-{half}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = ExportOptions {
+            formats: vec![Format::Vdb, Format::Npy],
+            half,
+            cutoff: 0.0,
+            ..ExportOptions::default()
+        };
+        let files = export::write_frame(&dir, 1, &f, &opts).expect("write");
+        let out = python()
+            .arg("-c")
+            .arg(CHECK)
+            .arg(dir.join(&files[0]))
+            .arg(dir.join(&files[1]))
+            .arg(dir.join(&files[2]))
+            .args([
+                f.h.to_string(),
+                f.origin[0].to_string(),
+                f.origin[1].to_string(),
+                f.origin[2].to_string(),
+            ])
+            .arg(if half { "1" } else { "0" })
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.trim() == "OK",
+            "OpenVDB check failed (half = {half}); the test needs Debian's python3-openvdb and python3-numpy:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+const VTK_CHECK: &str = r#"
+import sys
+import numpy as np
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+path, dens_npy, vel_npy, h, ox, oy, oz = sys.argv[1:8]
+r = vtk.vtkXMLImageDataReader()
+r.SetFileName(path)
+r.Update()
+img = r.GetOutput()
+dens = np.load(dens_npy)
+vel = np.load(vel_npy)
+nz, ny, nx = dens.shape
+assert img.GetDimensions() == (nx + 1, ny + 1, nz + 1), img.GetDimensions()
+assert all(abs(s - float(h)) < 1e-6 for s in img.GetSpacing()), img.GetSpacing()
+assert all(abs(a - float(b)) < 1e-6 for a, b in zip(img.GetOrigin(), (ox, oy, oz))), img.GetOrigin()
+cd = img.GetCellData()
+d = vtk_to_numpy(cd.GetArray("density"))
+v = vtk_to_numpy(cd.GetArray("velocity"))
+assert np.array_equal(d, dens.ravel()), "density differs"
+assert v.shape == (nx * ny * nz, 3), v.shape
+assert np.array_equal(v, vel.reshape(-1, 3)), "velocity differs"
+assert cd.GetScalars().GetName() == "density" and cd.GetVectors().GetName() == "velocity"
+print("OK")
+"#;
+
+#[test]
+fn vtk_reads_our_image_data_value_for_value() {
+    let f = frame();
+    let dir = std::env::temp_dir().join(format!("plume-vtk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = ExportOptions {
+        formats: vec![Format::Vti, Format::Npy],
+        ..ExportOptions::default()
+    };
+    let files = export::write_frame(&dir, 1, &f, &opts).expect("write");
+    let out = python()
+        .arg("-c")
+        .arg(VTK_CHECK)
+        .args(files.iter().map(|n| dir.join(n)))
+        .args([
+            f.h.to_string(),
+            f.origin[0].to_string(),
+            f.origin[1].to_string(),
+            f.origin[2].to_string(),
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.trim() == "OK",
+        "VTK check failed; the test needs Debian's python3-vtk9 and python3-numpy:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
