@@ -153,6 +153,9 @@ pub struct ViewArgs {
     /// Window size in logical pixels, WxH.
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_window)]
     pub window: (u32, u32),
+    /// Start recording OpenVDB frames (density and velocity, every 2nd step) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<std::path::PathBuf>,
 }
 
 fn parse_window(s: &str) -> Result<(u32, u32), String> {

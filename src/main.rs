@@ -48,6 +48,7 @@ fn view(a: ViewArgs) -> Result<()> {
         slice: a.slice,
         paused: a.paused,
         size: a.window,
+        record: a.record,
     };
     plume::viewer::run(opts)?;
     Ok(())
@@ -239,7 +240,14 @@ fn run_cmd(a: RunArgs) -> Result<()> {
         ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
             .context("installing the Ctrl-C handler")?;
     }
-    let mut manifest = Manifest::new(&scene, solver.grid(), &opts);
+    let shape = VolumeFrame::capture(
+        &solver,
+        export::Fields {
+            density: false,
+            velocity: false,
+        },
+    );
+    let mut manifest = Manifest::new(&scene, &shape, &opts);
     let tty = std::io::stderr().is_terminal();
     let start = std::time::Instant::now();
     for n in 1..=a.frames {

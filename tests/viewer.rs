@@ -10,6 +10,7 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     let shot = dir.join("viewer.png");
+    let rec = dir.join("frames");
     let out = Command::new("xvfb-run")
         .args([
             "-a",

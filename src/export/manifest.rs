@@ -49,14 +49,14 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// An empty manifest for a run of `scene` with `opts`.
-    pub fn new(scene: &Scene, grid: &crate::sim::Grid, opts: &ExportOptions) -> Self {
+    /// An empty manifest for frames shaped like `frame`, from `scene`, written with `opts`.
+    pub fn new(scene: &Scene, frame: &VolumeFrame, opts: &ExportOptions) -> Self {
         Self {
             format_version: FORMAT_VERSION,
             generator: format!("plume {}", env!("CARGO_PKG_VERSION")),
-            dims: grid.dims.as_array(),
-            voxel_size: grid.h,
-            origin: grid.origin,
+            dims: frame.dims.as_array(),
+            voxel_size: frame.h,
+            origin: frame.origin,
             dt: scene.params.dt,
             formats: opts.formats.clone(),
             fields: opts.fields.names().into_iter().map(String::from).collect(),

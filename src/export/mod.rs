@@ -7,6 +7,7 @@
 
 pub mod manifest;
 pub mod npy;
+pub mod recorder;
 pub mod vdb;
 pub mod vti;
 pub mod writer;

@@ -42,6 +42,9 @@ pub struct ViewOptions {
     pub paused: bool,
     /// Initial window size in logical pixels.
     pub size: (u32, u32),
+    /// Start recording frames into this folder (the Export section's defaults: OpenVDB,
+    /// density and velocity, every 2nd step).
+    pub record: Option<PathBuf>,
 }
 
 #[derive(Debug)]

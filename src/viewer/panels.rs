@@ -1,8 +1,9 @@
 //! The egui side panel: simulation, fluid, emitters, rendering, slice view and statistics.
 //! Widgets edit a local copy of the settings; changes become commands for the simulation.
 
-use super::sim_thread::{SimCommand, Snapshot};
+use super::sim_thread::{RecordSpec, SimCommand, Snapshot};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
+use crate::export::{ExportOptions, Fields, Format};
 use crate::render::RenderSettings;
 use crate::sim::{Dims, Emitter, FluidParams};
 
@@ -123,6 +124,78 @@ pub struct UiState {
     pub brush_density: f32,
     /// Last message to show (errors, saved files).
     pub message: Option<String>,
+    /// Export settings.
+    pub export: ExportUi,
+}
+
+/// The Export section's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportUi {
+    /// Output folder.
+    pub dir: String,
+    /// File name prefix.
+    pub prefix: String,
+    /// Write OpenVDB.
+    pub vdb: bool,
+    /// Write VTK image data.
+    pub vti: bool,
+    /// Write NumPy arrays.
+    pub npy: bool,
+    /// Include density.
+    pub density: bool,
+    /// Include velocity.
+    pub velocity: bool,
+    /// Half-precision VDB values.
+    pub half: bool,
+    /// Record every K-th step.
+    pub every: u32,
+}
+
+impl Default for ExportUi {
+    fn default() -> Self {
+        Self {
+            dir: "plume-export".into(),
+            prefix: "plume".into(),
+            vdb: true,
+            vti: false,
+            npy: false,
+            density: true,
+            velocity: true,
+            half: false,
+            every: 2,
+        }
+    }
+}
+
+impl ExportUi {
+    /// The export options these settings describe, validated.
+    pub fn options(&self) -> Result<ExportOptions, String> {
+        let mut formats = Vec::new();
+        for (on, f) in [
+            (self.vdb, Format::Vdb),
+            (self.vti, Format::Vti),
+            (self.npy, Format::Npy),
+        ] {
+            if on {
+                formats.push(f);
+            }
+        }
+        let o = ExportOptions {
+            formats,
+            fields: Fields {
+                density: self.density,
+                velocity: self.velocity,
+            },
+            half: self.half,
+            prefix: self.prefix.trim().to_string(),
+            ..ExportOptions::default()
+        };
+        o.validate().map_err(|e| e.to_string())?;
+        if self.dir.trim().is_empty() {
+            return Err("choose an output folder".into());
+        }
+        Ok(o)
+    }
 }
 
 impl UiState {
@@ -142,6 +215,7 @@ impl UiState {
             brush_radius: 0.05,
             brush_density: 0.5,
             message: None,
+            export: ExportUi::default(),
         };
         s.render.light_dir = light_dir(s.light_azimuth, s.light_elevation);
         s
@@ -242,6 +316,7 @@ pub fn side_panel(
                 fluid(ui, st, &mut out);
                 emitters(ui, st, &mut out);
                 rendering(ui, st, &mut out);
+                export_section(ui, st, snap, &mut out);
                 slice(ui, st);
                 statistics(ui, snap, fs);
                 controls(ui);
@@ -504,6 +579,89 @@ fn rendering(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
         });
 }
 
+fn export_section(
+    ui: &mut egui::Ui,
+    st: &mut UiState,
+    snap: Option<&Snapshot>,
+    out: &mut Vec<UiCommand>,
+) {
+    egui::CollapsingHeader::new("Export")
+        .default_open(false)
+        .show(ui, |ui| {
+            let e = &mut st.export;
+            ui.horizontal(|ui| {
+                ui.label("folder");
+                ui.text_edit_singleline(&mut e.dir);
+            });
+            ui.horizontal(|ui| {
+                ui.label("prefix");
+                ui.text_edit_singleline(&mut e.prefix);
+            });
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut e.vdb, "OpenVDB");
+                ui.checkbox(&mut e.vti, "VTK");
+                ui.checkbox(&mut e.npy, "NumPy");
+            });
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut e.density, "density");
+                ui.checkbox(&mut e.velocity, "velocity");
+                ui.checkbox(&mut e.half, "half precision (VDB)");
+            });
+            ui.add(egui::Slider::new(&mut e.every, 1..=100).text("record every K steps"));
+            let recording = snap.is_some_and(|s| s.recording);
+            ui.horizontal(|ui| {
+                if ui.button("Export this frame").clicked() {
+                    match e.options() {
+                        Ok(o) => out.push(UiCommand::Sim(SimCommand::ExportFrame(
+                            e.dir.trim().into(),
+                            o,
+                        ))),
+                        Err(m) => st.message = Some(m),
+                    }
+                }
+                let label = if recording {
+                    "⏹ Stop recording"
+                } else {
+                    "⏺ Record"
+                };
+                if ui.button(label).clicked() {
+                    if recording {
+                        out.push(UiCommand::Sim(SimCommand::SetRecording(None)));
+                    } else {
+                        match e.options() {
+                            Ok(o) => out.push(UiCommand::Sim(SimCommand::SetRecording(Some(
+                                RecordSpec {
+                                    dir: e.dir.trim().into(),
+                                    opts: o,
+                                    every: e.every,
+                                },
+                            )))),
+                            Err(m) => st.message = Some(m),
+                        }
+                    }
+                }
+            });
+            if let Some(s) = snap {
+                let r = &s.recorder;
+                ui.label(format!(
+                    "{} frames written, {} queued{}",
+                    r.written,
+                    r.queued,
+                    if recording { ", recording" } else { "" }
+                ));
+                if let Some(f) = &r.last_file {
+                    ui.label(format!("last: {f}"));
+                }
+                if let Some(err) = &r.last_error {
+                    ui.colored_label(
+                        egui::Color32::from_rgb(255, 120, 120),
+                        format!("export stopped: {err}"),
+                    );
+                }
+            }
+        });
+}
+
 fn slice(ui: &mut egui::Ui, st: &mut UiState) {
     egui::CollapsingHeader::new("Slice view")
         .default_open(true)
@@ -661,6 +819,34 @@ mod tests {
         assert!(emitters_command(&es)
             .expect_err("bad radius")
             .contains("emitter 1"));
+    }
+
+    #[test]
+    fn export_settings_become_validated_options() {
+        let mut e = ExportUi::default();
+        let o = e.options().expect("defaults are valid");
+        assert_eq!(o.formats, vec![Format::Vdb]);
+        assert!(o.fields.density && o.fields.velocity);
+        e.vti = true;
+        e.npy = true;
+        e.half = true;
+        let o = e.options().expect("valid");
+        assert_eq!(o.formats, vec![Format::Vdb, Format::Vti, Format::Npy]);
+        assert!(o.half);
+        e.vdb = false;
+        e.vti = false;
+        e.npy = false;
+        assert!(e.options().is_err(), "no format");
+        e.npy = true;
+        e.density = false;
+        e.velocity = false;
+        assert!(e.options().is_err(), "no field");
+        e.density = true;
+        e.prefix = "a/b".into();
+        assert!(e.options().expect_err("bad prefix").contains("prefix"));
+        e.prefix = "ok".into();
+        e.dir = "  ".into();
+        assert!(e.options().is_err(), "no folder");
     }
 
     #[test]

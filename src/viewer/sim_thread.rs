@@ -1,6 +1,8 @@
 //! Runs the solver on its own thread so the window stays responsive however long a step
 //! takes. The UI sends commands; the thread publishes snapshots of the newest finished step.
 
+use crate::export::recorder::{Recorder, RecorderStatus};
+use crate::export::{ExportOptions, VolumeFrame};
 use crate::scene::Scene;
 use crate::sim::{Dims, Emitter, FluidParams, Grid, Solver, StepStats};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -36,8 +38,23 @@ pub enum SimCommand {
         /// Velocity added, domain-units/s.
         velocity: [f32; 3],
     },
+    /// Write the current state once (into the folder, with the options).
+    ExportFrame(std::path::PathBuf, ExportOptions),
+    /// Write every `every`-th step from now on, or stop recording.
+    SetRecording(Option<RecordSpec>),
     /// Stop the thread.
     Quit,
+}
+
+/// Recording settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordSpec {
+    /// Output folder.
+    pub dir: std::path::PathBuf,
+    /// Formats, fields, precision, prefix.
+    pub opts: ExportOptions,
+    /// Steps between frames.
+    pub every: u32,
 }
 
 /// A copy of the solver's state after a step, for drawing.
@@ -65,6 +82,10 @@ pub struct Snapshot {
     pub serial: u64,
     /// The last error (a refused parameter change), if any.
     pub error: Option<String>,
+    /// Recording in progress.
+    pub recording: bool,
+    /// The background writer's progress.
+    pub recorder: RecorderStatus,
 }
 
 /// Handle to the simulation thread.
@@ -82,15 +103,61 @@ struct Worker {
     real_time: bool,
     serial: u64,
     error: Option<String>,
+    recorder: Option<Recorder>,
+    recording: Option<RecordSpec>,
+    last_status: Option<RecorderStatus>,
 }
 
 impl Worker {
+    fn export_now(&mut self, dir: &std::path::Path, opts: &ExportOptions) {
+        let Some(rec) = &self.recorder else {
+            self.error = Some("the export writer thread is not running".into());
+            return;
+        };
+        rec.clear_error();
+        let frame = VolumeFrame::capture(&self.solver, opts.fields);
+        rec.submit(frame, dir, opts, &self.scene);
+    }
+
+    /// After a step: queue a frame when recording asks for one; stop recording on failure.
+    fn after_step(&mut self) {
+        let Some(spec) = &self.recording else { return };
+        let Some(rec) = &self.recorder else { return };
+        if rec.failed() {
+            self.recording = None;
+            return;
+        }
+        if self.solver.steps() % spec.every.max(1) as u64 == 0 {
+            let frame = VolumeFrame::capture(&self.solver, spec.opts.fields);
+            // Blocks while the queue is full: the simulation waits rather than dropping a frame.
+            if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene) {
+                self.recording = None;
+            }
+        }
+    }
+
     fn apply(&mut self, c: SimCommand) -> bool {
         match c {
             SimCommand::SetRunning(r) => self.running = r,
             SimCommand::StepOnce => {
                 self.running = false;
                 self.solver.step();
+                self.after_step();
+                return true;
+            }
+            SimCommand::ExportFrame(dir, opts) => {
+                self.export_now(&dir, &opts);
+                return true;
+            }
+            SimCommand::SetRecording(spec) => {
+                if let (Some(_), Some(rec)) = (&spec, &self.recorder) {
+                    rec.clear_error();
+                }
+                if spec.is_some() && self.recorder.is_none() {
+                    self.error = Some("the export writer thread is not running".into());
+                } else {
+                    self.recording = spec;
+                }
                 return true;
             }
             SimCommand::Reset(dims) => {
@@ -155,6 +222,12 @@ impl Worker {
             running: self.running,
             serial: self.serial,
             error: self.error.clone(),
+            recording: self.recording.is_some(),
+            recorder: self
+                .recorder
+                .as_ref()
+                .map(Recorder::status)
+                .unwrap_or_default(),
         }
     }
 }
@@ -178,7 +251,14 @@ impl SimThread {
             real_time: true,
             serial: 0,
             error: None,
+            recorder: None,
+            recording: None,
+            last_status: None,
         };
+        match Recorder::spawn() {
+            Ok(r) => worker.recorder = Some(r),
+            Err(e) => worker.error = Some(format!("cannot start the export writer: {e}")),
+        }
         let out = Arc::clone(&latest);
         let publish = move |w: &mut Worker| {
             let snap = w.snapshot();
@@ -258,6 +338,7 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
         if w.running {
             for _ in 0..w.steps_per_frame {
                 w.solver.step();
+                w.after_step();
             }
             changed = true;
             if w.real_time {
@@ -267,6 +348,12 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
                     std::thread::sleep(Duration::from_secs_f64(ahead.min(0.5)));
                 }
             }
+        }
+        // Background writes progress while paused: show them too.
+        let status = w.recorder.as_ref().map(Recorder::status);
+        if status != w.last_status {
+            w.last_status = status;
+            changed = true;
         }
         if changed {
             publish(w);

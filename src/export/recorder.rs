@@ -1,0 +1,289 @@
+//! A background writer: frames go through a bounded queue to a thread that writes them, so
+//! the simulation never waits on the disk unless the queue is full (then it waits rather than
+//! dropping a frame). A failed write stops the recorder and is reported; the caller keeps
+//! running.
+
+use super::manifest::Manifest;
+use super::{write_frame, ExportOptions, VolumeFrame};
+use crate::scene::Scene;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// Frames that may wait in the queue.
+pub const QUEUE_CAPACITY: usize = 3;
+
+/// What the recorder has done, for the panel.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecorderStatus {
+    /// Frames written since start.
+    pub written: u32,
+    /// Frames waiting in the queue.
+    pub queued: usize,
+    /// The last file written.
+    pub last_file: Option<String>,
+    /// The last error; set when a write failed.
+    pub last_error: Option<String>,
+}
+
+struct Job {
+    frame: VolumeFrame,
+    dir: PathBuf,
+    opts: ExportOptions,
+    scene: Scene,
+}
+
+struct Shared {
+    status: Mutex<RecorderStatus>,
+    queued: AtomicUsize,
+    failed: AtomicBool,
+}
+
+/// Handle to the writer thread.
+pub struct Recorder {
+    tx: Option<SyncSender<Job>>,
+    shared: Arc<Shared>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// The next free frame number in `dir` for `prefix` (one past the highest present).
+pub fn next_frame_number(dir: &Path, prefix: &str) -> u32 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 1;
+    };
+    let mut max = 0;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(prefix).and_then(|r| r.strip_prefix('_')) else {
+            continue;
+        };
+        let stem = rest.split('.').next().unwrap_or("");
+        let digits = stem.rsplit('_').next().unwrap_or("");
+        if digits.len() == 4 {
+            if let Ok(n) = digits.parse::<u32>() {
+                max = max.max(n);
+            }
+        }
+    }
+    max + 1
+}
+
+impl Recorder {
+    /// Starts the writer thread.
+    pub fn spawn() -> std::io::Result<Self> {
+        let (tx, rx) = sync_channel::<Job>(QUEUE_CAPACITY);
+        let shared = Arc::new(Shared {
+            status: Mutex::new(RecorderStatus::default()),
+            queued: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+        });
+        let sh = Arc::clone(&shared);
+        let handle = std::thread::Builder::new()
+            .name("plume-writer".into())
+            .spawn(move || {
+                let mut manifest: Option<(PathBuf, String, Manifest)> = None;
+                for job in rx {
+                    sh.queued.fetch_sub(1, Ordering::SeqCst);
+                    if sh.failed.load(Ordering::SeqCst) {
+                        continue; // drain what was queued before the failure
+                    }
+                    let same = manifest
+                        .as_ref()
+                        .is_some_and(|(d, p, _)| *d == job.dir && *p == job.opts.prefix);
+                    if !same {
+                        manifest = Some((
+                            job.dir.clone(),
+                            job.opts.prefix.clone(),
+                            Manifest::new(&job.scene, &job.frame, &job.opts),
+                        ));
+                    }
+                    let n = next_frame_number(&job.dir, &job.opts.prefix);
+                    let result =
+                        write_frame(&job.dir, n, &job.frame, &job.opts).and_then(|files| {
+                            let last = files.last().cloned();
+                            if let Some((_, _, m)) = manifest.as_mut() {
+                                m.push(n, &job.frame, files);
+                                m.save(&job.dir)?;
+                            }
+                            Ok(last)
+                        });
+                    match result {
+                        Ok(last) => {
+                            if let Ok(mut s) = sh.status.lock() {
+                                s.written += 1;
+                                s.last_file = last.map(|f| job.dir.join(f).display().to_string());
+                            }
+                        }
+                        Err(e) => fail(&sh, e.to_string()),
+                    }
+                }
+            })?;
+        Ok(Self {
+            tx: Some(tx),
+            shared,
+            handle: Some(handle),
+        })
+    }
+
+    /// Queues a frame; blocks while the queue is full. Returns false when the recorder has
+    /// failed (the frame is not queued).
+    pub fn submit(
+        &self,
+        frame: VolumeFrame,
+        dir: &Path,
+        opts: &ExportOptions,
+        scene: &Scene,
+    ) -> bool {
+        if self.failed() {
+            return false;
+        }
+        let Some(tx) = &self.tx else { return false };
+        self.shared.queued.fetch_add(1, Ordering::SeqCst);
+        let job = Job {
+            frame,
+            dir: dir.to_path_buf(),
+            opts: opts.clone(),
+            scene: scene.clone(),
+        };
+        if tx.send(job).is_err() {
+            self.shared.queued.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        true
+    }
+
+    /// True after a failed write, until [`Recorder::clear_error`].
+    pub fn failed(&self) -> bool {
+        self.shared.failed.load(Ordering::SeqCst)
+    }
+
+    /// Forgets a failure so writing can be tried again.
+    pub fn clear_error(&self) {
+        self.shared.failed.store(false, Ordering::SeqCst);
+        if let Ok(mut s) = self.shared.status.lock() {
+            s.last_error = None;
+        }
+    }
+
+    /// Current status.
+    pub fn status(&self) -> RecorderStatus {
+        let mut s = self
+            .shared
+            .status
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        s.queued = self.shared.queued.load(Ordering::SeqCst);
+        s
+    }
+
+    /// Waits until every queued frame has been handled.
+    pub fn flush(&self) {
+        while self.shared.queued.load(Ordering::SeqCst) > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+}
+
+fn fail(sh: &Shared, msg: String) {
+    sh.failed.store(true, Ordering::SeqCst);
+    if let Ok(mut s) = sh.status.lock() {
+        s.last_error = Some(msg);
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        // Closing the channel lets the thread finish what is queued and stop.
+        self.tx.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::{Fields, Format};
+    use crate::sim::Dims;
+
+    fn frame() -> VolumeFrame {
+        let d = Dims::cube(6);
+        VolumeFrame {
+            dims: d,
+            h: 1.0 / 6.0,
+            origin: [0.0; 3],
+            density: Some(vec![0.5; d.cells()]),
+            velocity: None,
+            step: 1,
+            time: 0.1,
+        }
+    }
+
+    fn opts() -> ExportOptions {
+        ExportOptions {
+            formats: vec![Format::Npy],
+            fields: Fields {
+                density: true,
+                velocity: false,
+            },
+            ..ExportOptions::default()
+        }
+    }
+
+    #[test]
+    fn frames_are_written_in_order_with_a_manifest() {
+        let dir = std::env::temp_dir().join(format!("plume-rec-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rec = Recorder::spawn().expect("thread");
+        for _ in 0..5 {
+            assert!(rec.submit(frame(), &dir, &opts(), &Scene::default()));
+        }
+        rec.flush();
+        let st = rec.status();
+        assert_eq!((st.written, st.queued, st.last_error.clone()), (5, 0, None));
+        for n in 1..=5 {
+            assert!(dir.join(format!("plume_density_{n:04}.npy")).exists());
+        }
+        assert_eq!(next_frame_number(&dir, "plume"), 6);
+        let m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+        )
+        .expect("json");
+        assert_eq!(m["frames"].as_array().map(|a| a.len()), Some(5));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_failed_write_stops_the_recorder_and_is_reported() {
+        let base = std::env::temp_dir().join(format!("plume-recfail-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).expect("dir");
+        let blocker = base.join("file");
+        std::fs::write(&blocker, b"x").expect("file");
+        let rec = Recorder::spawn().expect("thread");
+        assert!(rec.submit(frame(), &blocker.join("sub"), &opts(), &Scene::default()));
+        rec.flush();
+        assert!(rec.failed());
+        let st = rec.status();
+        assert_eq!(st.written, 0);
+        assert!(
+            st.last_error
+                .as_deref()
+                .is_some_and(|e| e.contains("plume_density_0001.npy")),
+            "{st:?}"
+        );
+        assert!(
+            !rec.submit(frame(), &base, &opts(), &Scene::default()),
+            "a failed recorder refuses frames"
+        );
+        rec.clear_error();
+        assert!(rec.submit(frame(), &base, &opts(), &Scene::default()));
+        rec.flush();
+        assert_eq!(rec.status().written, 1);
+        std::fs::remove_dir_all(&base).ok();
+    }
+}
