@@ -127,7 +127,7 @@ impl Worker {
             self.recording = None;
             return;
         }
-        if self.solver.steps() % spec.every.max(1) as u64 == 0 {
+        if self.solver.steps().is_multiple_of(spec.every.max(1) as u64) {
             let frame = VolumeFrame::capture(&self.solver, spec.opts.fields);
             // Blocks while the queue is full: the simulation waits rather than dropping a frame.
             if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene) {
