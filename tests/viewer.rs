@@ -30,6 +30,8 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
             "--screenshot",
         ])
         .arg(&shot)
+        .arg("--record")
+        .arg(&rec)
         .output()
         .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
     assert!(
@@ -94,6 +96,31 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
     assert!(
         smoke > 300,
         "no smoke in the 3D view ({smoke} bright grey pixels)"
+    );
+    // The recording ran on the background writer and finished its queue on exit: numbered
+    // .vdb frames and a manifest that lists exactly them.
+    let mut vdbs: Vec<String> = std::fs::read_dir(&rec)
+        .expect("recording folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".vdb"))
+        .collect();
+    vdbs.sort();
+    assert!(vdbs.len() >= 2, "recorded only {vdbs:?}");
+    assert_eq!(vdbs[0], "plume_0001.vdb");
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(rec.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    let steps: Vec<u64> = m["frames"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .map(|f| f["step"].as_u64().expect("step"))
+        .collect();
+    assert_eq!(steps.len(), vdbs.len());
+    assert!(
+        steps.iter().all(|s| s % 2 == 0),
+        "every 2nd step: {steps:?}"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -171,6 +171,20 @@ impl App {
             running,
         );
         ui.slice.visible = self.opts.slice;
+        if let Some(dir) = &self.opts.record {
+            ui.export.dir = dir.display().to_string();
+            let opts = ui
+                .export
+                .options()
+                .map_err(|e| ViewerError::Window(format!("recording: {e}")))?;
+            sim.send(SimCommand::SetRecording(Some(
+                super::sim_thread::RecordSpec {
+                    dir: dir.clone(),
+                    opts,
+                    every: ui.export.every,
+                },
+            )));
+        }
         Ok(Running {
             window,
             display,
