@@ -1,0 +1,50 @@
+//! Criterion benchmark: writing one 128³ frame (density and velocity) in each format, to a
+//! temporary folder, through the same atomic writer the CLI uses.
+
+// criterion_group! generates an undocumented function.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use plume::export::{self, ExportOptions, Fields, Format, VolumeFrame};
+use plume::scene::Scene;
+use plume::sim::Dims;
+
+fn write(c: &mut Criterion) {
+    let mut s = Scene::default_plume()
+        .with_dims(Dims::cube(128))
+        .build()
+        .expect("default scene builds");
+    for _ in 0..90 {
+        s.step();
+    }
+    let frame = VolumeFrame::capture(&s, Fields::default());
+    let dir = std::env::temp_dir().join(format!("plume-bench-export-{}", std::process::id()));
+    let mut g = c.benchmark_group("write_128");
+    g.sample_size(10);
+    for (name, format, half) in [
+        ("vdb", Format::Vdb, false),
+        ("vdb_half", Format::Vdb, true),
+        ("vti", Format::Vti, false),
+        ("npy", Format::Npy, false),
+    ] {
+        let opts = ExportOptions {
+            formats: vec![format],
+            half,
+            ..ExportOptions::default()
+        };
+        let files = export::write_frame(&dir, 1, &frame, &opts).expect("write");
+        let bytes: u64 = files
+            .iter()
+            .map(|f| std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0))
+            .sum();
+        eprintln!("{name}: {:.1} MB per frame", bytes as f64 / 1e6);
+        g.bench_function(name, |b| {
+            b.iter(|| export::write_frame(&dir, 1, &frame, &opts).expect("write"))
+        });
+    }
+    g.finish();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+criterion_group!(benches, write);
+criterion_main!(benches);
