@@ -432,3 +432,18 @@ fn run_stops_cleanly_on_ctrl_c_after_the_current_frame() {
     assert_eq!(listed + 1, names.len(), "{names:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_viewer_without_a_display_says_so_instead_of_panicking() {
+    let out = Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args(["view", "--frames", "1"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: cannot open a window"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
