@@ -90,28 +90,25 @@ fn parse_camera(s: &str) -> Result<[f32; 3], String> {
     Ok(v)
 }
 
-fn parse_density_scale(s: &str) -> Result<f32, String> {
+/// A number within [lo, hi].
+fn parse_in_range(s: &str, lo: f32, hi: f32) -> Result<f32, String> {
     let v: f32 = s
         .trim()
         .parse()
         .map_err(|_| format!("'{s}' is not a number"))?;
-    if v.is_finite() && (0.0..=1e6).contains(&v) {
+    if v.is_finite() && (lo..=hi).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is outside the allowed range [0, 1000000]"))
+        Err(format!("{v} is outside the allowed range [{lo}, {hi}]"))
     }
 }
 
+fn parse_density_scale(s: &str) -> Result<f32, String> {
+    parse_in_range(s, 0.0, 1e6)
+}
+
 fn parse_quality(s: &str) -> Result<f32, String> {
-    let v: f32 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a number"))?;
-    if v.is_finite() && (1.0..=8.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside the allowed range [1, 8]"))
-    }
+    parse_in_range(s, 1.0, 8.0)
 }
 
 /// Grid size options shared by the commands.

@@ -710,7 +710,7 @@ fn statistics(ui: &mut egui::Ui, snap: Option<&Snapshot>, fs: FrameStats) {
         .show(ui, |ui| {
             ui.label(format!("{:.1} frames/s", fs.fps));
             ui.label(format!(
-                "upload {:.2} ms, render {:.2} ms",
+                "upload {:.2} ms, 3D draw + panel paint {:.2} ms (CPU)",
                 fs.upload_ms, fs.render_ms
             ));
             let Some(s) = snap else {
