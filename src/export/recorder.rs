@@ -83,32 +83,36 @@ impl Recorder {
         let handle = std::thread::Builder::new()
             .name("plume-writer".into())
             .spawn(move || {
-                let mut manifest: Option<(PathBuf, String, Manifest)> = None;
+                // Folder, prefix, manifest and next frame number of the current recording; the
+                // folder is scanned once when it changes, not for every frame.
+                let mut current: Option<(PathBuf, String, Manifest, u32)> = None;
                 for job in rx {
                     sh.queued.fetch_sub(1, Ordering::SeqCst);
                     if sh.failed.load(Ordering::SeqCst) {
                         continue; // drain what was queued before the failure
                     }
-                    let same = manifest
+                    let same = current
                         .as_ref()
-                        .is_some_and(|(d, p, _)| *d == job.dir && *p == job.opts.prefix);
+                        .is_some_and(|(d, p, _, _)| *d == job.dir && *p == job.opts.prefix);
                     if !same {
-                        manifest = Some((
-                            job.dir.clone(),
-                            job.opts.prefix.clone(),
-                            Manifest::new(&job.scene, &job.frame, &job.opts),
-                        ));
+                        let m = Manifest::new(&job.scene, &job.frame, &job.opts);
+                        let n = next_frame_number(&job.dir, &job.opts.prefix);
+                        current = Some((job.dir.clone(), job.opts.prefix.clone(), m, n));
                     }
-                    let n = next_frame_number(&job.dir, &job.opts.prefix);
+                    let Some((_, _, manifest, next)) = current.as_mut() else {
+                        continue;
+                    };
+                    let n = *next;
                     let result =
                         write_frame(&job.dir, n, &job.frame, &job.opts).and_then(|files| {
                             let last = files.last().cloned();
-                            if let Some((_, _, m)) = manifest.as_mut() {
-                                m.push(n, &job.frame, files);
-                                m.save(&job.dir)?;
-                            }
+                            manifest.push(n, &job.frame, files);
+                            manifest.save(&job.dir)?;
                             Ok(last)
                         });
+                    if result.is_ok() {
+                        *next += 1;
+                    }
                     match result {
                         Ok(last) => {
                             if let Ok(mut s) = sh.status.lock() {
