@@ -19,6 +19,9 @@ uniform bool shadows;
 uniform int shadow_steps;
 uniform bool jitter;
 uniform int max_steps;
+uniform sampler2D obstacles;    // MAX × 2 RGBA32F: (centre, kind 1 sphere / 2 box), (extent, 0)
+uniform int obstacle_count;
+uniform vec3 obstacle_color;
 
 out vec4 color;
 
@@ -61,6 +64,48 @@ float light_transmittance(vec3 p) {
     return exp(-tau * density_scale * ds);
 }
 
+// Nearest obstacle hit along the ray beyond t_min: distance (1e30 when none) and normal.
+float hit_obstacles(vec3 ro, vec3 rd, float t_min, out vec3 normal) {
+    float best = 1e30;
+    normal = vec3(0.0, 1.0, 0.0);
+    for (int i = 0; i < obstacle_count; ++i) {
+        vec4 a = texelFetch(obstacles, ivec2(i, 0), 0);
+        vec3 e = texelFetch(obstacles, ivec2(i, 1), 0).xyz;
+        vec3 c = a.xyz;
+        if (a.w < 1.5) {
+            // Sphere of radius e.x.
+            vec3 oc = ro - c;
+            float b = dot(oc, rd);
+            float h = b * b - (dot(oc, oc) - e.x * e.x);
+            if (h < 0.0) {
+                continue;
+            }
+            float t = -b - sqrt(h);
+            if (t > t_min && t < best) {
+                best = t;
+                normal = normalize(ro + rd * t - c);
+            }
+        } else {
+            // Axis-aligned box of half size e.
+            vec3 inv = 1.0 / rd;
+            vec3 ta = (c - e - ro) * inv;
+            vec3 tb = (c + e - ro) * inv;
+            vec3 lo = min(ta, tb);
+            vec3 hi = max(ta, tb);
+            float tn = max(max(lo.x, lo.y), lo.z);
+            float tf = min(min(hi.x, hi.y), hi.z);
+            if (tf < tn || tn <= t_min || tn >= best) {
+                continue;
+            }
+            best = tn;
+            vec3 s = -sign(rd);
+            normal = tn == lo.x ? vec3(s.x, 0.0, 0.0)
+                   : (tn == lo.y ? vec3(0.0, s.y, 0.0) : vec3(0.0, 0.0, s.z));
+        }
+    }
+    return best;
+}
+
 void main() {
     vec2 ndc = (gl_FragCoord.xy - viewport_origin) / viewport_size * 2.0 - 1.0;
     vec4 far_h = inv_view_proj * vec4(ndc, 1.0, 1.0);
@@ -68,6 +113,12 @@ void main() {
     float t0, t1;
     if (!hit_box(eye, rd, t0, t1)) {
         discard;
+    }
+    vec3 n_solid;
+    float t_solid = hit_obstacles(eye, rd, t0, n_solid);
+    bool solid = t_solid < t1;
+    if (solid) {
+        t1 = t_solid;
     }
     float offset = jitter ? ign(gl_FragCoord.xy) : 0.5;
     int n = min(int(ceil((t1 - t0) / step_len)), max_steps);
@@ -91,6 +142,14 @@ void main() {
             trans = 0.0;
             break;
         }
+    }
+    if (solid && trans > 0.0) {
+        // The obstacle behind the smoke: diffuse + ambient, shadowed by the smoke above it.
+        vec3 p = eye + rd * t_solid + n_solid * step_len;
+        float lambert = max(dot(n_solid, light_dir), 0.0);
+        vec3 lit = obstacle_color * (light_color * lambert * light_transmittance(p) + vec3(ambient));
+        acc += trans * lit;
+        trans = 0.0;
     }
     color = vec4(acc, 1.0 - trans);
 }

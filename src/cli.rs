@@ -19,7 +19,7 @@ pub enum Command {
     View(ViewArgs),
     /// Simulate headless and export volume frames (OpenVDB, VTK, NumPy).
     Run(RunArgs),
-    /// Simulate the default scene headless and print its state as it develops.
+    /// Simulate a scene headless and print its state as it develops.
     Simulate(SimulateArgs),
     /// Measure the solver: ms per step overall and per stage.
     Bench(BenchArgs),
@@ -111,21 +111,37 @@ fn parse_quality(s: &str) -> Result<f32, String> {
     parse_in_range(s, 1.0, 8.0)
 }
 
-/// Grid size options shared by the commands.
+/// Scene and grid size options shared by the commands.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GridArgs {
-    /// Cubic grid of N cells per side (3..=1024).
+    /// Scene file (TOML), or the name of a preset: plume (the default), wind_tunnel, jets,
+    /// vortex_ring.
+    #[arg(long, value_name = "FILE")]
+    pub scene: Option<String>,
+    /// N cells along the scene's longest axis, the others scaled to keep its proportions
+    /// (3..=1024).
     #[arg(long, value_name = "N", conflicts_with = "dims", value_parser = parse_size)]
     pub size: Option<usize>,
-    /// Grid dimensions as X,Y,Z (each 3..=1024).
+    /// Grid dimensions as X,Y,Z (each 3..=1024), replacing the scene's.
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_dims)]
     pub dims: Option<Dims>,
 }
 
 impl GridArgs {
-    /// The requested dimensions, if any.
-    pub fn dims(&self) -> Option<Dims> {
-        self.dims.or(self.size.map(Dims::cube))
+    /// The scene the options ask for, on the grid they ask for.
+    pub fn scene(&self) -> Result<crate::scene::Scene, crate::scene::SceneError> {
+        let s = match &self.scene {
+            Some(arg) => crate::scene::Scene::resolve(arg)?,
+            None => crate::scene::Scene::default_plume(),
+        };
+        let s = match (self.dims, self.size) {
+            (Some(d), _) => s.with_dims(d),
+            (None, Some(n)) => s.with_resolution(n),
+            (None, None) => s,
+        };
+        // A resized grid can break the cell limit; say so before anything is built.
+        s.validate()?;
+        Ok(s)
     }
 }
 
@@ -224,10 +240,7 @@ pub struct SimulateArgs {
 impl Default for SimulateArgs {
     fn default() -> Self {
         Self {
-            grid: GridArgs {
-                size: None,
-                dims: None,
-            },
+            grid: GridArgs::default(),
             seconds: 4.0,
         }
     }
@@ -261,7 +274,12 @@ fn parse_size(s: &str) -> Result<usize, String> {
         .trim()
         .parse()
         .map_err(|_| format!("'{s}' is not a whole number"))?;
-    Dims::cube(n).validate().map_err(|e| e.to_string())?;
+    if !(3..=crate::sim::grid::MAX_AXIS_CELLS).contains(&n) {
+        return Err(format!(
+            "{n} is outside the allowed range 3..={}",
+            crate::sim::grid::MAX_AXIS_CELLS
+        ));
+    }
     Ok(n)
 }
 

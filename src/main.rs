@@ -32,17 +32,13 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn scene_for(dims: Option<plume::sim::Dims>) -> Scene {
-    let s = Scene::default_plume();
-    match dims {
-        Some(d) => s.with_dims(d),
-        None => s,
-    }
+fn scene_for(g: &plume::cli::GridArgs) -> Result<Scene> {
+    Ok(g.scene()?)
 }
 
 fn view(a: ViewArgs) -> Result<()> {
     let opts = plume::viewer::ViewOptions {
-        scene: scene_for(a.grid.dims()),
+        scene: scene_for(&a.grid)?,
         frames: a.frames,
         screenshot: a.screenshot,
         slice: a.slice,
@@ -55,8 +51,8 @@ fn view(a: ViewArgs) -> Result<()> {
 }
 
 fn simulate(a: SimulateArgs) -> Result<()> {
-    let scene = scene_for(a.grid.dims());
-    let mut solver = scene.build().context("building the default scene")?;
+    let scene = scene_for(&a.grid)?;
+    let mut solver = scene.build().context("building the scene")?;
     let d = solver.dims();
     println!(
         "scene '{}' on a {d} grid, dt = {:.4} s, pressure solver: {}",
@@ -102,7 +98,7 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
             .context("setting up the worker threads")?;
     }
     let cfg = BenchConfig {
-        scene: scene_for(a.grid.dims()),
+        scene: scene_for(&a.grid)?,
         warmup: a.warmup as usize,
         steps: a.steps as usize,
         baseline: a.baseline,
@@ -119,11 +115,11 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
 
 fn render_cmd(a: RenderArgs) -> Result<()> {
     use plume::camera::OrbitCamera;
-    use plume::render::{context, volume::VolumeBox, Offscreen, RenderSettings, VolumeRenderer};
+    use plume::render::{context, volume::VolumeBox, Offscreen, VolumeRenderer};
 
-    let scene = scene_for(a.grid.dims());
-    let mut solver = scene.build().context("building the default scene")?;
-    let mut settings = RenderSettings::default();
+    let scene = scene_for(&a.grid)?;
+    let mut solver = scene.build().context("building the scene")?;
+    let mut settings = scene.render.clone();
     if let Some(d) = a.density_scale {
         settings.density_scale = d;
     }
@@ -137,6 +133,7 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
     let ctx = context::headless()?;
     let gl = context::info(&ctx);
     let mut renderer = VolumeRenderer::new(&ctx)?;
+    renderer.set_obstacles(&ctx, &scene.obstacle_shapes()?)?;
     let target = Offscreen::new(&ctx, a.width, a.height)?;
     let bx = VolumeBox::of_grid(solver.grid());
     let camera = match a.camera {
@@ -144,11 +141,7 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
             let c = [0, 1, 2].map(|i| 0.5 * (bx.min[i] + bx.max[i]));
             OrbitCamera::from_degrees(c, yaw, pitch, dist)
         }
-        None => {
-            let mut c = OrbitCamera::from_degrees([0.0; 3], 30.0, 20.0, 1.0);
-            c.frame(bx.min, bx.max, a.width as f32 / a.height as f32);
-            c
-        }
+        None => scene.camera(a.width as f32 / a.height as f32),
     };
     if let Some(_k) = a.every {
         std::fs::create_dir_all(&a.out)
@@ -231,7 +224,7 @@ fn run_cmd(a: RunArgs) -> Result<()> {
         ..ExportOptions::default()
     };
     opts.validate()?;
-    let scene = scene_for(a.grid.dims());
+    let scene = scene_for(&a.grid)?;
     let mut solver = scene.build().context("building the scene")?;
     export::writer::prepare_folder(&a.out)?;
     let stop = Arc::new(AtomicBool::new(false));

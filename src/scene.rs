@@ -1,28 +1,217 @@
-//! Scenes: a grid, fluid parameters, boundaries and emitters that build a [`Solver`].
-//!
-//! Scene files (TOML) come with the scenes issue; for now the built-in default scene is
-//! defined here and every command uses it.
+//! Scenes: a grid, fluid parameters, boundaries, emitters, obstacles, a camera and render
+//! settings, read from and written to TOML files. The presets in `scenes/` are embedded in
+//! the binary; `plume` is the default scene.
 
-use crate::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, SimError, Solver};
+use crate::camera::OrbitCamera;
+use crate::render::RenderSettings;
+use crate::sim::grid::{MAX_AXIS_CELLS, MAX_TOTAL_CELLS};
+use crate::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, Obstacle, SimError, Solver};
+use std::fmt;
+use std::path::Path;
 
-/// A complete simulation set-up.
+/// The presets shipped with Plume: name and TOML text (the files in `scenes/`).
+pub const PRESETS: [(&str, &str); 4] = [
+    ("plume", include_str!("../scenes/plume.toml")),
+    ("wind_tunnel", include_str!("../scenes/wind_tunnel.toml")),
+    ("jets", include_str!("../scenes/jets.toml")),
+    ("vortex_ring", include_str!("../scenes/vortex_ring.toml")),
+];
+
+/// Largest scene file read, in bytes.
+pub const MAX_SCENE_BYTES: u64 = 1 << 20;
+
+/// Grid placement of a scene.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    /// Cells along x, y, z; each 3..=1024, at most 36 million in all.
+    pub dims: [usize; 3],
+    /// Length of the domain's largest side in domain units. Default 1; allowed (0, 10000].
+    #[serde(default = "one")]
+    pub size: f32,
+    /// World position of the domain's minimum corner. Default [0, 0, 0].
+    #[serde(default)]
+    pub origin: [f32; 3],
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+/// Where the camera starts.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CameraSpec {
+    /// Degrees around the vertical axis, seen from +z. Default 30.
+    pub yaw: f32,
+    /// Degrees of elevation; allowed [−89, 89]. Default 20.
+    pub pitch: f32,
+    /// Distance from the target in domain units, allowed (0, 1000]; unset: fit the domain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f32>,
+    /// Point looked at; unset: the domain's centre.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<[f32; 3]>,
+}
+
+impl Default for CameraSpec {
+    fn default() -> Self {
+        Self {
+            yaw: 30.0,
+            pitch: 20.0,
+            distance: None,
+            target: None,
+        }
+    }
+}
+
+impl CameraSpec {
+    /// The orbit camera for a domain `[min, max]` and a view of `aspect` = width / height.
+    pub fn camera(&self, min: [f32; 3], max: [f32; 3], aspect: f32) -> OrbitCamera {
+        let mut c = OrbitCamera::from_degrees([0.0; 3], self.yaw, self.pitch, 1.0);
+        c.frame(min, max, aspect);
+        if let Some(t) = self.target {
+            c.target = t.into();
+        }
+        if let Some(d) = self.distance {
+            c.set_distance(d);
+        }
+        c
+    }
+}
+
+/// A complete simulation set-up, as in a scene file.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
     /// Short name.
     pub name: String,
-    /// Cell counts.
-    pub dims: Dims,
-    /// Length of the domain's largest side, domain units.
-    pub size: f32,
-    /// World position of the domain's minimum corner.
-    pub origin: [f32; 3],
+    /// One line about what the scene shows.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Grid dimensions and placement.
+    pub grid: GridSpec,
     /// Fluid and numerical parameters.
-    pub params: FluidParams,
+    #[serde(default)]
+    pub fluid: FluidParams,
     /// Boundary type of each face.
+    #[serde(default)]
     pub boundaries: Boundaries,
-    /// Smoke sources.
+    /// Smoke sources (`[[emitter]]` tables).
+    #[serde(default, rename = "emitter")]
     pub emitters: Vec<Emitter>,
+    /// Solid obstacles (`[[obstacle]]` tables).
+    #[serde(default, rename = "obstacle")]
+    pub obstacles: Vec<Obstacle>,
+    /// Initial camera.
+    #[serde(default)]
+    pub camera: CameraSpec,
+    /// Rendering settings.
+    #[serde(default)]
+    pub render: RenderSettings,
+}
+
+/// A scene that could not be read, with where the problem is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneError {
+    /// The file, when the scene came from one.
+    pub file: Option<String>,
+    /// 1-based line of the offending key or value, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.file, self.line) {
+            (Some(file), Some(l)) => write!(f, "{file}:{l}: {}", self.message),
+            (Some(file), None) => write!(f, "{file}: {}", self.message),
+            (None, Some(l)) => write!(f, "line {l}: {}", self.message),
+            (None, None) => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// One step of a path into the document: a key or an array index.
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn key(s: &str) -> Seg {
+    Seg::Key(s.to_string())
+}
+
+/// A validation failure: where in the document and what.
+struct Invalid {
+    path: Vec<Seg>,
+    message: String,
+}
+
+impl Invalid {
+    fn at(path: Vec<Seg>, message: impl Into<String>) -> Self {
+        Self {
+            path,
+            message: message.into(),
+        }
+    }
+}
+
+fn path_text(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for p in path {
+        match p {
+            Seg::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Byte offset of the deepest node of `path` present in the document.
+fn locate(text: &str, path: &[Seg]) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let doc = DeTable::parse(text).ok()?;
+    let mut best = None;
+    let mut table: Option<&DeTable<'_>> = Some(doc.get_ref());
+    let mut value: Option<&DeValue<'_>> = None;
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                let Some(t) = table.or_else(|| value.and_then(|v| v.as_table())) else {
+                    return best;
+                };
+                let Some((kk, v)) = t.get_key_value(k.as_str()) else {
+                    return best;
+                };
+                best = Some(kk.span().start);
+                value = Some(v.get_ref());
+                table = None;
+            }
+            Seg::Index(i) => {
+                let Some(item) = value.and_then(|v| v.as_array()).and_then(|a| a.get(*i)) else {
+                    return best;
+                };
+                best = Some(item.span().start);
+                value = Some(item.get_ref());
+                table = None;
+            }
+        }
+    }
+    best
 }
 
 impl Default for Scene {
@@ -31,36 +220,323 @@ impl Default for Scene {
     }
 }
 
-impl Scene {
-    /// The default scene: warm smoke rising from a floor emitter in a 64³ box with an open top.
-    pub fn default_plume() -> Self {
-        Self {
-            name: "plume".into(),
-            dims: Dims::cube(64),
-            size: 1.0,
-            origin: [0.0; 3],
-            params: FluidParams::default(),
-            boundaries: Boundaries::default(),
-            emitters: vec![Emitter {
-                center: [0.5, 0.12, 0.5],
-                radius: 0.07,
-                rate: 2.0,
-                velocity: Some([0.0, 0.25, 0.0]),
-            }],
+fn field_error(prefix: Vec<Seg>, e: SimError) -> Invalid {
+    let what = path_text(&prefix);
+    match e {
+        SimError::Field { field, message } => {
+            let mut p = prefix;
+            p.push(key(&field));
+            Invalid::at(
+                p,
+                if what.is_empty() {
+                    message
+                } else {
+                    format!("{what}: {message}")
+                },
+            )
         }
+        other => Invalid::at(prefix, format!("{what}: {other}")),
+    }
+}
+
+impl Scene {
+    /// The default scene: warm smoke rising from a floor emitter in a box with an open top.
+    pub fn default_plume() -> Self {
+        Self::preset("plume").expect("the embedded plume preset is valid")
     }
 
-    /// The same scene on a different grid (domain and physics unchanged).
+    /// One of the embedded presets by name.
+    pub fn preset(name: &str) -> Option<Self> {
+        let (_, text) = PRESETS.iter().find(|(n, _)| *n == name)?;
+        let file = format!("preset {name}");
+        Some(
+            Self::from_toml(text, Some(&file))
+                .unwrap_or_else(|e| panic!("embedded preset does not load: {e}")),
+        )
+    }
+
+    /// Names of the presets.
+    pub fn preset_names() -> Vec<&'static str> {
+        PRESETS.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// A scene from a command-line argument: a file path, or a preset name when no such file
+    /// exists.
+    pub fn resolve(arg: &str) -> Result<Self, SceneError> {
+        let p = Path::new(arg);
+        if !p.exists() {
+            if let Some(s) = Self::preset(arg) {
+                return Ok(s);
+            }
+            return Err(SceneError {
+                file: Some(arg.to_string()),
+                line: None,
+                message: format!(
+                    "no such file, and no preset of that name (presets: {})",
+                    Self::preset_names().join(", ")
+                ),
+            });
+        }
+        Self::load(p)
+    }
+
+    /// Reads and validates a scene file.
+    pub fn load(path: &Path) -> Result<Self, SceneError> {
+        let file = path.display().to_string();
+        let err = |message: String| SceneError {
+            file: Some(file.clone()),
+            line: None,
+            message,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        if meta.is_dir() {
+            return Err(err("is a folder, not a scene file".into()));
+        }
+        if meta.len() > MAX_SCENE_BYTES {
+            return Err(err(format!(
+                "is {} bytes; scene files are at most {MAX_SCENE_BYTES} bytes",
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| err(format!("is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
+        Self::from_toml(&text, Some(&file))
+    }
+
+    /// Parses and validates scene TOML; `file` names the source in messages.
+    pub fn from_toml(text: &str, file: Option<&str>) -> Result<Self, SceneError> {
+        let scene: Scene = toml::from_str(text).map_err(|e| SceneError {
+            file: file.map(str::to_string),
+            line: e.span().map(|s| line_of(text, s.start)),
+            message: e.message().trim().to_string(),
+        })?;
+        scene.validate_inner().map_err(|inv| SceneError {
+            file: file.map(str::to_string),
+            line: locate(text, &inv.path).map(|o| line_of(text, o)),
+            message: inv.message,
+        })?;
+        Ok(scene)
+    }
+
+    /// The scene as TOML that [`Scene::from_toml`] reads back to an equal scene.
+    pub fn to_toml(&self) -> Result<String, SceneError> {
+        let body = toml::to_string(self).map_err(|e| SceneError {
+            file: None,
+            line: None,
+            message: format!("cannot write the scene as TOML: {e}"),
+        })?;
+        Ok(format!(
+            "# Plume scene (see README.md, \"Scene files\", for every key).\n{body}"
+        ))
+    }
+
+    /// Writes the scene as TOML, atomically (a complete file or none).
+    pub fn save(&self, path: &Path) -> Result<(), SceneError> {
+        let text = self.to_toml()?;
+        crate::export::writer::write_atomic(path, |w| w.write_all(text.as_bytes())).map_err(|e| SceneError {
+            file: Some(path.display().to_string()),
+            line: None,
+            message: format!("cannot write: {e}"),
+        })
+    }
+
+    /// Checks everything a solver or renderer would reject, with messages that name the key.
+    pub fn validate(&self) -> Result<(), SceneError> {
+        self.validate_inner().map_err(|inv| SceneError {
+            file: None,
+            line: None,
+            message: inv.message,
+        })
+    }
+
+    fn validate_inner(&self) -> Result<(), Invalid> {
+        if self.name.trim().is_empty() || self.name.len() > 200 {
+            return Err(Invalid::at(
+                vec![key("name")],
+                "name must have 1 to 200 characters",
+            ));
+        }
+        let gp = || vec![key("grid"), key("dims")];
+        let [nx, ny, nz] = self.grid.dims;
+        for (a, n) in self.grid.dims.iter().enumerate() {
+            if !(3..=MAX_AXIS_CELLS).contains(n) {
+                return Err(Invalid::at(
+                    gp(),
+                    format!(
+                        "grid.dims[{a}] = {n} is outside the allowed range [3, {MAX_AXIS_CELLS}]"
+                    ),
+                ));
+            }
+        }
+        let cells = (nx as u128) * (ny as u128) * (nz as u128);
+        if cells > MAX_TOTAL_CELLS as u128 {
+            let gib = cells as f64 * 4.0 * 14.0 / (1u64 << 30) as f64;
+            return Err(Invalid::at(
+                gp(),
+                format!(
+                    "grid.dims = {nx}×{ny}×{nz} is {cells} cells (about {gib:.1} GiB of solver \
+                     memory); the limit is {MAX_TOTAL_CELLS} cells"
+                ),
+            ));
+        }
+        let size = self.grid.size;
+        if !(size.is_finite() && size > 0.0 && size <= 1e4) {
+            return Err(Invalid::at(
+                vec![key("grid"), key("size")],
+                format!("grid.size = {size} is outside the allowed range (0, 10000]"),
+            ));
+        }
+        if !self.grid.origin.iter().all(|v| v.is_finite() && v.abs() <= 1e6) {
+            return Err(Invalid::at(
+                vec![key("grid"), key("origin")],
+                format!(
+                    "grid.origin = {:?} must be finite within ±1000000",
+                    self.grid.origin
+                ),
+            ));
+        }
+        self.fluid
+            .validate()
+            .map_err(|e| field_error(vec![key("fluid")], e))?;
+        if let Err((face, m)) = self.boundaries.validate() {
+            return Err(Invalid::at(
+                vec![key("boundaries"), key(face)],
+                format!("boundaries.{m}"),
+            ));
+        }
+        let (lo, hi) = self.bounds();
+        let inside = |c: [f32; 3]| (0..3).all(|a| c[a] >= lo[a] && c[a] <= hi[a]);
+        let domain = format!(
+            "the domain [{}, {}, {}] to [{}, {}, {}]",
+            lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]
+        );
+        for (i, e) in self.emitters.iter().enumerate() {
+            let pre = vec![key("emitter"), Seg::Index(i)];
+            e.validate().map_err(|err| field_error(pre.clone(), err))?;
+            if !inside(e.center) {
+                let mut p = pre;
+                p.push(key("center"));
+                return Err(Invalid::at(
+                    p,
+                    format!(
+                        "emitter[{i}].center = {:?} lies outside {domain}",
+                        e.center
+                    ),
+                ));
+            }
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let pre = vec![key("obstacle"), Seg::Index(i)];
+            o.shape().map_err(|err| field_error(pre.clone(), err))?;
+            if !inside(o.center) {
+                let mut p = pre;
+                p.push(key("center"));
+                return Err(Invalid::at(
+                    p,
+                    format!(
+                        "obstacle[{i}].center = {:?} lies outside {domain}",
+                        o.center
+                    ),
+                ));
+            }
+        }
+        if self.obstacles.len() > crate::render::MAX_OBSTACLES {
+            return Err(Invalid::at(
+                vec![key("obstacle")],
+                format!(
+                    "{} obstacles; at most {} are allowed",
+                    self.obstacles.len(),
+                    crate::render::MAX_OBSTACLES
+                ),
+            ));
+        }
+        let c = &self.camera;
+        if !(c.yaw.is_finite()) {
+            return Err(Invalid::at(
+                vec![key("camera"), key("yaw")],
+                "camera.yaw must be a finite number of degrees",
+            ));
+        }
+        if !(c.pitch.is_finite() && (-89.0..=89.0).contains(&c.pitch)) {
+            return Err(Invalid::at(
+                vec![key("camera"), key("pitch")],
+                format!(
+                    "camera.pitch = {} is outside the allowed range [-89, 89]",
+                    c.pitch
+                ),
+            ));
+        }
+        if let Some(d) = c.distance {
+            if !(d.is_finite() && d > 0.0 && d <= 1000.0) {
+                return Err(Invalid::at(
+                    vec![key("camera"), key("distance")],
+                    format!("camera.distance = {d} is outside the allowed range (0, 1000]"),
+                ));
+            }
+        }
+        if let Some(t) = c.target {
+            if !t.iter().all(|v| v.is_finite() && v.abs() <= 1e6) {
+                return Err(Invalid::at(
+                    vec![key("camera"), key("target")],
+                    format!("camera.target = {t:?} must be finite within ±1000000"),
+                ));
+            }
+        }
+        self.render
+            .validate()
+            .map_err(|e| Invalid::at(vec![key("render")], format!("render: {e}")))?;
+        Ok(())
+    }
+
+    /// Cell counts.
+    pub fn dims(&self) -> Dims {
+        let [x, y, z] = self.grid.dims;
+        Dims::new(x, y, z)
+    }
+
+    /// The domain's minimum and maximum corners in world coordinates.
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        let n = self.grid.dims;
+        let m = *n.iter().max().unwrap_or(&1) as f32;
+        let h = self.grid.size / m;
+        let o = self.grid.origin;
+        (o, [0, 1, 2].map(|a| o[a] + n[a] as f32 * h))
+    }
+
+    /// The same scene on a different grid (domain and physics unchanged: the domain's largest
+    /// side keeps its length).
     pub fn with_dims(mut self, dims: Dims) -> Self {
-        self.dims = dims;
+        self.grid.dims = dims.as_array();
         self
+    }
+
+    /// The same scene with `n` cells along its longest axis and the other axes scaled to keep
+    /// the domain's proportions (at least 3 cells each).
+    pub fn with_resolution(self, n: usize) -> Self {
+        let d = self.grid.dims;
+        let m = *d.iter().max().unwrap_or(&1) as f64;
+        let scaled = d.map(|v| ((v as f64 * n as f64 / m).round() as usize).max(3));
+        self.with_dims(Dims::new(scaled[0], scaled[1], scaled[2]))
+    }
+
+    /// The initial camera for a view of `aspect` = width / height.
+    pub fn camera(&self, aspect: f32) -> OrbitCamera {
+        let (lo, hi) = self.bounds();
+        self.camera.camera(lo, hi, aspect)
+    }
+
+    /// The obstacles' shapes (for the renderer).
+    pub fn obstacle_shapes(&self) -> Result<Vec<crate::sim::Shape>, SimError> {
+        self.obstacles.iter().map(Obstacle::shape).collect()
     }
 
     /// Builds a solver for the scene, validating everything.
     pub fn build(&self) -> Result<Solver, SimError> {
-        let grid = Grid::new(self.dims, self.size, self.origin)?;
-        let mut s = Solver::new(grid, self.params.clone(), self.boundaries)?;
+        let grid = Grid::new(self.dims(), self.grid.size, self.grid.origin)?;
+        let mut s = Solver::new(grid, self.fluid.clone(), self.boundaries)?;
         s.set_emitters(self.emitters.clone())?;
+        s.set_obstacles(self.obstacles.clone())?;
         Ok(s)
     }
 }

@@ -121,7 +121,7 @@ fn simulate_prints_the_plume_rising() {
 #[test]
 fn bad_input_gives_a_clear_error_and_nonzero_exit() {
     let cases: [(&[&str], &str); 6] = [
-        (&["bench", "--size", "0"], "nx = 0"),
+        (&["bench", "--size", "0"], "0 is outside the allowed range"),
         (&["bench", "--size", "abc"], "not a whole number"),
         (&["bench", "--dims", "8,8"], "three numbers"),
         (&["bench", "--dims", "8,8,5000"], "nz = 5000"),
@@ -142,7 +142,7 @@ fn too_big_a_grid_is_refused_before_allocating() {
     let out = plume(&["bench", "--dims", "1024,1024,1024"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("exceeds the limit"), "{err}");
+    assert!(err.contains("the limit is 36000000 cells"), "{err}");
 }
 
 fn temp_dir(tag: &str) -> std::path::PathBuf {
@@ -324,7 +324,7 @@ fn run_writes_named_frames_and_a_manifest() {
     assert_eq!(m["origin"], serde_json::json!([0.0, 0.0, 0.0]));
     assert!((m["dt"].as_f64().expect("dt") - 1.0 / 60.0).abs() < 1e-6);
     assert_eq!(m["fields"], serde_json::json!(["density", "velocity"]));
-    assert!(m["scene"]["params"]["buoyancy"].as_f64().is_some());
+    assert!(m["scene"]["fluid"]["buoyancy"].as_f64().is_some());
     let frames = m["frames"].as_array().expect("frames");
     assert_eq!(frames.len(), 3);
     for (i, f) in frames.iter().enumerate() {
@@ -446,4 +446,82 @@ fn the_viewer_without_a_display_says_so_instead_of_panicking() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: cannot open a window"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn every_command_takes_a_scene_file_or_preset() {
+    let dir = temp_dir("scene");
+    std::fs::create_dir_all(&dir).expect("dir");
+    // A scene file of our own: a small wind tunnel.
+    let scene = dir.join("tunnel.toml");
+    std::fs::write(
+        &scene,
+        "name = \"mine\"\n[grid]\ndims = [24, 12, 12]\nsize = 2.0\n\
+         [boundaries]\nx_min = { inflow = 1.0 }\nx_max = \"open\"\n\
+         [[obstacle]]\ncenter = [0.6, 0.5, 0.5]\nradius = 0.2\n\
+         [[emitter]]\nshape = \"box\"\ncenter = [0.15, 0.5, 0.5]\nsize = [0.1, 0.4, 0.1]\ndensity = 5\n",
+    )
+    .expect("write");
+    let s = scene.display().to_string();
+    let o = plume(&["bench", "--scene", &s, "--steps", "2", "--warmup", "1", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["dims"], serde_json::json!([24, 12, 12]));
+    // --size keeps the scene's proportions.
+    let o = plume(&["bench", "--scene", "wind_tunnel", "--size", "16", "--steps", "1", "--warmup", "0", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["dims"], serde_json::json!([16, 8, 8]));
+    let png = dir.join("shot.png");
+    let o = plume(&["render", "--scene", &s, "--steps", "3", "--width", "40", "--height", "30", "--out", &png.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(png_size(&png), (40, 30));
+    let out = dir.join("frames");
+    let o = plume(&["run", "--scene", &s, "--frames", "2", "--format", "npy", "--out", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    assert_eq!(m["scene"]["name"], "mine");
+    assert_eq!(m["scene"]["obstacle"][0]["radius"], 0.2);
+    let o = plume(&["simulate", "--scene", "vortex_ring", "--size", "16", "--seconds", "0.1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("vortex_ring"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_bad_scene_file_is_named_with_its_line_by_every_command() {
+    let dir = temp_dir("badscene");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\n[grid]\ndims = [16, 16, 16]\n[fluid]\nviscosity = -1\n")
+        .expect("write");
+    let b = bad.display().to_string();
+    let png = dir.join("x.png").display().to_string();
+    let outdir = dir.join("o").display().to_string();
+    for args in [
+        vec!["bench", "--scene", &b],
+        vec!["render", "--scene", &b, "--out", &png],
+        vec!["run", "--scene", &b, "--frames", "1", "--out", &outdir],
+        vec!["view", "--scene", &b],
+        vec!["simulate", "--scene", &b],
+    ] {
+        let o = plume(&args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("{b}:5:")), "{args:?}: {err}");
+        assert!(err.contains("viscosity = -1 is outside the allowed range [0, 1]"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!dir.join("x.png").exists() && !dir.join("o").exists());
+    let o = plume(&["bench", "--scene", "nonexistent_preset"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("presets: plume, wind_tunnel, jets, vortex_ring"));
+    // A grid made too big by --size on a long scene is refused before allocating.
+    let o = plume(&["bench", "--scene", "wind_tunnel", "--size", "1024"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the limit is 36000000 cells"));
+    std::fs::remove_dir_all(&dir).ok();
 }

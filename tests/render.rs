@@ -317,3 +317,74 @@ fn images_are_written_as_png_that_decode_back() {
     assert_eq!(leftovers.len(), 1, "temporary files left: {leftovers:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind() {
+    use plume::sim::Shape;
+    let ctx = gl();
+    let mut r = VolumeRenderer::new(&ctx).expect("shaders");
+    let n = 16;
+    r.upload(&ctx, &vec![0.0; n * n * n], Dims::cube(n))
+        .expect("upload");
+    let s = RenderSettings {
+        obstacle_color: [0.8, 0.2, 0.2],
+        shadows: false,
+        ..settings()
+    };
+    let cam = framed(0.0, 0.0);
+    let before = render(&ctx, &r, &cam, n, &s);
+    r.set_obstacles(
+        &ctx,
+        &[Shape::Sphere {
+            center: [0.5, 0.5, 0.5],
+            radius: 0.25,
+        }],
+    )
+    .expect("obstacles");
+    let img = render(&ctx, &r, &cam, n, &s);
+    // The centre is opaque and red; the corners still show the background.
+    let c = img.pixel(W / 2, H / 2);
+    // Seen head-on with the light straight above, the centre gets ambient light only.
+    assert!(c[0] > 30 && c[0] > 3 * c[1] && c[0] > 3 * c[2], "centre {c:?}");
+    assert_eq!(img.pixel(0, 0), before.pixel(0, 0));
+    // Light from above: the top of the sphere is brighter than its bottom.
+    let top = img.pixel(W / 2, H / 2 - 6);
+    let bottom = img.pixel(W / 2, H / 2 + 6);
+    assert!(top[0] > bottom[0] + 30, "top {top:?}, bottom {bottom:?}");
+    // Smoke behind the sphere (far side, −z from a camera on +z) is hidden by it.
+    let mut behind = vec![0.0f32; n * n * n];
+    let d = Dims::cube(n);
+    for k in 0..3 {
+        for j in 0..n {
+            for i in 0..n {
+                behind[d.idx(i, j, k)] = 1.0;
+            }
+        }
+    }
+    r.upload(&ctx, &behind, d).expect("upload");
+    let with_smoke = render(&ctx, &r, &cam, n, &s);
+    assert_eq!(with_smoke.pixel(W / 2, H / 2), c, "smoke behind shows through");
+    // A box obstacle works too, and an empty list takes them away again.
+    r.set_obstacles(
+        &ctx,
+        &[Shape::Box {
+            center: [0.5, 0.5, 0.8],
+            half: [0.2, 0.2, 0.1],
+        }],
+    )
+    .expect("box");
+    let boxed = render(&ctx, &r, &cam, n, &s);
+    let b = boxed.pixel(W / 2, H / 2);
+    assert!(b[0] > 30 && b[0] > 3 * b[1], "box centre {b:?}");
+    r.set_obstacles(&ctx, &[]).expect("none");
+    let gone = render(&ctx, &r, &cam, n, &s);
+    assert_ne!(gone.pixel(W / 2, H / 2), b);
+    let too_many = vec![
+        Shape::Sphere {
+            center: [0.5; 3],
+            radius: 0.1
+        };
+        plume::render::MAX_OBSTACLES + 1
+    ];
+    assert!(r.set_obstacles(&ctx, &too_many).is_err());
+}

@@ -9,6 +9,7 @@ use plume::sim::{Boundaries, Dims, Emitter, Face, FluidParams, Grid, SimError, S
 fn quiet_params() -> FluidParams {
     FluidParams {
         buoyancy: 0.0,
+        smoke_weight: 0.0,
         fade: 0.0,
         ..FluidParams::default()
     }
@@ -36,7 +37,7 @@ fn uniform_inflow_into_closed_box_ends_at_rest() {
         u.fill(1.0);
     }
     // Putting the walls back: the interior streams at 1 into the x_max wall.
-    s.set_boundaries(Boundaries::closed());
+    s.set_boundaries(Boundaries::closed()).expect("boundaries");
     assert!(max_face_divergence(&s) > 0.9, "set-up must be divergent");
     let (stats, before, after) = s.project();
     assert!(stats.iterations > 0);
@@ -56,7 +57,7 @@ fn random_velocity(s: &mut Solver, seed: u64) {
             *x = r.range(-1.0, 1.0);
         }
     }
-    s.set_boundaries(b);
+    s.set_boundaries(b).expect("boundaries");
 }
 
 #[test]
@@ -221,12 +222,8 @@ fn implicit_diffusion_damps_a_cosine_mode_exactly() {
 #[test]
 fn emitter_adds_rate_times_dt_per_step() {
     let mut s = solver(Dims::cube(24), quiet_params(), Boundaries::closed());
-    let e = Emitter {
-        center: [0.5, 0.5, 0.5],
-        radius: 0.15,
-        rate: 3.0,
-        velocity: None,
-    };
+    let e = Emitter::sphere([0.5, 0.5, 0.5], 0.15, 3.0);
+    let radius = e.radius.expect("sphere");
     s.add_emitter(e.clone()).expect("emitter");
     let g = *s.grid();
     let dt = s.params().dt;
@@ -240,7 +237,7 @@ fn emitter_adds_rate_times_dt_per_step() {
                     .map(|a| (p[a] - e.center[a]).powi(2))
                     .sum::<f32>()
                     .sqrt();
-                cov_sum += ((e.radius - dist) / g.h + 0.5).clamp(0.0, 1.0) as f64;
+                cov_sum += ((radius - dist) / g.h + 0.5).clamp(0.0, 1.0) as f64;
             }
         }
     }
@@ -249,10 +246,10 @@ fn emitter_adds_rate_times_dt_per_step() {
         s.step();
         let per_cell = s.density()[g.dims.idx(centre[0], centre[1], centre[2])];
         assert!(
-            (per_cell - step as f32 * e.rate * dt).abs() < 1e-5,
+            (per_cell - step as f32 * e.density * dt).abs() < 1e-5,
             "step {step}: {per_cell}"
         );
-        let expect = step as f64 * (e.rate * dt) as f64 * cov_sum;
+        let expect = step as f64 * (e.density * dt) as f64 * cov_sum;
         let got = s.density_sum();
         assert!(
             ((got - expect) / expect).abs() < 1e-5,
@@ -287,10 +284,10 @@ fn rising_plume_is_resolution_independent() {
 }
 
 #[test]
-fn buoyancy_makes_smoke_rise_and_negative_buoyancy_makes_it_sink() {
-    for (beta, rises) in [(3.0f32, true), (-3.0, false)] {
+fn smoke_weight_makes_dense_smoke_sink_and_negative_weight_makes_it_rise() {
+    for (alpha, rises) in [(-3.0f32, true), (3.0, false)] {
         let p = FluidParams {
-            buoyancy: beta,
+            smoke_weight: alpha,
             ..FluidParams::default()
         };
         let mut s = solver(Dims::cube(24), p, Boundaries::closed());
@@ -301,8 +298,8 @@ fn buoyancy_makes_smoke_rise_and_negative_buoyancy_makes_it_sink() {
             s.step();
         }
         let y1 = centroid_of(&s)[1];
-        assert_eq!(y1 > y0 + 0.02, rises, "beta {beta}: {y0} -> {y1}");
-        assert_eq!(y1 < y0 - 0.02, !rises, "beta {beta}: {y0} -> {y1}");
+        assert_eq!(y1 > y0 + 0.02, rises, "alpha {alpha}: {y0} -> {y1}");
+        assert_eq!(y1 < y0 - 0.02, !rises, "alpha {alpha}: {y0} -> {y1}");
     }
 }
 
@@ -311,7 +308,7 @@ fn smoke_leaves_through_an_open_top_but_not_a_closed_one() {
     let run = |b: Boundaries| {
         let p = FluidParams {
             fade: 0.0,
-            buoyancy: 4.0,
+            smoke_weight: -4.0,
             ..FluidParams::default()
         };
         let mut s = solver(Dims::cube(20), p, b);
@@ -339,8 +336,10 @@ fn run_in_pool(threads: usize) -> (Vec<f32>, [Vec<f32>; 3], Vec<f32>) {
         .expect("pool");
     pool.install(|| {
         let mut scene = Scene::default_plume().with_dims(Dims::new(26, 21, 17));
-        scene.params.viscosity = 1e-3;
-        scene.params.diffusion = 1e-3;
+        scene.fluid.viscosity = 1e-3;
+        scene.fluid.diffusion = 1e-3;
+        scene.fluid.vorticity = 2.0;
+        scene.obstacles = vec![plume::sim::Obstacle::sphere([0.5, 0.6, 0.5], 0.15)];
         let mut s = scene.build().expect("scene");
         s.add_velocity_at([0.3, 0.3, 0.4], 0.2, [1.0, 0.5, -0.5])
             .expect("velocity");
@@ -434,13 +433,15 @@ fn two_hundred_random_parameter_sets_stay_finite() {
             };
             let e = Emitter {
                 center: [0, 1, 2].map(|a| grid.origin[a] + r.range(-0.2, 1.2) * ext[a]),
-                radius: r.log_range(1e-3, 10.0),
-                rate: if big { 1e6 } else { r.log_range(1e-3, 1e3) },
+                radius: Some(r.log_range(1e-3, 10.0)),
+                density: if big { 1e6 } else { r.log_range(1e-3, 1e3) },
+                temperature: r.bool().then(|| v(&mut r)),
                 velocity: if r.bool() {
                     Some([v(&mut r), v(&mut r), v(&mut r)])
                 } else {
                     None
                 },
+                ..Emitter::default()
             };
             s.add_emitter(e).expect("valid emitter");
         }
@@ -555,7 +556,8 @@ fn out_of_range_parameters_are_refused_with_a_clear_error() {
     ];
     for (p, name) in cases {
         match Solver::new(g, p, Boundaries::default()) {
-            Err(SimError::InvalidParameter(m)) => {
+            Err(SimError::Field { field, message: m }) => {
+                assert_eq!(field, name);
                 assert!(m.contains(name) && m.contains("allowed range"), "{m}")
             }
             Err(e) => panic!("wrong error for {name}: {e}"),
@@ -576,28 +578,32 @@ fn out_of_range_parameters_are_refused_with_a_clear_error() {
     let mut s = Solver::new(g, FluidParams::default(), Boundaries::default()).expect("solver");
     let bad = [
         Emitter {
-            center: [0.5; 3],
-            radius: -0.1,
-            rate: 1.0,
-            velocity: None,
+            radius: Some(-0.1),
+            ..Emitter::default()
         },
         Emitter {
-            center: [0.5; 3],
-            radius: 0.1,
-            rate: f32::NAN,
-            velocity: None,
+            density: f32::NAN,
+            ..Emitter::default()
         },
         Emitter {
             center: [f32::INFINITY, 0.5, 0.5],
-            radius: 0.1,
-            rate: 1.0,
-            velocity: None,
+            ..Emitter::default()
         },
         Emitter {
-            center: [0.5; 3],
-            radius: 0.1,
-            rate: 1.0,
             velocity: Some([1e9, 0.0, 0.0]),
+            ..Emitter::default()
+        },
+        Emitter {
+            temperature: Some(f32::NAN),
+            ..Emitter::default()
+        },
+        Emitter {
+            shape: plume::sim::ShapeKind::Box,
+            ..Emitter::default()
+        },
+        Emitter {
+            end: Some(0.0),
+            ..Emitter::default()
         },
     ];
     for e in bad {
@@ -635,12 +641,29 @@ fn packed_red_black_matches_the_generic_kernel() {
         let mut a = vec![0.0f32; n];
         let mut b = vec![0.0f32; n];
         let sa = st.solve(&mut a, &rhs, 1.5, 1e-12, 7, 7);
-        let sb = PackedRbSor::default().solve(&st, &mut b, &rhs, 1.5, 1e-12, 7, 7);
+        let sb = PackedRbSor::default().solve(&st, None, &mut b, &rhs, 1.5, 1e-12, 7, 7);
         assert_eq!(sa.iterations, sb.iterations);
         for (x, y) in a.iter().zip(&b) {
             assert!(
                 (x - y).abs() <= 1e-5 * (1.0 + x.abs()),
                 "{dims:?}: {x} vs {y}"
+            );
+        }
+        // The per-cell diagonal path (used with obstacles) with no solid cell gives the same.
+        let bnd = Boundaries {
+            x_min: Face::Open,
+            y_max: Face::Open,
+            ..Boundaries::closed()
+        };
+        let diag = plume::sim::obstacles::Solids::default()
+            .pressure_diag(Dims::new(dims[0], dims[1], dims[2]), &bnd);
+        let mut c = vec![0.0f32; n];
+        let sc = PackedRbSor::default().solve(&st, Some(&diag), &mut c, &rhs, 1.5, 1e-12, 7, 7);
+        assert_eq!(sa.iterations, sc.iterations);
+        for (x, y) in a.iter().zip(&c) {
+            assert!(
+                (x - y).abs() <= 1e-5 * (1.0 + x.abs()),
+                "{dims:?} with diagonal: {x} vs {y}"
             );
         }
         assert!((sa.relative_residual - sb.relative_residual).abs() < 1e-4);

@@ -57,7 +57,7 @@ impl Manifest {
             dims: frame.dims.as_array(),
             voxel_size: frame.h,
             origin: frame.origin,
-            dt: scene.params.dt,
+            dt: scene.fluid.dt,
             formats: opts.formats.clone(),
             fields: opts.fields.names().into_iter().map(String::from).collect(),
             half: opts.half,

@@ -87,7 +87,9 @@ impl Recorder {
                 // folder is scanned once when it changes, not for every frame.
                 let mut current: Option<(PathBuf, String, Manifest, u32)> = None;
                 for job in rx {
-                    sh.queued.fetch_sub(1, Ordering::SeqCst);
+                    // A job counts as queued until it has been handled, so `flush` waits for
+                    // the write itself and not only for the hand-over.
+                    let _done = Handled(&sh.queued);
                     if sh.failed.load(Ordering::SeqCst) {
                         continue; // drain what was queued before the failure
                     }
@@ -188,6 +190,15 @@ impl Recorder {
         while self.shared.queued.load(Ordering::SeqCst) > 0 {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
+    }
+}
+
+/// Decrements the queued count when dropped (at the end of each job, however it ends).
+struct Handled<'a>(&'a AtomicUsize);
+
+impl Drop for Handled<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -6,6 +6,9 @@ pub mod offscreen;
 pub mod volume;
 
 pub use offscreen::{render_image, Image, Offscreen};
+
+/// Most obstacles a scene may have (the renderer shades each analytically).
+pub const MAX_OBSTACLES: usize = 16;
 pub use volume::{RenderSettings, VolumeRenderer};
 
 /// Errors from creating a context, compiling shaders, drawing or writing images.

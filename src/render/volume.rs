@@ -8,7 +8,8 @@ use glium::backend::Facade;
 use glium::index::{NoIndices, PrimitiveType};
 use glium::program::ProgramCreationInput;
 use glium::texture::pixel_buffer::PixelBuffer;
-use glium::texture::{MipmapsOption, Texture3d, UncompressedFloatFormat};
+use crate::sim::Shape;
+use glium::texture::{MipmapsOption, Texture2d, Texture3d, UncompressedFloatFormat};
 use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter, SamplerWrapFunction};
 use glium::{
     implement_vertex, uniform, Blend, DrawParameters, Program, Rect, Surface, VertexBuffer,
@@ -52,6 +53,8 @@ pub struct RenderSettings {
     pub outline_color: [f32; 4],
     /// Per-pixel jitter of the first sample, to hide banding. Default on.
     pub jitter: bool,
+    /// Colour of solid obstacles. Default warm grey.
+    pub obstacle_color: [f32; 3],
 }
 
 impl Default for RenderSettings {
@@ -70,6 +73,7 @@ impl Default for RenderSettings {
             outline: true,
             outline_color: [0.8, 0.85, 0.9, 0.45],
             jitter: true,
+            obstacle_color: [0.62, 0.58, 0.52],
         }
     }
 }
@@ -112,6 +116,7 @@ impl RenderSettings {
             ("background_bottom", &self.background_bottom[..]),
             ("background_top", &self.background_top[..]),
             ("outline_color", &self.outline_color[..]),
+            ("obstacle_color", &self.obstacle_color[..]),
         ] {
             if !c.iter().all(|x| x.is_finite() && (0.0..=10.0).contains(x)) {
                 return bad(format!("{name} {c:?} must have components in [0, 10]"));
@@ -169,6 +174,9 @@ pub struct VolumeRenderer {
     probe: Program,
     texture: Option<(Texture3d, Dims)>,
     staging: Option<PixelBuffer<f32>>,
+    /// Obstacles as a MAX_OBSTACLES × 2 RGBA32F table (row 0: centre and kind, row 1: radius
+    /// or half size) and how many are used.
+    obstacles: Option<(Texture2d, i32)>,
     /// Milliseconds of the last upload (buffer write and texture transfer).
     pub last_upload_ms: f64,
 }
@@ -199,15 +207,52 @@ impl VolumeBox {
 impl VolumeRenderer {
     /// Compiles the shaders.
     pub fn new(facade: &impl Facade) -> Result<Self, RenderError> {
-        Ok(Self {
+        let mut r = Self {
             volume: program(facade, "volume", FULLSCREEN_VERT, VOLUME_FRAG)?,
             background: program(facade, "background", FULLSCREEN_VERT, BACKGROUND_FRAG)?,
             lines: program(facade, "outline", LINE_VERT, LINE_FRAG)?,
             probe: program(facade, "slice probe", FULLSCREEN_VERT, SLICE_PROBE_FRAG)?,
             texture: None,
             staging: None,
+            obstacles: None,
             last_upload_ms: 0.0,
-        })
+        };
+        r.set_obstacles(facade, &[])?;
+        Ok(r)
+    }
+
+    /// Sets the solid obstacles drawn with the volume (at most [`super::MAX_OBSTACLES`]).
+    pub fn set_obstacles(
+        &mut self,
+        facade: &impl Facade,
+        shapes: &[Shape],
+    ) -> Result<(), RenderError> {
+        let n = super::MAX_OBSTACLES;
+        if shapes.len() > n {
+            return Err(RenderError::InvalidSetting(format!(
+                "{} obstacles; at most {n} can be drawn",
+                shapes.len()
+            )));
+        }
+        let mut rows = vec![vec![(0.0f32, 0.0f32, 0.0f32, 0.0f32); n]; 2];
+        for (i, s) in shapes.iter().enumerate() {
+            let c = s.center();
+            let (kind, e) = match *s {
+                Shape::Sphere { radius, .. } => (1.0, [radius; 3]),
+                Shape::Box { half, .. } => (2.0, half),
+            };
+            rows[0][i] = (c[0], c[1], c[2], kind);
+            rows[1][i] = (e[0], e[1], e[2], 0.0);
+        }
+        let tex = Texture2d::with_format(
+            facade,
+            rows,
+            UncompressedFloatFormat::F32F32F32F32,
+            MipmapsOption::NoMipmap,
+        )
+        .map_err(|e| RenderError::Resource(format!("obstacle table: {e}")))?;
+        self.obstacles = Some((tex, shapes.len() as i32));
+        Ok(())
     }
 
     /// Dimensions of the texture currently held, if any.
@@ -330,6 +375,18 @@ impl VolumeRenderer {
             .minify_filter(MinifySamplerFilter::Linear)
             .wrap_function(SamplerWrapFunction::Clamp);
         let _ = dims;
+        let (obst_tex, obst_n) = match &self.obstacles {
+            Some((t, n)) => (t, *n),
+            None => {
+                return Err(RenderError::Resource(
+                    "the obstacle table was not created".into(),
+                ))
+            }
+        };
+        let obst = obst_tex
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Nearest)
+            .minify_filter(MinifySamplerFilter::Nearest);
         surface
             .draw(
                 tri(),
@@ -353,6 +410,9 @@ impl VolumeRenderer {
                     shadow_steps: settings.shadow_steps as i32,
                     jitter: settings.jitter,
                     max_steps: max_steps,
+                    obstacles: obst,
+                    obstacle_count: obst_n,
+                    obstacle_color: settings.obstacle_color,
                 },
                 &premultiplied(viewport),
             )

@@ -80,6 +80,43 @@ impl<'a> Sampler<'a> {
         let c1 = c01 + ty * (c11 - c01);
         c0 + tz * (c1 - c0)
     }
+
+    /// Smallest and largest of the (up to eight) samples that [`Sampler::at`] interpolates
+    /// between at `p`.
+    #[inline(always)]
+    pub fn range_at(&self, p: [f32; 3]) -> (f32, f32) {
+        let cx = p[0].max(0.0).min(self.hi[0]);
+        let cy = p[1].max(0.0).min(self.hi[1]);
+        let cz = p[2].max(0.0).min(self.hi[2]);
+        let (i0, j0, k0) = (cx as i32 as usize, cy as i32 as usize, cz as i32 as usize);
+        let d = self.d;
+        let sy = d.nx;
+        let sz = d.nx * d.ny;
+        let di = usize::from(i0 + 1 < d.nx);
+        let dj = if j0 + 1 < d.ny { sy } else { 0 };
+        let dk = if k0 + 1 < d.nz { sz } else { 0 };
+        let b = i0 + sy * j0 + sz * k0;
+        let f = self.f;
+        // SAFETY: as in `at`: every offset stays inside the array after clamping.
+        let l = |o: usize| unsafe { *f.get_unchecked(b + o) };
+        let v = [
+            l(0),
+            l(di),
+            l(dj),
+            l(dj + di),
+            l(dk),
+            l(dk + di),
+            l(dk + dj),
+            l(dk + dj + di),
+        ];
+        let mut lo = v[0];
+        let mut hi = v[0];
+        for &x in &v[1..] {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        (lo, hi)
+    }
 }
 
 /// Trilinear interpolation of `f` (dimensions `d`) at array coordinates `p`; see [`Sampler`].
@@ -217,37 +254,78 @@ fn advect_faces_axis<const A: usize>(
         });
 }
 
-/// Advects a cell-centred scalar (`src` → `dst`) through `vel`, multiplying by `scale`.
-pub fn advect_cells(dst: &mut [f32], src: &[f32], vel: VelocityRef<'_>, k_dt: f32, scale: f32) {
+/// Advects a cell-centred scalar (`src` → `dst`) through `vel` semi-Lagrangian; the result is
+/// `scale·φ + offset` (fading and cooling towards a value fused into the pass).
+pub fn advect_cells(
+    dst: &mut [f32],
+    src: &[f32],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+    scale: f32,
+    offset: f32,
+) {
+    let samp = Sampler::new(src, vel.dims);
+    cell_pass(dst, vel, k_dt, |back, _, _| scale * samp.at(back) + offset);
+}
+
+/// Advects a cell-centred scalar with MacCormack (Selle, Fedkiw, Kim, Liu and Rossignac 2008):
+/// `φ̂` = a semi-Lagrangian step forward (into `hat`), `φ̃` = one back from `φ̂`, and
+/// `φ = φ̂ + ½(φⁿ − φ̃)`, clamped to the range of the eight values of `φⁿ` that the forward step
+/// interpolated between, so no new extrema appear. The result is `scale·φ + offset`.
+#[allow(clippy::too_many_arguments)]
+pub fn maccormack_cells(
+    dst: &mut [f32],
+    src: &[f32],
+    hat: &mut [f32],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+    scale: f32,
+    offset: f32,
+) {
+    advect_cells(hat, src, vel, k_dt, 1.0, 0.0);
+    let d = vel.dims;
+    let hat: &[f32] = hat;
+    let s_src = Sampler::new(src, d);
+    let s_hat = Sampler::new(hat, d);
+    cell_pass(dst, vel, k_dt, |back, fwd, c| {
+        let v = hat[c] + 0.5 * (src[c] - s_hat.at(fwd));
+        let (lo, hi) = s_src.range_at(back);
+        scale * v.max(lo).min(hi) + offset
+    });
+}
+
+/// Runs `f(backtrace point, forward point, cell index)` for every cell, in parallel over
+/// z-planes, writing its result to `dst`. The points are `x ∓ k_dt·u(x)` in array coordinates
+/// (cell i's sample sits at i), with u the cell-centred velocity.
+fn cell_pass(
+    dst: &mut [f32],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+    f: impl Fn([f32; 3], [f32; 3], usize) -> f32 + Sync,
+) {
     let d = vel.dims;
     assert_eq!(dst.len(), d.cells());
-    let samp = Sampler::new(src, d);
     let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
     assert_eq!(vel.u.len(), du.cells());
     assert_eq!(vel.v.len(), dv.cells());
     assert_eq!(vel.w.len(), dw.cells());
-    dst.par_chunks_mut(d.nx * d.ny)
-        .enumerate()
-        .for_each(|(k, out)| {
-            for j in 0..d.ny {
-                let ur = &vel.u[du.idx(0, j, k)..du.idx(0, j, k) + d.nx + 1];
-                let vb = &vel.v[dv.idx(0, j, k)..dv.idx(0, j, k) + d.nx];
-                let vt = &vel.v[dv.idx(0, j + 1, k)..dv.idx(0, j + 1, k) + d.nx];
-                let wb = &vel.w[dw.idx(0, j, k)..dw.idx(0, j, k) + d.nx];
-                let wf = &vel.w[dw.idx(0, j, k + 1)..dw.idx(0, j, k + 1) + d.nx];
-                let row = &mut out[j * d.nx..(j + 1) * d.nx];
-                for (i, o) in row.iter_mut().enumerate() {
-                    let u = 0.5 * (ur[i] + ur[i + 1]);
-                    let v = 0.5 * (vb[i] + vt[i]);
-                    let w = 0.5 * (wb[i] + wf[i]);
-                    // Backtrace in array coordinates (cell i's sample sits at i).
-                    *o = scale
-                        * samp.at([
-                            i as f32 - k_dt * u,
-                            j as f32 - k_dt * v,
-                            k as f32 - k_dt * w,
-                        ]);
-                }
+    let plane = d.nx * d.ny;
+    dst.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
+        for j in 0..d.ny {
+            let ur = &vel.u[du.idx(0, j, k)..du.idx(0, j, k) + d.nx + 1];
+            let vb = &vel.v[dv.idx(0, j, k)..dv.idx(0, j, k) + d.nx];
+            let vt = &vel.v[dv.idx(0, j + 1, k)..dv.idx(0, j + 1, k) + d.nx];
+            let wb = &vel.w[dw.idx(0, j, k)..dw.idx(0, j, k) + d.nx];
+            let wf = &vel.w[dw.idx(0, j, k + 1)..dw.idx(0, j, k + 1) + d.nx];
+            let row = &mut out[j * d.nx..(j + 1) * d.nx];
+            let base = k * plane + j * d.nx;
+            for (i, o) in row.iter_mut().enumerate() {
+                let u = 0.5 * (ur[i] + ur[i + 1]) * k_dt;
+                let v = 0.5 * (vb[i] + vt[i]) * k_dt;
+                let w = 0.5 * (wb[i] + wf[i]) * k_dt;
+                let (x, y, z) = (i as f32, j as f32, k as f32);
+                *o = f([x - u, y - v, z - w], [x + u, y + v, z + w], base + i);
             }
-        });
+        }
+    });
 }

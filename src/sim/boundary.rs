@@ -1,18 +1,45 @@
 //! What happens at each of the domain's six faces.
 
-/// Behaviour of one face of the domain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// Behaviour of one face of the domain. In a scene file: `"wall"`, `"open"` (or `"outflow"`),
+/// or `{ inflow = SPEED }`.
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Face {
     /// A solid wall: no flow through it (normal velocity 0, zero-gradient pressure).
     #[default]
     Wall,
-    /// An open face: fluid leaves or enters freely at ambient pressure (pressure 0 outside).
+    /// An open face (outflow): fluid leaves or enters freely at ambient pressure (pressure 0
+    /// outside).
+    #[serde(alias = "outflow")]
     Open,
+    /// An inflow: clean ambient air enters through the face at this speed (domain-units/s,
+    /// allowed (0, 1000]) along the face's inward normal.
+    Inflow(f32),
+}
+
+impl Face {
+    /// `true` for an open (outflow) face.
+    pub fn is_open(self) -> bool {
+        self == Face::Open
+    }
+
+    /// `true` when the face prescribes the normal velocity (a wall or an inflow).
+    pub fn is_fixed(self) -> bool {
+        !self.is_open()
+    }
+
+    /// Short label for panels and logs.
+    pub fn label(self) -> &'static str {
+        match self {
+            Face::Wall => "wall",
+            Face::Open => "open",
+            Face::Inflow(_) => "inflow",
+        }
+    }
 }
 
 /// Boundary type of the six faces: index `2*axis + side`, side 0 = minimum, 1 = maximum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Boundaries {
     /// Face at x = min.
@@ -39,6 +66,9 @@ impl Default for Boundaries {
     }
 }
 
+/// Names of the six faces in `2*axis + side` order, as scene files spell them.
+pub const FACE_NAMES: [&str; 6] = ["x_min", "x_max", "y_min", "y_max", "z_min", "z_max"];
+
 impl Boundaries {
     /// All six faces are walls.
     pub fn closed() -> Self {
@@ -64,8 +94,55 @@ impl Boundaries {
         }
     }
 
+    /// Mutable access to the face on `axis` at `side`.
+    pub fn face_mut(&mut self, axis: usize, side: usize) -> &mut Face {
+        match (axis, side) {
+            (0, 0) => &mut self.x_min,
+            (0, _) => &mut self.x_max,
+            (1, 0) => &mut self.y_min,
+            (1, _) => &mut self.y_max,
+            (_, 0) => &mut self.z_min,
+            _ => &mut self.z_max,
+        }
+    }
+
+    /// The normal velocity (along +axis) that the face prescribes: 0 for a wall, the inflow
+    /// speed pointing into the domain for an inflow, `None` for an open face.
+    pub fn normal_velocity(&self, axis: usize, side: usize) -> Option<f32> {
+        match self.face(axis, side) {
+            Face::Wall => Some(0.0),
+            Face::Open => None,
+            Face::Inflow(s) => Some(if side == 0 { s } else { -s }),
+        }
+    }
+
     /// `true` when at least one face is open (the pressure problem then has a unique solution).
     pub fn any_open(&self) -> bool {
-        (0..3).any(|a| (0..2).any(|s| self.face(a, s) == Face::Open))
+        (0..3).any(|a| (0..2).any(|s| self.face(a, s).is_open()))
+    }
+
+    /// Checks inflow speeds; an inflow also needs an open face for the air to leave by.
+    /// On error returns the face's name and the message.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        for (n, name) in FACE_NAMES.iter().enumerate() {
+            if let Face::Inflow(s) = self.face(n / 2, n % 2) {
+                if !(s.is_finite() && s > 0.0 && s <= 1000.0) {
+                    return Err((
+                        name,
+                        format!("{name} inflow speed = {s} is outside the allowed range (0, 1000]"),
+                    ));
+                }
+                if !self.any_open() {
+                    return Err((
+                        name,
+                        format!(
+                            "{name} is an inflow but no face is open: the air has nowhere to go \
+                             (make at least one face \"open\")"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }

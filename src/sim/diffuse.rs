@@ -2,7 +2,7 @@
 //! `(I − κ·dt·∇²) x_new = x_old`, solved by red-black Gauss-Seidel. Unconditionally stable;
 //! plain Gauss-Seidel (ω = 1) makes each update a weighted average, so no new extrema appear.
 
-use super::boundary::{Boundaries, Face};
+use super::boundary::Boundaries;
 use super::grid::Dims;
 use super::stencil::{SolveStats, Stencil};
 
@@ -41,8 +41,8 @@ pub fn diffuse_component(
 ) -> SolveStats {
     let fd = dims.faces(axis);
     let n = fd.as_array();
-    let lo_wall = b.face(axis, 0) == Face::Wall;
-    let hi_wall = b.face(axis, 1) == Face::Wall;
+    let lo_wall = b.face(axis, 0).is_fixed();
+    let hi_wall = b.face(axis, 1).is_fixed();
     let lo = lo_wall as usize;
     let hi = n[axis] - hi_wall as usize;
     let mut region = n;
@@ -60,5 +60,20 @@ pub fn diffuse_component(
         a,
     };
     scratch.copy_from_slice(x);
+    // A fixed face's value is the Dirichlet neighbour of the first face inside: 0 for a wall,
+    // the inflow speed for an inflow (moved to the right-hand side).
+    for side in 0..2 {
+        let s = b.normal_velocity(axis, side).unwrap_or(0.0);
+        if s == 0.0 || region[axis] == 0 {
+            continue;
+        }
+        let plane_at = if side == 0 { lo } else { hi - 1 };
+        for (idx, r) in scratch.iter_mut().enumerate() {
+            let p = [idx % fd.nx, (idx / fd.nx) % fd.ny, idx / (fd.nx * fd.ny)];
+            if p[axis] == plane_at {
+                *r += a * s;
+            }
+        }
+    }
     st.solve(x, scratch, 1.0, tol, max_iter, 1)
 }

@@ -1,73 +1,95 @@
 //! Body forces and boundary conditions on the face velocities.
 
-use super::boundary::{Boundaries, Face};
+use super::boundary::Boundaries;
 use super::grid::Dims;
 use rayon::prelude::*;
 
-/// Buoyancy: adds `dt·β·ρ` to every y-face velocity, with ρ the mean density of the two cells
-/// sharing the face (the one inside cell at an open face). Wall faces are left at zero.
-pub fn buoyancy(dims: Dims, b: &Boundaries, density: &[f32], v: &mut [f32], beta: f32, dt: f32) {
-    if beta == 0.0 {
+/// Buoyancy after Fedkiw, Stam and Jensen (2001): adds `dt·(−α·ρ + β·(T − T_amb))` to every
+/// y-face velocity, with ρ and T the means of the two cells sharing the face (the inside cell's
+/// at an open face). Fixed faces (walls, inflows) are left alone. `temperature` may be `None`
+/// when the whole field is at ambient.
+#[allow(clippy::too_many_arguments)]
+pub fn buoyancy(
+    dims: Dims,
+    b: &Boundaries,
+    density: &[f32],
+    temperature: Option<&[f32]>,
+    v: &mut [f32],
+    alpha: f32,
+    beta: f32,
+    ambient: f32,
+    dt: f32,
+) {
+    let temperature = temperature.filter(|_| beta != 0.0);
+    if alpha == 0.0 && temperature.is_none() {
         return;
     }
     let (nx, ny) = (dims.nx, dims.ny);
-    let c = dt * beta;
-    let open0 = b.y_min == Face::Open;
-    let open1 = b.y_max == Face::Open;
+    let open0 = b.y_min.is_open();
+    let open1 = b.y_max.is_open();
+    let plane = nx * ny;
+    // Upward acceleration of one cell.
+    let acc = |c: usize, tk: Option<&[f32]>, dk: &[f32]| -> f32 {
+        let t = tk.map_or(0.0, |t| beta * (t[c] - ambient));
+        t - alpha * dk[c]
+    };
     v.par_chunks_mut(nx * (ny + 1))
         .enumerate()
         .for_each(|(k, pl)| {
-            let d = &density[k * nx * ny..(k + 1) * nx * ny];
+            let dk = &density[k * plane..(k + 1) * plane];
+            let tk = temperature.map(|t| &t[k * plane..(k + 1) * plane]);
             for j in 0..=ny {
                 let row = &mut pl[j * nx..(j + 1) * nx];
                 if j > 0 && j < ny {
-                    let lo = &d[(j - 1) * nx..j * nx];
-                    let hi = &d[j * nx..(j + 1) * nx];
-                    for ((e, a), b) in row.iter_mut().zip(lo).zip(hi) {
-                        *e += 0.5 * c * (a + b);
+                    for (i, e) in row.iter_mut().enumerate() {
+                        let lo = acc(i + (j - 1) * nx, tk, dk);
+                        let hi = acc(i + j * nx, tk, dk);
+                        *e += 0.5 * dt * (lo + hi);
                     }
                 } else if (j == 0 && open0) || (j == ny && open1) {
                     let jj = if j == 0 { 0 } else { ny - 1 };
-                    for (e, a) in row.iter_mut().zip(&d[jj * nx..(jj + 1) * nx]) {
-                        *e += c * a;
+                    for (i, e) in row.iter_mut().enumerate() {
+                        *e += dt * acc(i + jj * nx, tk, dk);
                     }
                 }
             }
         });
 }
 
-/// Sets the normal velocity on every wall face to zero.
+/// Sets the normal velocity on every fixed face: 0 on walls, the inflow speed on inflows.
 pub fn enforce_walls(dims: Dims, b: &Boundaries, u: &mut [f32], v: &mut [f32], w: &mut [f32]) {
     let (nx, ny, nz) = (dims.nx, dims.ny, dims.nz);
     let du = dims.faces(0);
+    let ux = [b.normal_velocity(0, 0), b.normal_velocity(0, 1)];
     for k in 0..nz {
         for j in 0..ny {
-            if b.x_min == Face::Wall {
-                u[du.idx(0, j, k)] = 0.0;
+            if let Some(s) = ux[0] {
+                u[du.idx(0, j, k)] = s;
             }
-            if b.x_max == Face::Wall {
-                u[du.idx(nx, j, k)] = 0.0;
+            if let Some(s) = ux[1] {
+                u[du.idx(nx, j, k)] = s;
             }
         }
     }
     let dv = dims.faces(1);
+    let vy = [b.normal_velocity(1, 0), b.normal_velocity(1, 1)];
     for k in 0..nz {
-        if b.y_min == Face::Wall {
-            let s = dv.idx(0, 0, k);
-            v[s..s + nx].fill(0.0);
+        if let Some(s) = vy[0] {
+            let o = dv.idx(0, 0, k);
+            v[o..o + nx].fill(s);
         }
-        if b.y_max == Face::Wall {
-            let s = dv.idx(0, ny, k);
-            v[s..s + nx].fill(0.0);
+        if let Some(s) = vy[1] {
+            let o = dv.idx(0, ny, k);
+            v[o..o + nx].fill(s);
         }
     }
     let dw = dims.faces(2);
     let plane = nx * ny;
-    if b.z_min == Face::Wall {
-        w[..plane].fill(0.0);
+    if let Some(s) = b.normal_velocity(2, 0) {
+        w[..plane].fill(s);
     }
-    if b.z_max == Face::Wall {
-        let s = dw.idx(0, 0, nz);
-        w[s..s + plane].fill(0.0);
+    if let Some(s) = b.normal_velocity(2, 1) {
+        let o = dw.idx(0, 0, nz);
+        w[o..o + plane].fill(s);
     }
 }

@@ -5,6 +5,7 @@ pub mod advect;
 pub mod boundary;
 pub mod diffuse;
 pub mod forces;
+pub mod obstacles;
 pub mod grid;
 pub mod params;
 pub mod project;
@@ -12,12 +13,13 @@ pub mod rbsor;
 pub mod solver;
 pub mod sources;
 pub mod stencil;
+pub mod vorticity;
 
 pub use boundary::{Boundaries, Face};
 pub use grid::{Dims, Grid};
-pub use params::{FluidParams, PressureMethod};
+pub use params::{Advection, FluidParams, PressureMethod};
 pub use solver::{Solver, StageTime, StepStats};
-pub use sources::Emitter;
+pub use sources::{Emitter, Obstacle, Pulse, Shape, ShapeKind};
 pub use stencil::SolveStats;
 
 /// Errors from building or driving a solver.
@@ -29,4 +31,24 @@ pub enum SimError {
     /// A parameter, emitter or injected amount is out of range.
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
+    /// One named field of a parameter set, emitter, obstacle or boundary is out of range.
+    /// `field` is the key as scene files spell it (`radius`, `viscosity`, …); `message`
+    /// names the field, its value and the allowed range.
+    #[error("{message}")]
+    Field {
+        /// The field's name.
+        field: String,
+        /// What is wrong, with the allowed range.
+        message: String,
+    },
+}
+
+impl SimError {
+    /// An out-of-range error for `field`.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        SimError::Field {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
 }

@@ -9,7 +9,7 @@
 //! over fluid neighbours, and n also counts open faces (ambient pressure 0 beyond them).
 
 use super::advect::VelocityRef;
-use super::boundary::{Boundaries, Face};
+use super::boundary::Boundaries;
 use super::grid::Dims;
 use super::rbsor::PackedRbSor;
 use super::stencil::{det_sum, SolveStats, Stencil};
@@ -27,7 +27,9 @@ pub struct PressureSettings {
 }
 
 /// A pressure Poisson solver: finds p with `A·p = rhs` for the operator described by `stencil`,
-/// starting from the `p` it is given (the previous step's pressure: a warm start).
+/// starting from the `p` it is given (the previous step's pressure: a warm start). With
+/// obstacles, `diag` gives each cell's diagonal (its number of fluid or open neighbours; 0 for
+/// solid cells, whose pressure stays 0).
 pub trait PressureSolver: Send + Sync {
     /// Short name shown in statistics.
     fn name(&self) -> &'static str;
@@ -35,6 +37,7 @@ pub trait PressureSolver: Send + Sync {
     fn solve(
         &mut self,
         stencil: &Stencil,
+        diag: Option<&[f32]>,
         p: &mut [f32],
         rhs: &[f32],
         settings: &PressureSettings,
@@ -55,12 +58,21 @@ impl PressureSolver for RedBlackSor {
     fn solve(
         &mut self,
         stencil: &Stencil,
+        diag: Option<&[f32]>,
         p: &mut [f32],
         rhs: &[f32],
         s: &PressureSettings,
     ) -> SolveStats {
-        self.packed
-            .solve(stencil, p, rhs, s.omega, s.tolerance, s.max_iterations, 4)
+        self.packed.solve(
+            stencil,
+            diag,
+            p,
+            rhs,
+            s.omega,
+            s.tolerance,
+            s.max_iterations,
+            4,
+        )
     }
 }
 
@@ -69,7 +81,7 @@ pub fn pressure_stencil(dims: Dims, b: &Boundaries) -> Stencil {
     let mut st = Stencil::whole(dims.as_array(), 0.0, 1.0);
     for (axis, d) in st.dirichlet.iter_mut().enumerate() {
         for (side, v) in d.iter_mut().enumerate() {
-            *v = b.face(axis, side) == Face::Open;
+            *v = b.face(axis, side).is_open();
         }
     }
     st
@@ -129,7 +141,7 @@ pub fn subtract_gradient(
 ) {
     let k = dt / h;
     let (nx, ny, nz) = (dims.nx, dims.ny, dims.nz);
-    let open = |a: usize, s: usize| b.face(a, s) == Face::Open;
+    let open = |a: usize, s: usize| b.face(a, s).is_open();
     let (ox0, ox1, oy0, oy1, oz0, oz1) = (
         open(0, 0),
         open(0, 1),

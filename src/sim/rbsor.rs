@@ -18,6 +18,9 @@ pub struct PackedRbSor {
     hx: usize,
     x: [Vec<f32>; 2],
     b: [Vec<f32>; 2],
+    /// Per-cell diagonal and its reciprocal (0 for solid cells), when obstacles exist.
+    diag: [Vec<f32>; 2],
+    inv: [Vec<f32>; 2],
     zeros: Vec<f32>,
 }
 
@@ -28,6 +31,7 @@ struct Op {
     dirichlet: [[bool; 2]; 3],
     c0: f32,
     a: f32,
+    has_diag: bool,
 }
 
 impl Op {
@@ -39,11 +43,14 @@ impl Op {
 impl PackedRbSor {
     /// Solves `A·x = rhs` for a stencil covering a whole array (offset 0, natural strides),
     /// starting from `x`. Stops at `max|r| ≤ tol·max|rhs|` or `max_iter` iterations, checking
-    /// every `check_every` iterations.
+    /// every `check_every` iterations. `diag`, when given, replaces the stencil's diagonal per
+    /// cell (x-fastest, natural layout); cells with diagonal 0 are solid: their unknown is
+    /// held at 0 and their equation dropped.
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
         st: &Stencil,
+        diag: Option<&[f32]>,
         x: &mut [f32],
         rhs: &[f32],
         omega: f32,
@@ -65,9 +72,36 @@ impl PackedRbSor {
             dirichlet: st.dirichlet,
             c0: st.c0,
             a: st.a,
+            has_diag: false,
         };
+        let has_diag = diag.is_some();
+        if let Some(dg) = diag {
+            assert_eq!(dg.len(), x.len());
+            pack(op, dg, &mut self.diag);
+            for c in 0..2 {
+                let (d, inv) = (&self.diag[c], &mut self.inv[c]);
+                inv.resize(d.len(), 0.0);
+                inv.par_iter_mut()
+                    .zip(d.par_iter())
+                    .for_each(|(i, &d)| *i = if d > 0.0 { 1.0 / d } else { 0.0 });
+            }
+        }
+        let op = Op { has_diag, ..op };
         pack(op, x, &mut self.x);
         pack(op, rhs, &mut self.b);
+        if has_diag {
+            // Solid cells start (and stay) at 0.
+            for c in 0..2 {
+                self.x[c]
+                    .par_iter_mut()
+                    .zip(self.inv[c].par_iter())
+                    .for_each(|(x, &i)| {
+                        if i == 0.0 {
+                            *x = 0.0
+                        }
+                    });
+            }
+        }
         let bnorm = self.b.iter().map(|v| max_abs(v)).fold(0.0, f32::max);
         if bnorm == 0.0 {
             x.fill(0.0);
@@ -114,6 +148,8 @@ impl PackedRbSor {
         self.hx = hx;
         self.x = [vec![0.0; hx * rows], vec![0.0; hx * rows]];
         self.b = [vec![0.0; hx * rows], vec![0.0; hx * rows]];
+        self.diag = [vec![0.0; hx * rows], vec![0.0; hx * rows]];
+        self.inv = [vec![0.0; hx * rows], vec![0.0; hx * rows]];
         self.zeros = vec![0.0; hx + 1];
     }
 
@@ -125,13 +161,43 @@ impl PackedRbSor {
             (&mut hi[0], &lo[0])
         };
         let rhs = &self.b[color];
+        let inv_all = &self.inv[color];
         let zeros = &self.zeros;
         let plane = op.hx * op.dims[1];
         mine.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
             for j in 0..op.dims[1] {
                 let row = &mut out[j * op.hx..(j + 1) * op.hx];
-                let brow = &rhs[(k * op.dims[1] + j) * op.hx..][..op.hx];
+                let base = (k * op.dims[1] + j) * op.hx;
+                let brow = &rhs[base..][..op.hx];
                 let plan = plan_row(op, other, zeros, color, j, k);
+                if op.has_diag {
+                    // Obstacles: the diagonal varies per cell (0 for solid cells, which stay 0).
+                    let irow = &inv_all[base..][..op.hx];
+                    for &(m, _, x_nb) in &plan.edges[..plan.n_edges] {
+                        let gs = (brow[m] + op.a * x_nb) * irow[m];
+                        row[m] += omega * (gs - row[m]);
+                    }
+                    if let Some(ctx) = plan.interior {
+                        let a = op.a;
+                        let r = &mut row[ctx.m_lo..ctx.m_hi];
+                        let len = r.len();
+                        let b = &brow[ctx.m_lo..ctx.m_hi];
+                        let iv = &irow[ctx.m_lo..ctx.m_hi];
+                        let (l, rt) = (&ctx.left[..len], &ctx.right[..len]);
+                        let (ym, yp, zm, zp) = (
+                            &ctx.ym[..len],
+                            &ctx.yp[..len],
+                            &ctx.zm[..len],
+                            &ctx.zp[..len],
+                        );
+                        for t in 0..len {
+                            let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
+                            let gs = (b[t] + a * s) * iv[t];
+                            r[t] += omega * (gs - r[t]);
+                        }
+                    }
+                    continue;
+                }
                 for &(m, n, x_nb) in &plan.edges[..plan.n_edges] {
                     let gs = (brow[m] + op.a * x_nb) / op.diag(n);
                     row[m] += omega * (gs - row[m]);
@@ -166,6 +232,7 @@ impl PackedRbSor {
             let mine = &self.x[color];
             let other = &self.x[1 - color];
             let rhs = &self.b[color];
+            let dg_all = &self.diag[color];
             let zeros = &self.zeros;
             let r = (0..op.dims[2])
                 .into_par_iter()
@@ -177,6 +244,22 @@ impl PackedRbSor {
                         let row = &mine[base..base + op.hx];
                         let brow = &rhs[base..base + op.hx];
                         let plan = plan_row(op, other, zeros, color, j, k);
+                        if op.has_diag {
+                            // Solid cells (diagonal 0) have no equation: residual 0.
+                            let drow = &dg_all[base..base + op.hx];
+                            for m in 0..(op.dims[0] - (color + j + k) % 2).div_ceil(2) {
+                                let i = (color + j + k) % 2 + 2 * m;
+                                let x_nb = neighbour_sum(op, other, j, k, i, m);
+                                let r = if drow[m] > 0.0 {
+                                    brow[m] - (drow[m] * row[m] - op.a * x_nb)
+                                } else {
+                                    0.0
+                                };
+                                poison += r * 0.0;
+                                mx = mx.max(r.abs());
+                            }
+                            continue;
+                        }
                         for &(m, n, x_nb) in &plan.edges[..plan.n_edges] {
                             let r = brow[m] - (op.diag(n) * row[m] - op.a * x_nb);
                             poison += r * 0.0;
@@ -319,6 +402,43 @@ fn plan_row<'a>(
         });
     }
     plan
+}
+
+/// Sum of the in-grid neighbours of cell i (packed entry m) in row (j, k) of the other colour.
+#[inline(always)]
+fn neighbour_sum(
+    op: Op,
+    other: &[f32],
+    j: usize,
+    k: usize,
+    i: usize,
+    m: usize,
+) -> f32 {
+    let [nx, ny, nz] = op.dims;
+    let hx = op.hx;
+    let orow = |jj: usize, kk: usize| &other[(kk * ny + jj) * hx..][..hx];
+    // In the other colour's row (j, k), cell i−1 is entry (i−1)/2 and cell i+1 is (i+1)/2.
+    let xrow = orow(j, k);
+    let mut sum = 0.0;
+    if i > 0 {
+        sum += xrow[(i - 1) / 2];
+    }
+    if i + 1 < nx {
+        sum += xrow[(i + 1) / 2];
+    }
+    if j > 0 {
+        sum += orow(j - 1, k)[m];
+    }
+    if j + 1 < ny {
+        sum += orow(j + 1, k)[m];
+    }
+    if k > 0 {
+        sum += orow(j, k - 1)[m];
+    }
+    if k + 1 < nz {
+        sum += orow(j, k + 1)[m];
+    }
+    sum
 }
 
 fn max_abs(v: &[f32]) -> f32 {

@@ -5,10 +5,12 @@ use super::boundary::Boundaries;
 use super::diffuse;
 use super::forces;
 use super::grid::{Dims, Grid};
-use super::params::{FluidParams, PressureMethod};
+use super::obstacles::Solids;
+use super::params::{Advection, FluidParams, PressureMethod};
 use super::project::{self, PressureSettings, PressureSolver, RedBlackSor};
-use super::sources::{coverage, Emitter};
+use super::sources::{Emitter, Obstacle, Shape};
 use super::stencil::{det_sum, SolveStats};
+use super::vorticity::{self, Confinement};
 use super::SimError;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -16,8 +18,8 @@ use std::time::Instant;
 /// Wall-clock time of one named stage of the last step.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct StageTime {
-    /// Stage name (`sources`, `advect_velocity`, `forces`, `viscosity`, `project`,
-    /// `advect_density`, `diffuse_density`).
+    /// Stage name (`sources`, `advect_velocity`, `forces`, `vorticity`, `viscosity`,
+    /// `project`, `advect_density` (density and temperature), `diffuse_density`).
     pub name: &'static str,
     /// Milliseconds spent in it.
     pub ms: f64,
@@ -50,8 +52,18 @@ pub struct Solver {
     params: FluidParams,
     boundaries: Boundaries,
     emitters: Vec<Emitter>,
+    obstacles: Vec<Obstacle>,
+    solids: Solids,
+    /// Per-cell diagonal of the pressure operator when there are solid cells, else empty.
+    pressure_diag: Vec<f32>,
     density: Vec<f32>,
     density_tmp: Vec<f32>,
+    temperature: Vec<f32>,
+    /// `false` while the whole temperature field is at ambient (its advection is skipped).
+    temperature_active: bool,
+    /// Scratch for MacCormack's intermediate field (allocated on first use).
+    mac_tmp: Vec<f32>,
+    confinement: Confinement,
     vel: [Vec<f32>; 3],
     vel_tmp: [Vec<f32>; 3],
     pressure: Vec<f32>,
@@ -76,14 +88,25 @@ impl Solver {
         let d = grid.dims;
         let n = d.cells();
         let faces = [d.faces(0).cells(), d.faces(1).cells(), d.faces(2).cells()];
-        Ok(Self {
+        boundaries
+            .validate()
+            .map_err(|(face, m)| SimError::field(face, m))?;
+        let ambient = params.ambient_temperature;
+        let mut s = Self {
             grid,
             pressure_solver: pressure_solver_for(params.pressure_method),
             params,
             boundaries,
             emitters: Vec::new(),
+            obstacles: Vec::new(),
+            solids: Solids::default(),
+            pressure_diag: Vec::new(),
             density: vec![0.0; n],
             density_tmp: vec![0.0; n],
+            temperature: vec![ambient; n],
+            temperature_active: false,
+            mac_tmp: Vec::new(),
+            confinement: Confinement::default(),
             vel: faces.map(|m| vec![0.0; m]),
             vel_tmp: faces.map(|m| vec![0.0; m]),
             pressure: vec![0.0; n],
@@ -91,7 +114,27 @@ impl Solver {
             time: 0.0,
             steps: 0,
             stats: StepStats::default(),
-        })
+        };
+        s.start_flow();
+        Ok(s)
+    }
+
+    /// With an inflow face, the fluid starts moving at the inflow speed everywhere along that
+    /// axis (a wind tunnel that is already running): uniform flow is divergence-free, so the
+    /// first projections only have to bend it around obstacles.
+    fn start_flow(&mut self) {
+        for axis in 0..3 {
+            for side in 0..2 {
+                if let super::boundary::Face::Inflow(_) = self.boundaries.face(axis, side) {
+                    if let Some(v) = self.boundaries.normal_velocity(axis, side) {
+                        self.vel[axis].fill(v);
+                        self.enforce_boundaries();
+                        return;
+                    }
+                }
+            }
+        }
+        self.enforce_boundaries();
     }
 
     /// A cubic grid of `n` cells per side in the unit domain with default parameters and
@@ -106,8 +149,13 @@ impl Solver {
 
     /// Bytes of memory held by the solver's fields.
     pub fn memory_bytes(&self) -> usize {
-        let floats = self.density.len() * 4 + self.vel.iter().map(Vec::len).sum::<usize>() * 2;
+        let floats = self.density.len() * 5
+            + self.mac_tmp.len()
+            + self.pressure_diag.len()
+            + self.vel.iter().map(Vec::len).sum::<usize>() * 2;
         floats * std::mem::size_of::<f32>()
+            + self.solids.mask.len()
+            + self.confinement.memory_bytes()
     }
 
     /// Grid placement.
@@ -129,6 +177,18 @@ impl Solver {
     /// Emitters.
     pub fn emitters(&self) -> &[Emitter] {
         &self.emitters
+    }
+    /// Obstacles.
+    pub fn obstacles(&self) -> &[Obstacle] {
+        &self.obstacles
+    }
+    /// Per-cell solid flags (1 = solid), or `None` when no cell is solid.
+    pub fn solid_mask(&self) -> Option<&[u8]> {
+        (!self.solids.is_empty()).then_some(self.solids.mask.as_slice())
+    }
+    /// Number of solid cells.
+    pub fn solid_cells(&self) -> usize {
+        self.solids.cells.len()
     }
     /// Simulated time in seconds.
     pub fn time(&self) -> f64 {
@@ -153,16 +213,50 @@ impl Solver {
         if p.pressure_method != self.params.pressure_method {
             self.pressure_solver = pressure_solver_for(p.pressure_method);
         }
+        if !self.temperature_active {
+            self.temperature.fill(p.ambient_temperature);
+        }
         self.params = p;
         Ok(())
     }
 
-    /// Replaces the boundary types; takes effect at the next step.
-    pub fn set_boundaries(&mut self, b: Boundaries) {
+    /// Replaces the boundary types after validating them; takes effect at the next step.
+    pub fn set_boundaries(&mut self, b: Boundaries) -> Result<(), SimError> {
+        b.validate().map_err(|(face, m)| SimError::field(face, m))?;
         self.boundaries = b;
+        self.update_pressure_diag();
+        self.enforce_boundaries();
+        Ok(())
+    }
+
+    /// Replaces the obstacles after validating them: rasterises them into solid cells, clears
+    /// the smoke inside and stops the flow through their faces.
+    pub fn set_obstacles(&mut self, obstacles: Vec<Obstacle>) -> Result<(), SimError> {
+        self.solids = Solids::build(&self.grid, &obstacles)?;
+        self.obstacles = obstacles;
+        self.update_pressure_diag();
+        self.solids.fill_cells(&mut self.density, 0.0);
+        self.solids
+            .fill_cells(&mut self.temperature, self.params.ambient_temperature);
+        self.solids.fill_cells(&mut self.pressure, 0.0);
+        self.enforce_boundaries();
+        Ok(())
+    }
+
+    fn update_pressure_diag(&mut self) {
+        self.pressure_diag = if self.solids.is_empty() {
+            Vec::new()
+        } else {
+            self.solids.pressure_diag(self.grid.dims, &self.boundaries)
+        };
+    }
+
+    /// Sets the normal velocity on walls (0), inflows (their speed) and solid faces (0).
+    fn enforce_boundaries(&mut self) {
         let d = self.grid.dims;
         let [u, v, w] = &mut self.vel;
         forces::enforce_walls(d, &self.boundaries, u, v, w);
+        self.solids.zero_faces([u, v, w]);
     }
 
     /// Adds an emitter after validating it.
@@ -184,6 +278,19 @@ impl Solver {
     /// Cell-centred density, x-fastest (`nx·ny·nz`).
     pub fn density(&self) -> &[f32] {
         &self.density
+    }
+    /// Cell-centred temperature, x-fastest; ambient where nothing has heated the air.
+    pub fn temperature(&self) -> &[f32] {
+        &self.temperature
+    }
+    /// Mutable temperature, for setting up initial conditions. Keep it finite.
+    pub fn temperature_mut(&mut self) -> &mut [f32] {
+        self.temperature_active = true;
+        &mut self.temperature
+    }
+    /// Total vorticity magnitude Σ|∇×u|·h³ of the current velocity (domain-units³/s).
+    pub fn total_vorticity(&self) -> f64 {
+        vorticity::total_vorticity(self.velref(), self.grid.h)
     }
     /// Mutable density, for setting up initial conditions. Keep it finite and ≥ 0.
     pub fn density_mut(&mut self) -> &mut [f32] {
@@ -297,8 +404,10 @@ impl Solver {
                 "cell {cell:?} is outside the {d} grid"
             )));
         }
-        let c = &mut self.density[d.idx(i, j, k)];
-        *c = (*c + amount).max(0.0);
+        let c = d.idx(i, j, k);
+        if !self.solids.is_solid(c) {
+            self.density[c] = (self.density[c] + amount).max(0.0);
+        }
         Ok(())
     }
 
@@ -312,16 +421,12 @@ impl Solver {
     ) -> Result<(), SimError> {
         check_amount(amount)?;
         check_sphere(center, radius)?;
-        let x = self.to_index_space(center);
-        let g = self.grid;
-        splat(
-            &mut self.density,
-            g.dims,
-            CENTER,
-            x,
-            radius / g.h,
-            |e, c| *e = (*e + c * amount).max(0.0),
-        );
+        let shape = self.index_shape(&Shape::Sphere { center, radius });
+        let d = self.grid.dims;
+        splat(&mut self.density, d, CENTER, &shape, |e, c| {
+            *e = (*e + c * amount).max(0.0)
+        });
+        self.solids.fill_cells(&mut self.density, 0.0);
         Ok(())
     }
 
@@ -349,27 +454,23 @@ impl Solver {
     ) -> Result<(), SimError> {
         check_velocity(vel)?;
         check_sphere(center, radius)?;
-        let x = self.to_index_space(center);
+        let shape = self.index_shape(&Shape::Sphere { center, radius });
         let g = self.grid;
         for (a, f) in self.vel.iter_mut().enumerate() {
             let va = vel[a];
-            splat(
-                f,
-                g.dims.faces(a),
-                advect::face_stagger(a),
-                x,
-                radius / g.h,
-                |e, c| *e += c * va,
-            );
+            splat(f, g.dims.faces(a), advect::face_stagger(a), &shape, |e, c| {
+                *e += c * va
+            });
         }
-        let [u, v, w] = &mut self.vel;
-        forces::enforce_walls(g.dims, &self.boundaries, u, v, w);
+        self.enforce_boundaries();
         Ok(())
     }
 
     /// Clears all fields and the clock; keeps parameters and emitters.
     pub fn reset(&mut self) {
         self.density.fill(0.0);
+        self.temperature.fill(self.params.ambient_temperature);
+        self.temperature_active = false;
         for f in &mut self.vel {
             f.fill(0.0);
         }
@@ -377,6 +478,7 @@ impl Solver {
         self.time = 0.0;
         self.steps = 0;
         self.stats = StepStats::default();
+        self.start_flow();
     }
 
     /// Projects the velocity onto divergence-free fields with the current pressure settings.
@@ -385,14 +487,33 @@ impl Solver {
         let d = self.grid.dims;
         let (h, dt) = (self.grid.h, self.params.dt);
         let closed = !self.boundaries.any_open();
+        let has_solids = !self.solids.is_empty();
         let vr = VelocityRef {
             dims: d,
             u: &self.vel[0],
             v: &self.vel[1],
             w: &self.vel[2],
         };
-        let before = project::divergence_rhs(vr, h, dt, closed, &mut self.rhs);
+        let before = project::divergence_rhs(vr, h, dt, closed && !has_solids, &mut self.rhs);
+        if has_solids {
+            // Solid cells have no equation; in a closed box the fluid cells' mean goes.
+            self.solids.fill_cells(&mut self.rhs, 0.0);
+            if closed {
+                let fluid = (d.cells() - self.solids.cells.len()).max(1);
+                let mean = (det_sum(&self.rhs) / fluid as f64) as f32;
+                let mask = &self.solids.mask;
+                self.rhs
+                    .par_iter_mut()
+                    .zip(mask.par_iter())
+                    .for_each(|(r, &m)| {
+                        if m == 0 {
+                            *r -= mean
+                        }
+                    });
+            }
+        }
         let st = project::pressure_stencil(d, &self.boundaries);
+        let diag = has_solids.then_some(self.pressure_diag.as_slice());
         let settings = PressureSettings {
             tolerance: self.params.pressure_tolerance,
             max_iterations: self.params.pressure_max_iterations,
@@ -400,16 +521,18 @@ impl Solver {
         };
         let s = self
             .pressure_solver
-            .solve(&st, &mut self.pressure, &self.rhs, &settings);
+            .solve(&st, diag, &mut self.pressure, &self.rhs, &settings);
         let [u, v, w] = &mut self.vel;
         project::subtract_gradient(d, &self.boundaries, &self.pressure, u, v, w, h, dt);
+        self.solids.zero_faces([u, v, w]);
         // The divergence left equals the Poisson residual (scaled back to 1/s).
         let after = s.relative_residual * st.max_abs(&self.rhs) * dt / (h * h);
         (s, before, after)
     }
 
-    /// Advances the simulation by one time step `dt`:
-    /// sources → advect velocity → forces → viscosity → project → advect density → diffuse density.
+    /// Advances the simulation by one time step `dt`: sources → advect velocity → buoyancy →
+    /// vorticity confinement → viscosity → project → advect density and temperature →
+    /// diffuse density.
     pub fn step(&mut self) -> &StepStats {
         let mut stats = StepStats::default();
         let mut timed = |name: &'static str, t: Instant| {
@@ -434,26 +557,36 @@ impl Solver {
                 v: &self.vel[1],
                 w: &self.vel[2],
             };
-            let fixed = [0, 1].map(|side| b.face(a, side) == super::boundary::Face::Wall);
+            let fixed = [0, 1].map(|side| b.face(a, side).is_fixed());
             advect::advect_faces(a, &mut self.vel_tmp[a], &self.vel[a], vr, dt / h, fixed);
         }
         std::mem::swap(&mut self.vel, &mut self.vel_tmp);
-        {
-            let [u, v, w] = &mut self.vel;
-            forces::enforce_walls(d, &b, u, v, w);
-        }
+        self.enforce_boundaries();
         timed("advect_velocity", t);
 
         let t = Instant::now();
+        let p = &self.params;
         forces::buoyancy(
             d,
             &b,
             &self.density,
+            self.temperature_active.then_some(self.temperature.as_slice()),
             &mut self.vel[1],
-            self.params.buoyancy,
+            p.smoke_weight,
+            p.buoyancy,
+            p.ambient_temperature,
             dt,
         );
         timed("forces", t);
+
+        if self.params.vorticity > 0.0 {
+            let t = Instant::now();
+            let [u, v, w] = &mut self.vel;
+            self.confinement
+                .apply(d, h, self.params.vorticity, dt, &b, u, v, w);
+            self.enforce_boundaries();
+            timed("vorticity", t);
+        }
 
         if self.params.viscosity > 0.0 {
             let t = Instant::now();
@@ -471,6 +604,7 @@ impl Solver {
                 );
                 stats.viscosity_iterations += s.iterations;
             }
+            self.enforce_boundaries();
             timed("viscosity", t);
         }
 
@@ -483,15 +617,7 @@ impl Solver {
         timed("project", t);
 
         let t = Instant::now();
-        let fade = (-self.params.fade * dt).exp();
-        let vr = VelocityRef {
-            dims: d,
-            u: &self.vel[0],
-            v: &self.vel[1],
-            w: &self.vel[2],
-        };
-        advect::advect_cells(&mut self.density_tmp, &self.density, vr, dt / h, fade);
-        std::mem::swap(&mut self.density, &mut self.density_tmp);
+        self.advect_scalars();
         timed("advect_density", t);
 
         if self.params.diffusion > 0.0 {
@@ -505,6 +631,7 @@ impl Solver {
                 self.params.diffusion_tolerance,
                 self.params.diffusion_max_iterations,
             );
+            self.solids.fill_cells(&mut self.density, 0.0);
             stats.diffusion_iterations = s.iterations;
             timed("diffuse_density", t);
         }
@@ -516,27 +643,111 @@ impl Solver {
         &self.stats
     }
 
+    /// Advects density (with fade) and, while it is not uniform, temperature (with cooling).
+    fn advect_scalars(&mut self) {
+        let d = self.grid.dims;
+        let (h, dt) = (self.grid.h, self.params.dt);
+        let k_dt = dt / h;
+        let mac = self.params.advection == Advection::MacCormack;
+        if mac && self.mac_tmp.len() != d.cells() {
+            self.mac_tmp = vec![0.0; d.cells()];
+        }
+        let amb = self.params.ambient_temperature;
+        let fade = (-self.params.fade * dt).exp();
+        let cool = (-self.params.cooling * dt).exp();
+        let mut fields: Vec<(&mut Vec<f32>, &mut Vec<f32>, f32, f32, f32)> =
+            vec![(&mut self.density, &mut self.density_tmp, fade, 0.0, 0.0)];
+        if self.temperature_active {
+            // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
+            fields.push((
+                &mut self.temperature,
+                &mut self.vel_tmp[0],
+                cool,
+                (1.0 - cool) * amb,
+                amb,
+            ));
+        }
+        let vr = VelocityRef {
+            dims: d,
+            u: &self.vel[0],
+            v: &self.vel[1],
+            w: &self.vel[2],
+        };
+        for (f, tmp, scale, offset, solid_value) in fields {
+            if !self.solids.is_empty() {
+                self.solids.extrapolate(d, f);
+            }
+            // The temperature borrows a velocity scratch array, which is larger: use a prefix.
+            let out = &mut tmp[..d.cells()];
+            if mac {
+                advect::maccormack_cells(out, f, &mut self.mac_tmp, vr, k_dt, scale, offset);
+            } else {
+                advect::advect_cells(out, f, vr, k_dt, scale, offset);
+            }
+            f.copy_from_slice(out);
+            self.solids.fill_cells(f, solid_value);
+        }
+    }
+
+    /// Applies every emitter that is on at the current time: adds density, blends the
+    /// temperature and velocity of the covered cells/faces towards the emitter's.
     fn apply_emitters(&mut self) {
         let g = self.grid;
         let dt = self.params.dt;
+        let t = self.time;
         for e in &self.emitters {
-            let x = [0, 1, 2].map(|a| (e.center[a] - g.origin[a]) / g.h);
-            let r = e.radius / g.h;
-            let add = e.rate * dt;
-            splat(&mut self.density, g.dims, CENTER, x, r, |v, c| {
-                *v += c * add
-            });
+            if !e.active_at(t) {
+                continue;
+            }
+            let Ok(world) = e.shape() else { continue };
+            let shape = index_shape(&g, &world);
+            let add = e.density * dt;
+            if add > 0.0 {
+                splat(&mut self.density, g.dims, CENTER, &shape, |v, c| {
+                    *v += c * add
+                });
+            }
+            if let Some(te) = e.temperature {
+                self.temperature_active = true;
+                splat(&mut self.temperature, g.dims, CENTER, &shape, |v, c| {
+                    *v += c * (te - *v)
+                });
+            }
             if let Some(ev) = e.velocity {
                 for (a, f) in self.vel.iter_mut().enumerate() {
                     let target = ev[a];
-                    splat(f, g.dims.faces(a), advect::face_stagger(a), x, r, |v, c| {
+                    splat(f, g.dims.faces(a), advect::face_stagger(a), &shape, |v, c| {
                         *v += c * (target - *v)
                     });
                 }
             }
         }
-        let [u, v, w] = &mut self.vel;
-        forces::enforce_walls(g.dims, &self.boundaries, u, v, w);
+        if !self.solids.is_empty() {
+            self.solids.fill_cells(&mut self.density, 0.0);
+            self.solids
+                .fill_cells(&mut self.temperature, self.params.ambient_temperature);
+        }
+        self.enforce_boundaries();
+    }
+
+    fn index_shape(&self, s: &Shape) -> Shape {
+        index_shape(&self.grid, s)
+    }
+}
+
+/// A world-space shape in cell-index space (positions `(p − origin)/h`, lengths `/h`).
+fn index_shape(g: &Grid, s: &Shape) -> Shape {
+    let c = s.center();
+    let center = [0, 1, 2].map(|a| (c[a] - g.origin[a]) / g.h);
+    match *s {
+        Shape::Sphere { radius, .. } => Shape::Sphere {
+            center,
+            radius: radius / g.h,
+        },
+        Shape::Box { half, .. } => Shape::Box {
+            center,
+            half: half.map(|v| v / g.h),
+        },
     }
 }
 
@@ -570,21 +781,16 @@ fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
     }
 }
 
-/// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `s`) that a
-/// sphere (centre `x` and radius `r`, both in cells) covers. Parallel over z-planes.
-fn splat(
-    field: &mut [f32],
-    fd: Dims,
-    s: [f32; 3],
-    x: [f32; 3],
-    r: f32,
-    f: impl Fn(&mut f32, f32) + Sync,
-) {
+/// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `st`)
+/// that a shape given in cell-index space covers. Parallel over z-planes.
+fn splat(field: &mut [f32], fd: Dims, st: [f32; 3], shape: &Shape, f: impl Fn(&mut f32, f32) + Sync) {
     let n = fd.as_array();
-    // Index range [lo, hi) of samples whose position lies within r + 1 of the centre.
+    let x = shape.center();
+    let r = shape.half_extent();
+    // Index range [lo, hi) of samples within the shape's bounding box grown by one cell.
     let range = |a: usize| {
-        let lo = (x[a] - s[a] - r - 1.0).floor().max(0.0) as usize;
-        let hi = ((x[a] - s[a] + r + 1.0).ceil() + 1.0)
+        let lo = (x[a] - st[a] - r[a] - 1.0).floor().max(0.0) as usize;
+        let hi = ((x[a] - st[a] + r[a] + 1.0).ceil() + 1.0)
             .max(0.0)
             .min(n[a] as f32) as usize;
         (lo.min(n[a]), hi)
@@ -600,14 +806,11 @@ fn splat(
         .par_chunks_mut(plane)
         .enumerate()
         .for_each(|(dk, pl)| {
-            let k = k0 + dk;
-            let dz = k as f32 + s[2] - x[2];
+            let z = (k0 + dk) as f32 + st[2];
             for j in j0..j1 {
-                let dy = j as f32 + s[1] - x[1];
+                let y = j as f32 + st[1];
                 for i in i0..i1 {
-                    let dx = i as f32 + s[0] - x[0];
-                    let dist = (dx * dx + dy * dy + dz * dz).sqrt();
-                    let c = coverage(dist, r, 1.0);
+                    let c = shape.coverage([i as f32 + st[0], y, z], 1.0);
                     if c > 0.0 {
                         f(&mut pl[i + fd.nx * j], c);
                     }

@@ -1,57 +1,366 @@
-//! Sphere emitters and direct injection of density and velocity.
+//! Emitters (sphere or box sources of smoke, heat and motion) and obstacles (solid spheres and
+//! boxes), with the shapes they share.
 
 use super::SimError;
 
-/// A sphere that injects smoke and pushes the fluid.
+/// Which shape an emitter or obstacle has. In a scene file: `shape = "sphere"` (with
+/// `radius`) or `shape = "box"` (with `size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeKind {
+    /// A sphere of `radius` around `center`.
+    #[default]
+    Sphere,
+    /// An axis-aligned box of edge lengths `size` centred on `center`.
+    Box,
+}
+
+/// A resolved shape in world coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// Centre and radius.
+    Sphere {
+        /// Centre.
+        center: [f32; 3],
+        /// Radius.
+        radius: f32,
+    },
+    /// Centre and half the edge lengths.
+    Box {
+        /// Centre.
+        center: [f32; 3],
+        /// Half the edge lengths.
+        half: [f32; 3],
+    },
+}
+
+impl Shape {
+    /// Half-extent of the shape's bounding box along each axis.
+    pub fn half_extent(&self) -> [f32; 3] {
+        match *self {
+            Shape::Sphere { radius, .. } => [radius; 3],
+            Shape::Box { half, .. } => half,
+        }
+    }
+
+    /// Centre of the shape.
+    pub fn center(&self) -> [f32; 3] {
+        match *self {
+            Shape::Sphere { center, .. } | Shape::Box { center, .. } => center,
+        }
+    }
+
+    /// `true` when the point is inside (or on) the shape.
+    pub fn contains(&self, p: [f32; 3]) -> bool {
+        match *self {
+            Shape::Sphere { center, radius } => {
+                let d2: f32 = (0..3).map(|a| (p[a] - center[a]).powi(2)).sum();
+                d2 <= radius * radius
+            }
+            Shape::Box { center, half } => (0..3).all(|a| (p[a] - center[a]).abs() <= half[a]),
+        }
+    }
+
+    /// Fraction of a cube of side `h` centred at `p` that the shape covers, approximated by a
+    /// linear ramp one cell wide across the surface. Using coverage instead of an inside/outside
+    /// test makes what an emitter adds nearly independent of the resolution.
+    #[inline]
+    pub fn coverage(&self, p: [f32; 3], h: f32) -> f32 {
+        match *self {
+            Shape::Sphere { center, radius } => {
+                let d2: f32 = (0..3).map(|a| (p[a] - center[a]).powi(2)).sum();
+                coverage(d2.sqrt(), radius, h)
+            }
+            Shape::Box { center, half } => (0..3)
+                .map(|a| coverage((p[a] - center[a]).abs(), half[a], h))
+                .product(),
+        }
+    }
+}
+
+/// Fraction of a cube of side `h` centred `dist` from a sphere's centre that lies inside the
+/// sphere of radius `r`, approximated by a linear ramp one voxel wide.
+#[inline]
+pub fn coverage(dist: f32, r: f32, h: f32) -> f32 {
+    ((r - dist) / h + 0.5).clamp(0.0, 1.0)
+}
+
+fn check_center(c: [f32; 3]) -> Result<(), SimError> {
+    if c.iter().all(|x| x.is_finite() && x.abs() <= 1e6) {
+        Ok(())
+    } else {
+        Err(SimError::field(
+            "center",
+            format!("center = {c:?} must be finite with components within ±1000000"),
+        ))
+    }
+}
+
+/// Resolves the shape fields shared by emitters and obstacles, naming the offending field.
+fn resolve_shape(
+    kind: ShapeKind,
+    center: [f32; 3],
+    radius: Option<f32>,
+    size: Option<[f32; 3]>,
+) -> Result<Shape, SimError> {
+    check_center(center)?;
+    match kind {
+        ShapeKind::Sphere => {
+            if size.is_some() {
+                return Err(SimError::field(
+                    "size",
+                    "a sphere takes `radius`, not `size` (or set shape = \"box\")",
+                ));
+            }
+            let r = radius.ok_or_else(|| {
+                SimError::field("radius", "a sphere needs `radius` (allowed range (0, 10])")
+            })?;
+            if !(r.is_finite() && r > 0.0 && r <= 10.0) {
+                return Err(SimError::field(
+                    "radius",
+                    format!("radius = {r} is outside the allowed range (0, 10]"),
+                ));
+            }
+            Ok(Shape::Sphere { center, radius: r })
+        }
+        ShapeKind::Box => {
+            if radius.is_some() {
+                return Err(SimError::field(
+                    "radius",
+                    "a box takes `size` (its edge lengths), not `radius` (or set shape = \"sphere\")",
+                ));
+            }
+            let s = size.ok_or_else(|| {
+                SimError::field("size", "a box needs `size` = [x, y, z] (each in (0, 20])")
+            })?;
+            if !s.iter().all(|v| v.is_finite() && *v > 0.0 && *v <= 20.0) {
+                return Err(SimError::field(
+                    "size",
+                    format!("size = {s:?} has an edge length outside the allowed range (0, 20]"),
+                ));
+            }
+            Ok(Shape::Box {
+                center,
+                half: s.map(|v| 0.5 * v),
+            })
+        }
+    }
+}
+
+/// Periodic switching of an emitter: on for `duty·period` seconds at the start of every
+/// `period` seconds (counted from the emitter's `start`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pulse {
+    /// Seconds between the starts of two pulses; allowed (0, 1e6].
+    pub period: f32,
+    /// Fraction of each period the emitter is on; allowed (0, 1].
+    pub duty: f32,
+}
+
+/// A sphere or box that injects smoke, sets the temperature and pushes the fluid while it is
+/// active.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Emitter {
+    /// Shape: sphere (default) or box.
+    #[serde(default)]
+    pub shape: ShapeKind,
     /// Centre in world coordinates (domain units).
     pub center: [f32; 3],
-    /// Radius in domain units; allowed (0, 10].
-    pub radius: f32,
-    /// Density added per second to each cell inside the sphere; allowed [0, 1e6].
-    pub rate: f32,
-    /// Velocity (domain-units/s) the fluid inside the sphere is set to; each component
-    /// allowed within ±1e4. `None` leaves the velocity alone.
+    /// Sphere radius in domain units; allowed (0, 10].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f32>,
+    /// Box edge lengths in domain units; each allowed (0, 20].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<[f32; 3]>,
+    /// Density added per second to each covered cell; allowed [0, 1e6].
     #[serde(default)]
+    pub density: f32,
+    /// Temperature the covered cells are set to; allowed [−1e4, 1e4]. Unset leaves the
+    /// temperature alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// Velocity (domain-units/s) the covered fluid is set to; each component allowed within
+    /// ±1e4. Unset leaves the velocity alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity: Option<[f32; 3]>,
+    /// Simulated second at which the emitter switches on. Default 0; allowed [0, 1e6].
+    #[serde(default)]
+    pub start: f32,
+    /// Simulated second at which it switches off for good; unset: never. Must be > start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<f32>,
+    /// Optional on/off pulsing while active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pulse: Option<Pulse>,
+}
+
+impl Default for Emitter {
+    fn default() -> Self {
+        Self {
+            shape: ShapeKind::Sphere,
+            center: [0.5, 0.12, 0.5],
+            radius: Some(0.07),
+            size: None,
+            density: 2.0,
+            temperature: Some(1.0),
+            velocity: Some([0.0, 0.25, 0.0]),
+            start: 0.0,
+            end: None,
+            pulse: None,
+        }
+    }
 }
 
 impl Emitter {
-    /// Checks the emitter's fields against their documented ranges.
+    /// A sphere emitter adding `density` per second, no temperature, no velocity.
+    pub fn sphere(center: [f32; 3], radius: f32, density: f32) -> Self {
+        Self {
+            center,
+            radius: Some(radius),
+            density,
+            temperature: None,
+            velocity: None,
+            ..Self::default()
+        }
+    }
+
+    /// The emitter's shape, after checking the shape fields.
+    pub fn shape(&self) -> Result<Shape, SimError> {
+        resolve_shape(self.shape, self.center, self.radius, self.size)
+    }
+
+    /// Checks every field against its documented range.
     pub fn validate(&self) -> Result<(), SimError> {
-        let bad = |m: String| Err(SimError::InvalidParameter(m));
-        if self.center.iter().any(|c| !c.is_finite() || c.abs() > 1e6) {
-            return bad(format!("emitter center {:?} must be finite", self.center));
-        }
-        if !(self.radius.is_finite() && self.radius > 0.0 && self.radius <= 10.0) {
-            return bad(format!(
-                "emitter radius = {} is outside the allowed range (0, 10]",
-                self.radius
+        self.shape()?;
+        if !(self.density.is_finite() && (0.0..=1e6).contains(&self.density)) {
+            return Err(SimError::field(
+                "density",
+                format!(
+                    "density = {} is outside the allowed range [0, 1000000]",
+                    self.density
+                ),
             ));
         }
-        if !(self.rate.is_finite() && (0.0..=1e6).contains(&self.rate)) {
-            return bad(format!(
-                "emitter rate = {} is outside the allowed range [0, 1000000]",
-                self.rate
-            ));
+        if let Some(t) = self.temperature {
+            if !(t.is_finite() && t.abs() <= 1e4) {
+                return Err(SimError::field(
+                    "temperature",
+                    format!("temperature = {t} is outside the allowed range [-10000, 10000]"),
+                ));
+            }
         }
         if let Some(v) = self.velocity {
             if v.iter().any(|c| !c.is_finite() || c.abs() > 1e4) {
-                return bad(format!(
-                    "emitter velocity {v:?} has a component outside the allowed range [-10000, 10000]"
+                return Err(SimError::field(
+                    "velocity",
+                    format!(
+                        "velocity = {v:?} has a component outside the allowed range [-10000, 10000]"
+                    ),
+                ));
+            }
+        }
+        if !(self.start.is_finite() && (0.0..=1e6).contains(&self.start)) {
+            return Err(SimError::field(
+                "start",
+                format!(
+                    "start = {} is outside the allowed range [0, 1000000] seconds",
+                    self.start
+                ),
+            ));
+        }
+        if let Some(e) = self.end {
+            if !(e.is_finite() && e > self.start && e <= 1e6) {
+                return Err(SimError::field(
+                    "end",
+                    format!(
+                        "end = {e} must be after start = {} and at most 1000000 seconds",
+                        self.start
+                    ),
+                ));
+            }
+        }
+        if let Some(p) = self.pulse {
+            if !(p.period.is_finite() && p.period > 0.0 && p.period <= 1e6) {
+                return Err(SimError::field(
+                    "pulse",
+                    format!(
+                        "pulse period = {} is outside the allowed range (0, 1000000] seconds",
+                        p.period
+                    ),
+                ));
+            }
+            if !(p.duty.is_finite() && p.duty > 0.0 && p.duty <= 1.0) {
+                return Err(SimError::field(
+                    "pulse",
+                    format!(
+                        "pulse duty = {} is outside the allowed range (0, 1]",
+                        p.duty
+                    ),
                 ));
             }
         }
         Ok(())
     }
+
+    /// Whether the emitter is on at simulated time `t` (seconds).
+    pub fn active_at(&self, t: f64) -> bool {
+        let start = self.start as f64;
+        if t < start || self.end.is_some_and(|e| t >= e as f64) {
+            return false;
+        }
+        match self.pulse {
+            None => true,
+            Some(p) => {
+                let period = p.period as f64;
+                (t - start).rem_euclid(period) < p.duty as f64 * period
+            }
+        }
+    }
 }
 
-/// Fraction of a cube of side `h` centred `dist` from a sphere's centre that lies inside the
-/// sphere of radius `r`, approximated by a linear ramp one voxel wide. Using coverage instead of
-/// an inside/outside test makes the emitted volume nearly independent of the resolution.
-#[inline]
-pub fn coverage(dist: f32, r: f32, h: f32) -> f32 {
-    ((r - dist) / h + 0.5).clamp(0.0, 1.0)
+/// A solid sphere or box. Cells whose centre lies inside are solid: no flow through their
+/// faces, no smoke inside.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Obstacle {
+    /// Shape: sphere (default) or box.
+    #[serde(default)]
+    pub shape: ShapeKind,
+    /// Centre in world coordinates (domain units).
+    pub center: [f32; 3],
+    /// Sphere radius in domain units; allowed (0, 10].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f32>,
+    /// Box edge lengths in domain units; each allowed (0, 20].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<[f32; 3]>,
+}
+
+impl Obstacle {
+    /// A solid sphere.
+    pub fn sphere(center: [f32; 3], radius: f32) -> Self {
+        Self {
+            shape: ShapeKind::Sphere,
+            center,
+            radius: Some(radius),
+            size: None,
+        }
+    }
+
+    /// A solid box with edge lengths `size`.
+    pub fn cuboid(center: [f32; 3], size: [f32; 3]) -> Self {
+        Self {
+            shape: ShapeKind::Box,
+            center,
+            radius: None,
+            size: Some(size),
+        }
+    }
+
+    /// The obstacle's shape, after checking the shape fields.
+    pub fn shape(&self) -> Result<Shape, SimError> {
+        resolve_shape(self.shape, self.center, self.radius, self.size)
+    }
 }

@@ -157,19 +157,15 @@ impl App {
     fn start(&mut self, el: &ActiveEventLoop) -> Result<Running, ViewerError> {
         let (window, display) = create_window(el, &self.opts).map_err(ViewerError::Window)?;
         let egui = egui_glium::EguiGlium::new(egui::ViewportId::ROOT, &display, &window, el);
-        let renderer = VolumeRenderer::new(&display)?;
+        let mut renderer = VolumeRenderer::new(&display)?;
+        renderer.set_obstacles(&display, &self.opts.scene.obstacle_shapes()?)?;
         let proxy = self.proxy.clone();
         let scene = self.opts.scene.clone();
         let running = !self.opts.paused;
         let sim = SimThread::spawn(scene.clone(), running, move || {
             let _ = proxy.send_event(UserEvent::NewSnapshot);
         })?;
-        let mut ui = UiState::new(
-            scene.params.clone(),
-            scene.emitters.clone(),
-            scene.dims,
-            running,
-        );
+        let mut ui = UiState::new(&scene, running);
         ui.slice.visible = self.opts.slice;
         if let Some(dir) = &self.opts.record {
             ui.export.dir = dir.display().to_string();
@@ -313,6 +309,30 @@ impl Running {
             self.camera
                 .frame(bx.min, bx.max, if aspect > 0.0 { aspect } else { 1.0 });
         }
+    }
+
+    /// Switches to another scene: the simulation starts over on it, the panel takes over its
+    /// settings and the camera its view.
+    fn load_scene(&mut self, scene: Scene) {
+        match scene.obstacle_shapes() {
+            Ok(shapes) => {
+                if let Err(e) = self.renderer.set_obstacles(&self.display, &shapes) {
+                    self.ui.message = Some(e.to_string());
+                    return;
+                }
+            }
+            Err(e) => {
+                self.ui.message = Some(e.to_string());
+                return;
+            }
+        }
+        self.ui.set_scene(&scene);
+        self.ui.message = Some(format!("loaded scene '{}'", scene.name));
+        self.sim.send(SimCommand::LoadScene(Box::new(scene)));
+        // Frame with the new scene's camera once its first snapshot has arrived.
+        self.snapshot = None;
+        self.framed = false;
+        self.window.request_redraw();
     }
 
     fn act(&mut self, a: Action) {
@@ -463,7 +483,8 @@ impl Running {
             let stats = self.stats;
             let tex = &mut self.slice_tex;
             self.egui.run(&self.window, |ctx| {
-                commands = panels::side_panel(ctx, ui, snap, stats);
+                super::scene_menu::menu_bar(ctx, ui, &mut commands);
+                commands.extend(panels::side_panel(ctx, ui, snap, stats));
                 if ui.slice.visible {
                     slice_panel(ctx, ui, snap, tex);
                 }
@@ -477,6 +498,14 @@ impl Running {
                 }
                 UiCommand::FrameVolume => self.frame_volume(),
                 UiCommand::Screenshot => self.screenshot_next = Some(next_screenshot_path()),
+                UiCommand::LoadScene(scene) => self.load_scene(*scene),
+                UiCommand::SaveScene(path) => {
+                    let scene = self.ui.current_scene(&self.camera);
+                    self.ui.message = Some(match scene.save(&path) {
+                        Ok(()) => format!("saved scene {}", path.display()),
+                        Err(e) => e.to_string(),
+                    });
+                }
             }
         }
         let size = self.window.inner_size();
@@ -491,7 +520,8 @@ impl Running {
             (view_rect.height() * ppp).max(0.0),
         ];
         if !self.framed && self.snapshot.is_some() && self.view_px[2] > 0.0 {
-            self.frame_volume();
+            let aspect = self.view_px[2] / self.view_px[3].max(1.0);
+            self.camera = self.ui.scene.camera(aspect);
             self.framed = true;
         }
         let mut frame = self.display.draw();
@@ -637,6 +667,7 @@ fn slice_panel(
                 dims,
                 h: snap.grid.h,
                 density: &snap.density,
+                temperature: &snap.temperature,
                 pressure: &snap.pressure,
                 velocity: [&snap.velocity[0], &snap.velocity[1], &snap.velocity[2]],
             };

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod input;
 pub mod panels;
+pub mod scene_menu;
 pub mod sim_thread;
 pub mod slice_view;
 

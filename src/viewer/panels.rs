@@ -4,8 +4,11 @@
 use super::sim_thread::{RecordSpec, SimCommand, Snapshot};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
 use crate::export::{ExportOptions, Fields, Format};
+use super::scene_menu::SceneMenu;
+use crate::camera::OrbitCamera;
 use crate::render::RenderSettings;
-use crate::sim::{Dims, Emitter, FluidParams};
+use crate::scene::{CameraSpec, Scene};
+use crate::sim::{Advection, Dims, Emitter, FluidParams, Pulse, ShapeKind};
 
 /// A logarithmic slider scale between `lo` and `hi` (both > 0); position 0 means exactly 0
 /// when `zero` is allowed.
@@ -126,6 +129,10 @@ pub struct UiState {
     pub message: Option<String>,
     /// Export settings.
     pub export: ExportUi,
+    /// The scene loaded (its grid, boundaries and obstacles; the panel edits the rest).
+    pub scene: Scene,
+    /// The Scene menu's dialogs.
+    pub menu: SceneMenu,
 }
 
 /// The Export section's settings.
@@ -200,24 +207,55 @@ impl ExportUi {
 
 impl UiState {
     /// State matching a scene's settings.
-    pub fn new(params: FluidParams, emitters: Vec<Emitter>, dims: Dims, running: bool) -> Self {
+    pub fn new(scene: &Scene, running: bool) -> Self {
         let mut s = Self {
             running,
-            params,
-            emitters,
-            grid_n: dims.nx.max(dims.ny).max(dims.nz),
+            params: FluidParams::default(),
+            emitters: Vec::new(),
+            grid_n: 0,
             steps_per_frame: 1,
             real_time: true,
             render: RenderSettings::default(),
-            light_azimuth: 53.0,
-            light_elevation: 63.0,
+            light_azimuth: 0.0,
+            light_elevation: 0.0,
             slice: SliceSettings::default(),
             brush_radius: 0.05,
             brush_density: 0.5,
             message: None,
             export: ExportUi::default(),
+            scene: scene.clone(),
+            menu: SceneMenu::default(),
         };
-        s.render.light_dir = light_dir(s.light_azimuth, s.light_elevation);
+        s.set_scene(scene);
+        s
+    }
+
+    /// Takes over a newly loaded scene's settings; the slice, export and brush settings stay.
+    pub fn set_scene(&mut self, scene: &Scene) {
+        self.scene = scene.clone();
+        self.params = scene.fluid.clone();
+        self.emitters = scene.emitters.clone();
+        self.grid_n = *scene.grid.dims.iter().max().unwrap_or(&64);
+        self.render = scene.render.clone();
+        let [x, y, z] = self.render.light_unit();
+        self.light_elevation = y.clamp(-1.0, 1.0).asin().to_degrees();
+        self.light_azimuth = x.atan2(z).to_degrees().rem_euclid(360.0);
+        self.message = None;
+    }
+
+    /// The scene as it is now: the loaded one with the edited parameters, emitters, render
+    /// settings and the camera's current view. "Save current as…" writes this.
+    pub fn current_scene(&self, camera: &OrbitCamera) -> Scene {
+        let mut s = self.scene.clone();
+        s.fluid = self.params.clone();
+        s.emitters = self.emitters.clone();
+        s.render = self.render.clone();
+        s.camera = CameraSpec {
+            yaw: camera.yaw.to_degrees(),
+            pitch: camera.pitch.to_degrees(),
+            distance: Some(camera.distance),
+            target: Some([camera.target.x, camera.target.y, camera.target.z]),
+        };
         s
     }
 }
@@ -237,6 +275,10 @@ pub enum UiCommand {
     FrameVolume,
     /// Save a screenshot.
     Screenshot,
+    /// Replace the scene (a preset or an opened file).
+    LoadScene(Box<Scene>),
+    /// Write the current scene to this file.
+    SaveScene(std::path::PathBuf),
 }
 
 /// Validates edited parameters; returns the command to send or the error to show.
@@ -344,17 +386,17 @@ fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                 }
             });
             ui.horizontal(|ui| {
-                egui::ComboBox::from_label("grid")
-                    .selected_text(format!("{0}³", st.grid_n))
+                egui::ComboBox::from_label("grid (longest side)")
+                    .selected_text(format!("{}", st.grid_n))
                     .show_ui(ui, |ui| {
                         for n in GRID_SIZES {
-                            ui.selectable_value(&mut st.grid_n, n, format!("{n}³"));
+                            ui.selectable_value(&mut st.grid_n, n, format!("{n}"));
                         }
                     });
                 if ui.button("Apply (reset)").clicked() {
-                    out.push(UiCommand::Sim(SimCommand::Reset(Some(Dims::cube(
-                        st.grid_n,
-                    )))));
+                    let d = st.scene.clone().with_resolution(st.grid_n).dims();
+                    st.scene.grid.dims = d.as_array();
+                    out.push(UiCommand::Sim(SimCommand::Reset(Some(d))));
                 }
             });
             let mut changed = false;
@@ -431,16 +473,194 @@ fn fluid(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                 .changed();
             changed |= ui
                 .add(
-                    egui::Slider::new(&mut st.params.buoyancy, -10.0..=10.0)
-                        .text("buoyancy (u/s² per density)"),
+                    egui::Slider::new(&mut st.params.smoke_weight, -5.0..=5.0)
+                        .text("smoke weight α (u/s² per density)"),
                 )
                 .changed();
+            changed |= ui
+                .add(
+                    egui::Slider::new(&mut st.params.buoyancy, -10.0..=10.0)
+                        .text("buoyancy β (u/s² per degree)"),
+                )
+                .changed();
+            changed |= ui
+                .add(
+                    egui::Slider::new(&mut st.params.ambient_temperature, -10.0..=10.0)
+                        .text("ambient temperature"),
+                )
+                .changed();
+            changed |= ui
+                .add(egui::Slider::new(&mut st.params.cooling, 0.0..=10.0).text("cooling (1/s)"))
+                .changed();
+            changed |= ui
+                .add(
+                    egui::Slider::new(&mut st.params.vorticity, 0.0..=20.0)
+                        .text("vorticity confinement ε"),
+                )
+                .changed();
+            egui::ComboBox::from_label("advection")
+                .selected_text(advection_label(st.params.advection))
+                .show_ui(ui, |ui| {
+                    for a in [Advection::SemiLagrangian, Advection::MacCormack] {
+                        changed |= ui
+                            .selectable_value(&mut st.params.advection, a, advection_label(a))
+                            .changed();
+                    }
+                });
             if changed {
                 push_params(st, out);
             }
             ui.add(egui::Slider::new(&mut st.brush_radius, 0.01..=0.3).text("brush radius"));
             ui.add(egui::Slider::new(&mut st.brush_density, 0.0..=5.0).text("brush density"));
         });
+}
+
+fn advection_label(a: Advection) -> &'static str {
+    match a {
+        Advection::SemiLagrangian => "semi-Lagrangian",
+        Advection::MacCormack => "MacCormack",
+    }
+}
+
+/// An optional value with a checkbox: unchecked is `None`, checking sets `default`.
+fn optional<T: Copy>(
+    ui: &mut egui::Ui,
+    label: &str,
+    v: &mut Option<T>,
+    default: T,
+    edit: impl FnOnce(&mut egui::Ui, &mut T) -> bool,
+) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        let mut on = v.is_some();
+        if ui.checkbox(&mut on, label).changed() {
+            *v = on.then_some(default);
+            changed = true;
+        }
+        if let Some(x) = v.as_mut() {
+            changed |= edit(ui, x);
+        }
+    });
+    changed
+}
+
+fn vec3_edit(ui: &mut egui::Ui, v: &mut [f32; 3], speed: f32, lo: f32, hi: f32) -> bool {
+    let mut changed = false;
+    for c in v.iter_mut() {
+        changed |= ui
+            .add(egui::DragValue::new(c).speed(speed).range(lo..=hi))
+            .changed();
+    }
+    changed
+}
+
+fn emitter_edit(ui: &mut egui::Ui, e: &mut Emitter) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        ui.label("shape");
+        for (k, name) in [(ShapeKind::Sphere, "sphere"), (ShapeKind::Box, "box")] {
+            if ui.selectable_label(e.shape == k, name).clicked() && e.shape != k {
+                e.shape = k;
+                let ext = e.radius.map(|r| 2.0 * r).unwrap_or(0.12);
+                match k {
+                    ShapeKind::Sphere => {
+                        e.radius = Some(e.size.map(|s| 0.5 * s[0]).unwrap_or(0.06));
+                        e.size = None;
+                    }
+                    ShapeKind::Box => {
+                        e.size = Some([ext; 3]);
+                        e.radius = None;
+                    }
+                }
+                changed = true;
+            }
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("centre");
+        changed |= vec3_edit(ui, &mut e.center, 0.005, -10.0, 10.0);
+    });
+    if let Some(r) = e.radius.as_mut() {
+        changed |= ui
+            .add(egui::Slider::new(r, 0.005..=0.5).text("radius"))
+            .changed();
+    }
+    if let Some(sz) = e.size.as_mut() {
+        ui.horizontal(|ui| {
+            ui.label("size");
+            changed |= vec3_edit(ui, sz, 0.005, 0.005, 20.0);
+        });
+    }
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut e.density, 0.0..=100.0)
+                .logarithmic(true)
+                .text("density (/s)"),
+        )
+        .changed();
+    changed |= optional(ui, "temperature", &mut e.temperature, 1.0, |ui, t| {
+        ui.add(egui::DragValue::new(t).speed(0.02).range(-100.0..=100.0))
+            .changed()
+    });
+    changed |= optional(
+        ui,
+        "velocity",
+        &mut e.velocity,
+        [0.0, 0.25, 0.0],
+        |ui, v| vec3_edit(ui, v, 0.01, -100.0, 100.0),
+    );
+    ui.horizontal(|ui| {
+        ui.label("active from");
+        changed |= ui
+            .add(
+                egui::DragValue::new(&mut e.start)
+                    .speed(0.05)
+                    .range(0.0..=1e6)
+                    .suffix(" s"),
+            )
+            .changed();
+    });
+    let start = e.start;
+    changed |= optional(ui, "until", &mut e.end, start + 1.0, |ui, t| {
+        ui.add(
+            egui::DragValue::new(t)
+                .speed(0.05)
+                .range(start + 0.01..=1e6)
+                .suffix(" s"),
+        )
+        .changed()
+    });
+    changed |= optional(
+        ui,
+        "pulse",
+        &mut e.pulse,
+        Pulse {
+            period: 1.0,
+            duty: 0.5,
+        },
+        |ui, p| {
+            let a = ui
+                .add(
+                    egui::DragValue::new(&mut p.period)
+                        .speed(0.05)
+                        .range(0.01..=1e6)
+                        .prefix("every ")
+                        .suffix(" s"),
+                )
+                .changed();
+            let b = ui
+                .add(
+                    egui::DragValue::new(&mut p.duty)
+                        .speed(0.01)
+                        .range(0.01..=1.0)
+                        .prefix("on ")
+                        .custom_formatter(|x, _| format!("{:.0}%", x * 100.0)),
+                )
+                .changed();
+            a | b
+        },
+    );
+    changed
 }
 
 fn emitters(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
@@ -458,43 +678,7 @@ fn emitters(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                                 remove = Some(i);
                             }
                         });
-                        ui.horizontal(|ui| {
-                            ui.label("centre");
-                            for c in e.center.iter_mut() {
-                                changed |= ui
-                                    .add(egui::DragValue::new(c).speed(0.005).range(-10.0..=10.0))
-                                    .changed();
-                            }
-                        });
-                        changed |= ui
-                            .add(egui::Slider::new(&mut e.radius, 0.005..=0.5).text("radius"))
-                            .changed();
-                        changed |= ui
-                            .add(
-                                egui::Slider::new(&mut e.rate, 0.0..=100.0)
-                                    .logarithmic(true)
-                                    .text("rate (/s)"),
-                            )
-                            .changed();
-                        let mut has_v = e.velocity.is_some();
-                        if ui.checkbox(&mut has_v, "sets velocity").changed() {
-                            e.velocity = if has_v { Some([0.0, 0.25, 0.0]) } else { None };
-                            changed = true;
-                        }
-                        if let Some(v) = e.velocity.as_mut() {
-                            ui.horizontal(|ui| {
-                                ui.label("velocity");
-                                for c in v.iter_mut() {
-                                    changed |= ui
-                                        .add(
-                                            egui::DragValue::new(c)
-                                                .speed(0.01)
-                                                .range(-100.0..=100.0),
-                                        )
-                                        .changed();
-                                }
-                            });
-                        }
+                        changed |= emitter_edit(ui, e);
                     });
                 });
             }
@@ -503,11 +687,14 @@ fn emitters(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                 changed = true;
             }
             if ui.button("Add emitter").clicked() {
+                let (lo, hi) = st.scene.bounds();
                 st.emitters.push(Emitter {
-                    center: [0.5, 0.15, 0.5],
-                    radius: 0.06,
-                    rate: 2.0,
-                    velocity: Some([0.0, 0.25, 0.0]),
+                    center: [
+                        0.5 * (lo[0] + hi[0]),
+                        lo[1] + 0.15 * (hi[1] - lo[1]),
+                        0.5 * (lo[2] + hi[2]),
+                    ],
+                    ..Emitter::default()
                 });
                 changed = true;
             }
@@ -680,6 +867,7 @@ fn slice(ui: &mut egui::Ui, st: &mut UiState) {
                 .show_ui(ui, |ui| {
                     for f in [
                         SliceField::Density,
+                        SliceField::Temperature,
                         SliceField::Speed,
                         SliceField::Pressure,
                         SliceField::Divergence,
@@ -811,10 +999,8 @@ mod tests {
         let e = params_command(&p).expect_err("dt 0 must be refused");
         assert!(e.contains("dt"), "{e}");
         let es = vec![Emitter {
-            center: [0.5; 3],
-            radius: -1.0,
-            rate: 1.0,
-            velocity: None,
+            radius: Some(-1.0),
+            ..Emitter::default()
         }];
         assert!(emitters_command(&es)
             .expect_err("bad radius")

@@ -23,6 +23,8 @@ pub enum SimCommand {
     SetParams(FluidParams),
     /// Replace the emitters.
     SetEmitters(Vec<Emitter>),
+    /// Replace the whole scene (grid, physics, boundaries, emitters, obstacles) and start over.
+    LoadScene(Box<Scene>),
     /// Steps per published frame.
     SetStepsPerFrame(u32),
     /// Keep simulated time from running ahead of the wall clock.
@@ -64,6 +66,12 @@ pub struct Snapshot {
     pub grid: Grid,
     /// Density, x-fastest.
     pub density: Vec<f32>,
+    /// Temperature, x-fastest.
+    pub temperature: Vec<f32>,
+    /// Solid cells (1 = solid), empty when there are none.
+    pub solid: Vec<u8>,
+    /// Name of the scene being simulated.
+    pub scene_name: String,
     /// Pressure at cell centres.
     pub pressure: Vec<f32>,
     /// Face velocities u, v, w.
@@ -163,7 +171,7 @@ impl Worker {
             SimCommand::Reset(dims) => {
                 if let Some(d) = dims {
                     let mut scene = self.scene.clone().with_dims(d);
-                    scene.params = self.solver.params().clone();
+                    scene.fluid = self.solver.params().clone();
                     scene.emitters = self.solver.emitters().to_vec();
                     match scene.build() {
                         Ok(s) => {
@@ -186,6 +194,17 @@ impl Worker {
                 if let Err(e) = self.solver.set_emitters(es) {
                     self.error = Some(e.to_string());
                 }
+            }
+            SimCommand::LoadScene(scene) => {
+                match scene.build() {
+                    Ok(s) => {
+                        self.solver = s;
+                        self.scene = *scene;
+                        self.error = None;
+                    }
+                    Err(e) => self.error = Some(format!("scene '{}' refused: {e}", scene.name)),
+                }
+                return true;
             }
             SimCommand::SetStepsPerFrame(n) => self.steps_per_frame = n.clamp(1, 100),
             SimCommand::SetRealTime(r) => self.real_time = r,
@@ -213,6 +232,9 @@ impl Worker {
         Snapshot {
             grid: *s.grid(),
             density: s.density().to_vec(),
+            temperature: s.temperature().to_vec(),
+            solid: s.solid_mask().map(<[u8]>::to_vec).unwrap_or_default(),
+            scene_name: self.scene.name.clone(),
             pressure: s.pressure().to_vec(),
             velocity: [0, 1, 2].map(|a| s.velocity(a).to_vec()),
             stats: s.stats().clone(),

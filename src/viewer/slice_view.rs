@@ -40,6 +40,8 @@ pub enum SliceField {
     /// Smoke density.
     #[default]
     Density,
+    /// Temperature.
+    Temperature,
     /// |u| at cell centres, domain-units/s.
     Speed,
     /// Kinematic pressure.
@@ -57,6 +59,7 @@ impl SliceField {
     pub fn label(self) -> &'static str {
         match self {
             SliceField::Density => "density",
+            SliceField::Temperature => "temperature",
             SliceField::Speed => "speed (units/s)",
             SliceField::Pressure => "pressure (units²/s²)",
             SliceField::Divergence => "divergence (1/s)",
@@ -153,6 +156,8 @@ pub struct Fields<'a> {
     pub h: f32,
     /// Density.
     pub density: &'a [f32],
+    /// Temperature.
+    pub temperature: &'a [f32],
     /// Pressure.
     pub pressure: &'a [f32],
     /// Face velocities.
@@ -179,6 +184,7 @@ impl Fields<'_> {
         let idx = d.idx(c[0], c[1], c[2]);
         match field {
             SliceField::Density => self.density[idx],
+            SliceField::Temperature => self.temperature[idx],
             SliceField::Pressure => self.pressure[idx],
             SliceField::Speed => {
                 let v = self.cell_velocity(c);
@@ -298,6 +304,7 @@ mod tests {
             dims: d,
             h: 0.25,
             density: &den,
+            temperature: &den,
             pressure: &p,
             velocity: [&vel[0], &vel[1], &vel[2]],
         };
@@ -336,6 +343,7 @@ mod tests {
             dims: d,
             h: 0.5,
             density: &den,
+            temperature: &den,
             pressure: &p,
             velocity: [&vel[0], &vel[1], &vel[2]],
         };
