@@ -299,8 +299,12 @@ impl Scene {
             )));
         }
         let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|e| err(format!("is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            err(format!(
+                "is not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
         Self::from_toml(&text, Some(&file))
     }
 
@@ -334,10 +338,12 @@ impl Scene {
     /// Writes the scene as TOML, atomically (a complete file or none).
     pub fn save(&self, path: &Path) -> Result<(), SceneError> {
         let text = self.to_toml()?;
-        crate::export::writer::write_atomic(path, |w| w.write_all(text.as_bytes())).map_err(|e| SceneError {
-            file: Some(path.display().to_string()),
-            line: None,
-            message: format!("cannot write: {e}"),
+        crate::export::writer::write_atomic(path, |w| w.write_all(text.as_bytes())).map_err(|e| {
+            SceneError {
+                file: Some(path.display().to_string()),
+                line: None,
+                message: format!("cannot write: {e}"),
+            }
         })
     }
 
@@ -387,7 +393,12 @@ impl Scene {
                 format!("grid.size = {size} is outside the allowed range (0, 10000]"),
             ));
         }
-        if !self.grid.origin.iter().all(|v| v.is_finite() && v.abs() <= 1e6) {
+        if !self
+            .grid
+            .origin
+            .iter()
+            .all(|v| v.is_finite() && v.abs() <= 1e6)
+        {
             return Err(Invalid::at(
                 vec![key("grid"), key("origin")],
                 format!(
@@ -419,10 +430,7 @@ impl Scene {
                 p.push(key("center"));
                 return Err(Invalid::at(
                     p,
-                    format!(
-                        "emitter[{i}].center = {:?} lies outside {domain}",
-                        e.center
-                    ),
+                    format!("emitter[{i}].center = {:?} lies outside {domain}", e.center),
                 ));
             }
         }

@@ -345,7 +345,10 @@ fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind(
     // The centre is opaque and red; the corners still show the background.
     let c = img.pixel(W / 2, H / 2);
     // Seen head-on with the light straight above, the centre gets ambient light only.
-    assert!(c[0] > 30 && c[0] > 3 * c[1] && c[0] > 3 * c[2], "centre {c:?}");
+    assert!(
+        c[0] > 30 && c[0] > 3 * c[1] && c[0] > 3 * c[2],
+        "centre {c:?}"
+    );
     assert_eq!(img.pixel(0, 0), before.pixel(0, 0));
     // Light from above: the top of the sphere is brighter than its bottom.
     let top = img.pixel(W / 2, H / 2 - 6);
@@ -363,7 +366,11 @@ fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind(
     }
     r.upload(&ctx, &behind, d).expect("upload");
     let with_smoke = render(&ctx, &r, &cam, n, &s);
-    assert_eq!(with_smoke.pixel(W / 2, H / 2), c, "smoke behind shows through");
+    assert_eq!(
+        with_smoke.pixel(W / 2, H / 2),
+        c,
+        "smoke behind shows through"
+    );
     // A box obstacle works too, and an empty list takes them away again.
     r.set_obstacles(
         &ctx,

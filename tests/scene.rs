@@ -91,7 +91,12 @@ fn a_scene_saved_as_toml_loads_back_to_the_same_scene() {
         let path = dir.join(format!("{}.toml", sc.grid.dims[0]));
         sc.save(&path).expect("save");
         let back = Scene::load(&path).expect("load back");
-        assert_eq!(back, sc, "{}", std::fs::read_to_string(&path).unwrap_or_default());
+        assert_eq!(
+            back,
+            sc,
+            "{}",
+            std::fs::read_to_string(&path).unwrap_or_default()
+        );
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -225,7 +230,7 @@ fn malformed_scene_files_give_specific_messages_with_file_and_line() {
             "missing grid",
             "name = \"t\"\n".to_string(),
             "missing field `grid`",
-            None,
+            Some(1),
         ),
         (
             "grid dims of two numbers",
@@ -253,8 +258,14 @@ fn malformed_scene_files_give_specific_messages_with_file_and_line() {
             .expect_err(what);
         let shown = e.to_string();
         assert_eq!(e.file.as_deref(), Some(path.display().to_string().as_str()));
-        assert!(shown.starts_with(&path.display().to_string()), "{what}: {shown}");
-        assert!(shown.contains(expect), "{what}: expected '{expect}' in: {shown}");
+        assert!(
+            shown.starts_with(&path.display().to_string()),
+            "{what}: {shown}"
+        );
+        assert!(
+            shown.contains(expect),
+            "{what}: expected '{expect}' in: {shown}"
+        );
         assert_eq!(e.line, *line, "{what}: {shown}");
         messages.insert(e.message.clone());
     }
@@ -267,7 +278,10 @@ fn malformed_scene_files_give_specific_messages_with_file_and_line() {
 fn unreadable_and_missing_scene_files_are_errors_not_panics() {
     let e = Scene::resolve("no/such/scene.toml").expect_err("missing");
     assert!(e.to_string().contains("no such file"), "{e}");
-    assert!(e.to_string().contains("wind_tunnel"), "lists the presets: {e}");
+    assert!(
+        e.to_string().contains("wind_tunnel"),
+        "lists the presets: {e}"
+    );
     let dir = std::env::temp_dir();
     let e = Scene::load(&dir).expect_err("a folder");
     assert!(e.to_string().contains("folder"), "{e}");
@@ -308,7 +322,8 @@ fn obstacles_hold_no_smoke_and_no_flow_through_their_faces() {
     let mask = s.solid_mask().expect("solid cells").to_vec();
     assert!(s.solid_cells() > 200, "{} solid cells", s.solid_cells());
     // Try to paint smoke right into the obstacle.
-    s.add_density_at([0.5, 0.55, 0.5], 0.25, 3.0).expect("paint");
+    s.add_density_at([0.5, 0.55, 0.5], 0.25, 3.0)
+        .expect("paint");
     for _ in 0..40 {
         s.step();
         s.add_velocity_at([0.5, 0.4, 0.5], 0.2, [0.5, 2.0, 0.0])
@@ -337,19 +352,27 @@ fn obstacles_hold_no_smoke_and_no_flow_through_their_faces() {
             }
         }
     }
-    assert!(touching_smoke > 100, "the smoke must flow around the obstacles");
+    assert!(
+        touching_smoke > 100,
+        "the smoke must flow around the obstacles"
+    );
     // The fluid is divergence-free around the obstacles (the face divergence over all cells,
     // computed by the test, relative to the speeds present).
     let vmax = (0..3)
         .flat_map(|a| s.velocity(a).iter().map(|v| v.abs()).collect::<Vec<_>>())
         .fold(0.0f32, f32::max);
     let div = max_face_divergence(&s);
-    assert!(div < 1e-2 * vmax, "divergence {div} with speeds up to {vmax}");
+    assert!(
+        div < 1e-2 * vmax,
+        "divergence {div} with speeds up to {vmax}"
+    );
 }
 
 #[test]
 fn the_wind_tunnel_flow_is_slower_right_behind_the_sphere_than_in_the_free_stream() {
-    let scene = Scene::preset("wind_tunnel").expect("preset").with_resolution(48);
+    let scene = Scene::preset("wind_tunnel")
+        .expect("preset")
+        .with_resolution(48);
     let mut s = scene.build().expect("build");
     let speed = match scene.boundaries.x_min {
         Face::Inflow(v) => v,
@@ -372,7 +395,10 @@ fn the_wind_tunnel_flow_is_slower_right_behind_the_sphere_than_in_the_free_strea
         "wake {u_behind} vs free stream {speed}"
     );
     // The flow squeezes past the sphere: faster beside it than behind it.
-    assert!(u_beside > u_behind + 0.3 * speed, "beside {u_beside}, behind {u_behind}");
+    assert!(
+        u_beside > u_behind + 0.3 * speed,
+        "beside {u_beside}, behind {u_behind}"
+    );
 }
 
 #[test]
@@ -444,8 +470,12 @@ fn temperature_blob(temperature: f32, smoke_weight: f32) -> (f64, f64) {
         cooling: 0.0,
         ..FluidParams::default()
     };
-    let mut s = Solver::new(Grid::unit(Dims::cube(24)).expect("g"), p, Boundaries::closed())
-        .expect("s");
+    let mut s = Solver::new(
+        Grid::unit(Dims::cube(24)).expect("g"),
+        p,
+        Boundaries::closed(),
+    )
+    .expect("s");
     s.set_emitters(vec![Emitter {
         temperature: Some(temperature),
         end: Some(0.05),
@@ -482,8 +512,12 @@ fn cooling_brings_the_temperature_back_to_ambient() {
         smoke_weight: 0.0,
         ..FluidParams::default()
     };
-    let mut s = Solver::new(Grid::unit(Dims::cube(12)).expect("g"), p, Boundaries::closed())
-        .expect("s");
+    let mut s = Solver::new(
+        Grid::unit(Dims::cube(12)).expect("g"),
+        p,
+        Boundaries::closed(),
+    )
+    .expect("s");
     assert!(s.temperature().iter().all(|&t| t == 1.0));
     s.temperature_mut().fill(3.0);
     let dt = s.params().dt;
@@ -518,8 +552,12 @@ fn emitters_follow_their_time_window_and_pulse() {
         fade: 0.0,
         ..FluidParams::default()
     };
-    let mut s = Solver::new(Grid::unit(Dims::cube(12)).expect("g"), p, Boundaries::closed())
-        .expect("s");
+    let mut s = Solver::new(
+        Grid::unit(Dims::cube(12)).expect("g"),
+        p,
+        Boundaries::closed(),
+    )
+    .expect("s");
     s.set_emitters(vec![Emitter {
         end: Some(0.1),
         velocity: None,
@@ -544,8 +582,12 @@ fn an_inflow_drives_the_flow_through_to_the_outflow() {
         z_max: Face::Open,
         ..Boundaries::closed()
     };
-    let mut s = Solver::new(Grid::unit(Dims::new(12, 10, 20)).expect("g"), FluidParams::default(), b)
-        .expect("s");
+    let mut s = Solver::new(
+        Grid::unit(Dims::new(12, 10, 20)).expect("g"),
+        FluidParams::default(),
+        b,
+    )
+    .expect("s");
     for _ in 0..10 {
         s.step();
     }

@@ -4,11 +4,11 @@
 use super::RenderError;
 use crate::camera::OrbitCamera;
 use crate::sim::Dims;
+use crate::sim::Shape;
 use glium::backend::Facade;
 use glium::index::{NoIndices, PrimitiveType};
 use glium::program::ProgramCreationInput;
 use glium::texture::pixel_buffer::PixelBuffer;
-use crate::sim::Shape;
 use glium::texture::{MipmapsOption, Texture2d, Texture3d, UncompressedFloatFormat};
 use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter, SamplerWrapFunction};
 use glium::{

@@ -128,7 +128,14 @@ impl FluidParams {
         check("diffusion", self.diffusion, 0.0, 1.0, false, false)?;
         check("viscosity", self.viscosity, 0.0, 1.0, false, false)?;
         check("fade", self.fade, 0.0, 1000.0, false, false)?;
-        check("smoke_weight", self.smoke_weight, -1000.0, 1000.0, false, false)?;
+        check(
+            "smoke_weight",
+            self.smoke_weight,
+            -1000.0,
+            1000.0,
+            false,
+            false,
+        )?;
         check("buoyancy", self.buoyancy, -1000.0, 1000.0, false, false)?;
         check(
             "ambient_temperature",

@@ -406,14 +406,7 @@ fn plan_row<'a>(
 
 /// Sum of the in-grid neighbours of cell i (packed entry m) in row (j, k) of the other colour.
 #[inline(always)]
-fn neighbour_sum(
-    op: Op,
-    other: &[f32],
-    j: usize,
-    k: usize,
-    i: usize,
-    m: usize,
-) -> f32 {
+fn neighbour_sum(op: Op, other: &[f32], j: usize, k: usize, i: usize, m: usize) -> f32 {
     let [nx, ny, nz] = op.dims;
     let hx = op.hx;
     let orow = |jj: usize, kk: usize| &other[(kk * ny + jj) * hx..][..hx];
@@ -424,7 +417,7 @@ fn neighbour_sum(
         sum += xrow[(i - 1) / 2];
     }
     if i + 1 < nx {
-        sum += xrow[(i + 1) / 2];
+        sum += xrow[i.div_ceil(2)];
     }
     if j > 0 {
         sum += orow(j - 1, k)[m];

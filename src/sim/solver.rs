@@ -458,9 +458,13 @@ impl Solver {
         let g = self.grid;
         for (a, f) in self.vel.iter_mut().enumerate() {
             let va = vel[a];
-            splat(f, g.dims.faces(a), advect::face_stagger(a), &shape, |e, c| {
-                *e += c * va
-            });
+            splat(
+                f,
+                g.dims.faces(a),
+                advect::face_stagger(a),
+                &shape,
+                |e, c| *e += c * va,
+            );
         }
         self.enforce_boundaries();
         Ok(())
@@ -570,7 +574,8 @@ impl Solver {
             d,
             &b,
             &self.density,
-            self.temperature_active.then_some(self.temperature.as_slice()),
+            self.temperature_active
+                .then_some(self.temperature.as_slice()),
             &mut self.vel[1],
             p.smoke_weight,
             p.buoyancy,
@@ -655,7 +660,7 @@ impl Solver {
         let amb = self.params.ambient_temperature;
         let fade = (-self.params.fade * dt).exp();
         let cool = (-self.params.cooling * dt).exp();
-        let mut fields: Vec<(&mut Vec<f32>, &mut Vec<f32>, f32, f32, f32)> =
+        let mut fields: Vec<ScalarJob<'_>> =
             vec![(&mut self.density, &mut self.density_tmp, fade, 0.0, 0.0)];
         if self.temperature_active {
             // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
@@ -716,9 +721,13 @@ impl Solver {
             if let Some(ev) = e.velocity {
                 for (a, f) in self.vel.iter_mut().enumerate() {
                     let target = ev[a];
-                    splat(f, g.dims.faces(a), advect::face_stagger(a), &shape, |v, c| {
-                        *v += c * (target - *v)
-                    });
+                    splat(
+                        f,
+                        g.dims.faces(a),
+                        advect::face_stagger(a),
+                        &shape,
+                        |v, c| *v += c * (target - *v),
+                    );
                 }
             }
         }
@@ -734,6 +743,10 @@ impl Solver {
         index_shape(&self.grid, s)
     }
 }
+
+/// A cell-centred field to advect: the field, a scratch array, scale and offset of the result,
+/// and the value solid cells get.
+type ScalarJob<'a> = (&'a mut Vec<f32>, &'a mut Vec<f32>, f32, f32, f32);
 
 /// A world-space shape in cell-index space (positions `(p − origin)/h`, lengths `/h`).
 fn index_shape(g: &Grid, s: &Shape) -> Shape {
@@ -783,7 +796,13 @@ fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
 
 /// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `st`)
 /// that a shape given in cell-index space covers. Parallel over z-planes.
-fn splat(field: &mut [f32], fd: Dims, st: [f32; 3], shape: &Shape, f: impl Fn(&mut f32, f32) + Sync) {
+fn splat(
+    field: &mut [f32],
+    fd: Dims,
+    st: [f32; 3],
+    shape: &Shape,
+    f: impl Fn(&mut f32, f32) + Sync,
+) {
     let n = fd.as_array();
     let x = shape.center();
     let r = shape.half_extent();

@@ -106,7 +106,14 @@ pub fn total_vorticity(vel: VelocityRef<'_>, h: f32) -> f64 {
 impl Confinement {
     /// Bytes held by the scratch fields.
     pub fn memory_bytes(&self) -> usize {
-        (self.cell.iter().chain(&self.omega).map(Vec::len).sum::<usize>() + self.mag.len()) * 4
+        (self
+            .cell
+            .iter()
+            .chain(&self.omega)
+            .map(Vec::len)
+            .sum::<usize>()
+            + self.mag.len())
+            * 4
     }
 
     /// Adds `dt·ε·h·(N × ω)` to the face velocities (each face gets the mean of its two

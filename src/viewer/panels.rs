@@ -1,11 +1,11 @@
 //! The egui side panel: simulation, fluid, emitters, rendering, slice view and statistics.
 //! Widgets edit a local copy of the settings; changes become commands for the simulation.
 
+use super::scene_menu::SceneMenu;
 use super::sim_thread::{RecordSpec, SimCommand, Snapshot};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
-use crate::export::{ExportOptions, Fields, Format};
-use super::scene_menu::SceneMenu;
 use crate::camera::OrbitCamera;
+use crate::export::{ExportOptions, Fields, Format};
 use crate::render::RenderSettings;
 use crate::scene::{CameraSpec, Scene};
 use crate::sim::{Advection, Dims, Emitter, FluidParams, Pulse, ShapeKind};

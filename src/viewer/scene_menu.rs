@@ -153,10 +153,7 @@ fn dialogs(ctx: &egui::Context, st: &mut UiState, out: &mut Vec<UiCommand>) {
                     }
                     for f in files {
                         let label = f.display().to_string();
-                        if ui
-                            .selectable_label(st.menu.path == label, &label)
-                            .clicked()
-                        {
+                        if ui.selectable_label(st.menu.path == label, &label).clicked() {
                             st.menu.path = label;
                         }
                     }
