@@ -1008,6 +1008,36 @@ mod tests {
     }
 
     #[test]
+    fn the_current_scene_saves_what_was_edited_and_loads_back_equal() {
+        let scene = Scene::preset("wind_tunnel").expect("preset");
+        let mut st = UiState::new(&scene, true);
+        assert_eq!(st.params, scene.fluid);
+        assert_eq!(st.emitters, scene.emitters);
+        st.params.vorticity = 2.5;
+        st.emitters[0].density = 3.0;
+        st.render.density_scale = 10.0;
+        let cam = OrbitCamera::from_degrees([1.0, 0.5, 0.5], 40.0, 10.0, 3.0);
+        let cur = st.current_scene(&cam);
+        assert_eq!(cur.fluid.vorticity, 2.5);
+        assert_eq!(cur.emitters[0].density, 3.0);
+        assert_eq!(cur.render.density_scale, 10.0);
+        assert_eq!(cur.obstacles, scene.obstacles);
+        assert_eq!(cur.boundaries, scene.boundaries);
+        assert!((cur.camera.yaw - 40.0).abs() < 1e-3);
+        let text = cur.to_toml().expect("toml");
+        let back = Scene::from_toml(&text, None).expect("loads back");
+        assert_eq!(back, cur);
+        // The camera it describes is the one that was saved.
+        let c2 = back.camera(1.5);
+        assert!((c2.distance - 3.0).abs() < 1e-4 && (c2.yaw - cam.yaw).abs() < 1e-4);
+        // Loading another scene replaces the edits but keeps the slice settings.
+        st.slice.visible = true;
+        st.set_scene(&Scene::default_plume());
+        assert_eq!(st.params, Scene::default_plume().fluid);
+        assert!(st.slice.visible);
+    }
+
+    #[test]
     fn export_settings_become_validated_options() {
         let mut e = ExportUi::default();
         let o = e.options().expect("defaults are valid");
