@@ -170,55 +170,26 @@ impl PackedRbSor {
                 let base = (k * op.dims[1] + j) * op.hx;
                 let brow = &rhs[base..][..op.hx];
                 let plan = plan_row(op, other, zeros, color, j, k);
-                if op.has_diag {
-                    // Obstacles: the diagonal varies per cell (0 for solid cells, which stay 0).
-                    let irow = &inv_all[base..][..op.hx];
-                    for &(m, _, x_nb) in &plan.edges[..plan.n_edges] {
-                        let gs = (brow[m] + op.a * x_nb) * irow[m];
-                        row[m] += omega * (gs - row[m]);
-                    }
-                    if let Some(ctx) = plan.interior {
-                        let a = op.a;
-                        let r = &mut row[ctx.m_lo..ctx.m_hi];
-                        let len = r.len();
-                        let b = &brow[ctx.m_lo..ctx.m_hi];
-                        let iv = &irow[ctx.m_lo..ctx.m_hi];
-                        let (l, rt) = (&ctx.left[..len], &ctx.right[..len]);
-                        let (ym, yp, zm, zp) = (
-                            &ctx.ym[..len],
-                            &ctx.yp[..len],
-                            &ctx.zm[..len],
-                            &ctx.zp[..len],
-                        );
-                        for t in 0..len {
-                            let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
-                            let gs = (b[t] + a * s) * iv[t];
-                            r[t] += omega * (gs - r[t]);
-                        }
-                    }
-                    continue;
-                }
+                // With obstacles the diagonal varies per cell (its reciprocal is 0 for solid
+                // cells, which therefore stay 0); without, it follows from the neighbour count.
+                let irow = op.has_diag.then(|| &inv_all[base..][..op.hx]);
                 for &(m, n, x_nb) in &plan.edges[..plan.n_edges] {
-                    let gs = (brow[m] + op.a * x_nb) / op.diag(n);
+                    let inv = irow.map_or_else(|| 1.0 / op.diag(n), |iv| iv[m]);
+                    let gs = (brow[m] + op.a * x_nb) * inv;
                     row[m] += omega * (gs - row[m]);
                 }
                 if let Some(ctx) = plan.interior {
-                    let inv = 1.0 / op.diag(ctx.n_full);
-                    let a = op.a;
                     let r = &mut row[ctx.m_lo..ctx.m_hi];
-                    let len = r.len();
                     let b = &brow[ctx.m_lo..ctx.m_hi];
-                    let (l, rt) = (&ctx.left[..len], &ctx.right[..len]);
-                    let (ym, yp, zm, zp) = (
-                        &ctx.ym[..len],
-                        &ctx.yp[..len],
-                        &ctx.zm[..len],
-                        &ctx.zp[..len],
-                    );
-                    for t in 0..len {
-                        let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
-                        let gs = (b[t] + a * s) * inv;
-                        r[t] += omega * (gs - r[t]);
+                    match irow {
+                        Some(iv) => {
+                            let iv = &iv[ctx.m_lo..ctx.m_hi];
+                            relax_interior(r, b, &ctx, op.a, omega, |t| iv[t]);
+                        }
+                        None => {
+                            let inv = 1.0 / op.diag(ctx.n_full);
+                            relax_interior(r, b, &ctx, op.a, omega, |_| inv);
+                        }
                     }
                 }
             }
@@ -244,45 +215,31 @@ impl PackedRbSor {
                         let row = &mine[base..base + op.hx];
                         let brow = &rhs[base..base + op.hx];
                         let plan = plan_row(op, other, zeros, color, j, k);
-                        if op.has_diag {
-                            // Solid cells (diagonal 0) have no equation: residual 0.
-                            let drow = &dg_all[base..base + op.hx];
-                            for m in 0..(op.dims[0] - (color + j + k) % 2).div_ceil(2) {
-                                let i = (color + j + k) % 2 + 2 * m;
-                                let x_nb = neighbour_sum(op, other, j, k, i, m);
-                                let r = if drow[m] > 0.0 {
-                                    brow[m] - (drow[m] * row[m] - op.a * x_nb)
-                                } else {
-                                    0.0
-                                };
-                                poison += r * 0.0;
-                                mx = mx.max(r.abs());
-                            }
-                            continue;
-                        }
+                        // Solid cells (diagonal 0) have no equation: their residual is 0.
+                        let drow = op.has_diag.then(|| &dg_all[base..][..op.hx]);
                         for &(m, n, x_nb) in &plan.edges[..plan.n_edges] {
-                            let r = brow[m] - (op.diag(n) * row[m] - op.a * x_nb);
+                            let d = drow.map_or_else(|| op.diag(n), |dr| dr[m]);
+                            let r = if d > 0.0 {
+                                brow[m] - (d * row[m] - op.a * x_nb)
+                            } else {
+                                0.0
+                            };
                             poison += r * 0.0;
                             mx = mx.max(r.abs());
                         }
                         if let Some(ctx) = plan.interior {
-                            let d = op.diag(ctx.n_full);
-                            let a = op.a;
                             let xr = &row[ctx.m_lo..ctx.m_hi];
-                            let len = xr.len();
                             let b = &brow[ctx.m_lo..ctx.m_hi];
-                            let (l, rt) = (&ctx.left[..len], &ctx.right[..len]);
-                            let (ym, yp) = (&ctx.ym[..len], &ctx.yp[..len]);
-                            let (zm, zp) = (&ctx.zm[..len], &ctx.zp[..len]);
-                            let mut lm = 0.0f32;
-                            let mut lp = 0.0f32;
-                            for t in 0..len {
-                                let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
-                                let r = b[t] - (d * xr[t] - a * s);
-                                lp += r * 0.0;
-                                let ra = r.abs();
-                                lm = if ra > lm { ra } else { lm };
-                            }
+                            let (lm, lp) = match drow {
+                                Some(dr) => {
+                                    let dr = &dr[ctx.m_lo..ctx.m_hi];
+                                    residual_interior(xr, b, &ctx, op.a, |t| dr[t])
+                                }
+                                None => {
+                                    let d = op.diag(ctx.n_full);
+                                    residual_interior(xr, b, &ctx, op.a, |_| d)
+                                }
+                            };
                             poison += lp;
                             mx = mx.max(lm);
                         }
@@ -299,6 +256,61 @@ impl PackedRbSor {
         }
         m
     }
+}
+
+/// One SOR update of a row's contiguous interior, with `inv(t)` the reciprocal diagonal of
+/// entry t (a constant without obstacles, so the loop stays branch-free and vectorises).
+#[inline(always)]
+fn relax_interior(
+    r: &mut [f32],
+    b: &[f32],
+    ctx: &RowCtx<'_>,
+    a: f32,
+    omega: f32,
+    inv: impl Fn(usize) -> f32,
+) {
+    let len = r.len();
+    let b = &b[..len];
+    let (l, rt) = (&ctx.left[..len], &ctx.right[..len]);
+    let (ym, yp, zm, zp) = (
+        &ctx.ym[..len],
+        &ctx.yp[..len],
+        &ctx.zm[..len],
+        &ctx.zp[..len],
+    );
+    for t in 0..len {
+        let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
+        let gs = (b[t] + a * s) * inv(t);
+        r[t] += omega * (gs - r[t]);
+    }
+}
+
+/// Largest |residual| over a row's interior and the NaN probe Σ r·0, with `diag(t)` the
+/// diagonal of entry t (cells with diagonal 0 are solid and contribute nothing).
+#[inline(always)]
+fn residual_interior(
+    x: &[f32],
+    b: &[f32],
+    ctx: &RowCtx<'_>,
+    a: f32,
+    diag: impl Fn(usize) -> f32,
+) -> (f32, f32) {
+    let len = x.len();
+    let b = &b[..len];
+    let (l, rt) = (&ctx.left[..len], &ctx.right[..len]);
+    let (ym, yp) = (&ctx.ym[..len], &ctx.yp[..len]);
+    let (zm, zp) = (&ctx.zm[..len], &ctx.zp[..len]);
+    let mut lm = 0.0f32;
+    let mut lp = 0.0f32;
+    for t in 0..len {
+        let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
+        let d = diag(t);
+        let r = if d > 0.0 { b[t] - (d * x[t] - a * s) } else { 0.0 };
+        lp += r * 0.0;
+        let ra = r.abs();
+        lm = if ra > lm { ra } else { lm };
+    }
+    (lm, lp)
 }
 
 /// The contiguous interior of one packed row: neighbour slices aligned with `m_lo..m_hi`.
@@ -402,36 +414,6 @@ fn plan_row<'a>(
         });
     }
     plan
-}
-
-/// Sum of the in-grid neighbours of cell i (packed entry m) in row (j, k) of the other colour.
-#[inline(always)]
-fn neighbour_sum(op: Op, other: &[f32], j: usize, k: usize, i: usize, m: usize) -> f32 {
-    let [nx, ny, nz] = op.dims;
-    let hx = op.hx;
-    let orow = |jj: usize, kk: usize| &other[(kk * ny + jj) * hx..][..hx];
-    // In the other colour's row (j, k), cell i−1 is entry (i−1)/2 and cell i+1 is (i+1)/2.
-    let xrow = orow(j, k);
-    let mut sum = 0.0;
-    if i > 0 {
-        sum += xrow[(i - 1) / 2];
-    }
-    if i + 1 < nx {
-        sum += xrow[i.div_ceil(2)];
-    }
-    if j > 0 {
-        sum += orow(j - 1, k)[m];
-    }
-    if j + 1 < ny {
-        sum += orow(j + 1, k)[m];
-    }
-    if k > 0 {
-        sum += orow(j, k - 1)[m];
-    }
-    if k + 1 < nz {
-        sum += orow(j, k + 1)[m];
-    }
-    sum
 }
 
 fn max_abs(v: &[f32]) -> f32 {
