@@ -47,9 +47,11 @@ impl<'a> Sampler<'a> {
         }
     }
 
-    /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
+    /// The eight samples around array coordinates `p` (clamped to the array; neighbours past
+    /// the last sample repeat it), in the order 000, 100, 010, 110, 001, 101, 011, 111 of
+    /// (x, y, z) offsets, and p's fractional position between them.
     #[inline(always)]
-    pub fn at(&self, p: [f32; 3]) -> f32 {
+    fn corners(&self, p: [f32; 3]) -> ([f32; 8], [f32; 3]) {
         // `max`/`min` (unlike `clamp`) map NaN to a bound.
         let cx = p[0].max(0.0).min(self.hi[0]);
         let cy = p[1].max(0.0).min(self.hi[1]);
@@ -58,9 +60,7 @@ impl<'a> Sampler<'a> {
         let i0 = cx as i32 as usize;
         let j0 = cy as i32 as usize;
         let k0 = cz as i32 as usize;
-        let tx = cx - i0 as f32;
-        let ty = cy - j0 as f32;
-        let tz = cz - k0 as f32;
+        let t = [cx - i0 as f32, cy - j0 as f32, cz - k0 as f32];
         let d = self.d;
         let sy = d.nx;
         let sz = d.nx * d.ny;
@@ -72,10 +72,29 @@ impl<'a> Sampler<'a> {
         // SAFETY: i0 ≤ nx−1, j0 ≤ ny−1, k0 ≤ nz−1 after clamping, and each offset moves to a
         // neighbour only when that neighbour exists, so every index is < nx·ny·nz = f.len().
         let l = |o: usize| unsafe { *f.get_unchecked(b + o) };
-        let c00 = l(0) + tx * (l(di) - l(0));
-        let c10 = l(dj) + tx * (l(dj + di) - l(dj));
-        let c01 = l(dk) + tx * (l(dk + di) - l(dk));
-        let c11 = l(dk + dj) + tx * (l(dk + dj + di) - l(dk + dj));
+        (
+            [
+                l(0),
+                l(di),
+                l(dj),
+                l(dj + di),
+                l(dk),
+                l(dk + di),
+                l(dk + dj),
+                l(dk + dj + di),
+            ],
+            t,
+        )
+    }
+
+    /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
+    #[inline(always)]
+    pub fn at(&self, p: [f32; 3]) -> f32 {
+        let (v, [tx, ty, tz]) = self.corners(p);
+        let c00 = v[0] + tx * (v[1] - v[0]);
+        let c10 = v[2] + tx * (v[3] - v[2]);
+        let c01 = v[4] + tx * (v[5] - v[4]);
+        let c11 = v[6] + tx * (v[7] - v[6]);
         let c0 = c00 + ty * (c10 - c00);
         let c1 = c01 + ty * (c11 - c01);
         c0 + tz * (c1 - c0)
@@ -85,30 +104,7 @@ impl<'a> Sampler<'a> {
     /// between at `p`.
     #[inline(always)]
     pub fn range_at(&self, p: [f32; 3]) -> (f32, f32) {
-        let cx = p[0].max(0.0).min(self.hi[0]);
-        let cy = p[1].max(0.0).min(self.hi[1]);
-        let cz = p[2].max(0.0).min(self.hi[2]);
-        let (i0, j0, k0) = (cx as i32 as usize, cy as i32 as usize, cz as i32 as usize);
-        let d = self.d;
-        let sy = d.nx;
-        let sz = d.nx * d.ny;
-        let di = usize::from(i0 + 1 < d.nx);
-        let dj = if j0 + 1 < d.ny { sy } else { 0 };
-        let dk = if k0 + 1 < d.nz { sz } else { 0 };
-        let b = i0 + sy * j0 + sz * k0;
-        let f = self.f;
-        // SAFETY: as in `at`: every offset stays inside the array after clamping.
-        let l = |o: usize| unsafe { *f.get_unchecked(b + o) };
-        let v = [
-            l(0),
-            l(di),
-            l(dj),
-            l(dj + di),
-            l(dk),
-            l(dk + di),
-            l(dk + dj),
-            l(dk + dj + di),
-        ];
+        let (v, _) = self.corners(p);
         let mut lo = v[0];
         let mut hi = v[0];
         for &x in &v[1..] {
