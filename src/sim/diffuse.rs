@@ -68,10 +68,10 @@ pub fn diffuse_component(
             continue;
         }
         let plane_at = if side == 0 { lo } else { hi - 1 };
-        for (idx, r) in scratch.iter_mut().enumerate() {
-            let p = [idx % fd.nx, (idx / fd.nx) % fd.ny, idx / (fd.nx * fd.ny)];
-            if p[axis] == plane_at {
-                *r += a * s;
+        let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);
+        for q in 0..n[a2] {
+            for p in 0..n[a1] {
+                scratch[plane_at * stride[axis] + p * stride[a1] + q * stride[a2]] += a * s;
             }
         }
     }

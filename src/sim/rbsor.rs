@@ -305,7 +305,11 @@ fn residual_interior(
     for t in 0..len {
         let s = l[t] + rt[t] + ym[t] + yp[t] + zm[t] + zp[t];
         let d = diag(t);
-        let r = if d > 0.0 { b[t] - (d * x[t] - a * s) } else { 0.0 };
+        let r = if d > 0.0 {
+            b[t] - (d * x[t] - a * s)
+        } else {
+            0.0
+        };
         lp += r * 0.0;
         let ra = r.abs();
         lm = if ra > lm { ra } else { lm };
