@@ -43,38 +43,34 @@ fn vorticity(vel: VelocityRef<'_>, h: f32, cell: &mut [Vec<f32>; 3], omega: &mut
         cell[a].resize(n, 0.0);
         omega[a].resize(n, 0.0);
     }
-    let plane = d.nx * d.ny;
-    let [cu, cv, cw] = cell;
-    cu.par_chunks_mut(plane)
-        .zip(cv.par_chunks_mut(plane))
-        .zip(cw.par_chunks_mut(plane))
-        .enumerate()
-        .for_each(|(k, ((pu, pv), pw))| {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    let [u, v, w] = cell_velocity(vel, i, j, k);
-                    let c = i + d.nx * j;
-                    pu[c] = u;
-                    pv[c] = v;
-                    pw[c] = w;
-                }
-            }
-        });
+    fill3(cell, d, |[i, j, k]| cell_velocity(vel, i, j, k));
     let inv_h = 1.0 / h;
     let (cu, cv, cw) = (&cell[0], &cell[1], &cell[2]);
-    let [ox, oy, oz] = omega;
-    ox.par_chunks_mut(plane)
-        .zip(oy.par_chunks_mut(plane))
-        .zip(oz.par_chunks_mut(plane))
+    fill3(omega, d, |p| {
+        [
+            (diff(cw, d, p, 1) - diff(cv, d, p, 2)) * inv_h,
+            (diff(cu, d, p, 2) - diff(cw, d, p, 0)) * inv_h,
+            (diff(cv, d, p, 0) - diff(cu, d, p, 1)) * inv_h,
+        ]
+    });
+}
+
+/// Sets cell p of the three cell-centred fields `out` to `f(p)`, in parallel over z-planes.
+fn fill3(out: &mut [Vec<f32>; 3], d: Dims, f: impl Fn([usize; 3]) -> [f32; 3] + Sync) {
+    let plane = d.nx * d.ny;
+    let [x, y, z] = out;
+    x.par_chunks_mut(plane)
+        .zip(y.par_chunks_mut(plane))
+        .zip(z.par_chunks_mut(plane))
         .enumerate()
         .for_each(|(k, ((px, py), pz))| {
             for j in 0..d.ny {
                 for i in 0..d.nx {
-                    let p = [i, j, k];
-                    let c = i + d.nx * j;
-                    px[c] = (diff(cw, d, p, 1) - diff(cv, d, p, 2)) * inv_h;
-                    py[c] = (diff(cu, d, p, 2) - diff(cw, d, p, 0)) * inv_h;
-                    pz[c] = (diff(cv, d, p, 0) - diff(cu, d, p, 1)) * inv_h;
+                    let [a, b, c] = f([i, j, k]);
+                    let o = i + d.nx * j;
+                    px[o] = a;
+                    py[o] = b;
+                    pz[o] = c;
                 }
             }
         });
@@ -140,7 +136,6 @@ impl Confinement {
             &mut self.omega,
         );
         let n = d.cells();
-        let plane = d.nx * d.ny;
         let om = &self.omega;
         self.mag.resize(n, 0.0);
         self.mag.par_iter_mut().enumerate().for_each(|(c, m)| {
@@ -149,35 +144,23 @@ impl Confinement {
         // Force per cell, written over the cell velocities.
         let mag = &self.mag;
         let scale = eps * h;
-        let [fx, fy, fz] = &mut self.cell;
-        fx.par_chunks_mut(plane)
-            .zip(fy.par_chunks_mut(plane))
-            .zip(fz.par_chunks_mut(plane))
-            .enumerate()
-            .for_each(|(k, ((px, py), pz))| {
-                for j in 0..d.ny {
-                    for i in 0..d.nx {
-                        let p = [i, j, k];
-                        let c = i + d.nx * j;
-                        let g = [diff(mag, d, p, 0), diff(mag, d, p, 1), diff(mag, d, p, 2)];
-                        let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
-                        let gc = d.idx(i, j, k);
-                        // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no
-                        // well-defined direction to push.
-                        if len <= 1e-6 * mag[gc] || len == 0.0 {
-                            px[c] = 0.0;
-                            py[c] = 0.0;
-                            pz[c] = 0.0;
-                            continue;
-                        }
-                        let nv = [g[0] / len, g[1] / len, g[2] / len];
-                        let o = [om[0][gc], om[1][gc], om[2][gc]];
-                        px[c] = scale * (nv[1] * o[2] - nv[2] * o[1]);
-                        py[c] = scale * (nv[2] * o[0] - nv[0] * o[2]);
-                        pz[c] = scale * (nv[0] * o[1] - nv[1] * o[0]);
-                    }
-                }
-            });
+        fill3(&mut self.cell, d, |p| {
+            let g = [diff(mag, d, p, 0), diff(mag, d, p, 1), diff(mag, d, p, 2)];
+            let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+            let c = d.idx(p[0], p[1], p[2]);
+            // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no well-defined
+            // direction to push.
+            if len <= 1e-6 * mag[c] || len == 0.0 {
+                return [0.0; 3];
+            }
+            let nv = [g[0] / len, g[1] / len, g[2] / len];
+            let o = [om[0][c], om[1][c], om[2][c]];
+            [
+                scale * (nv[1] * o[2] - nv[2] * o[1]),
+                scale * (nv[2] * o[0] - nv[0] * o[2]),
+                scale * (nv[0] * o[1] - nv[1] * o[0]),
+            ]
+        });
         let force = &self.cell;
         for (axis, f) in [u, v, w].into_iter().enumerate() {
             add_to_faces(d, axis, b, &force[axis], dt, f);
