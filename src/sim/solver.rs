@@ -660,37 +660,41 @@ impl Solver {
         let amb = self.params.ambient_temperature;
         let fade = (-self.params.fade * dt).exp();
         let cool = (-self.params.cooling * dt).exp();
-        let mut fields: Vec<ScalarJob<'_>> =
-            vec![(&mut self.density, &mut self.density_tmp, fade, 0.0, 0.0)];
-        if self.temperature_active {
-            // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
-            fields.push((
-                &mut self.temperature,
-                &mut self.vel_tmp[0],
-                cool,
-                (1.0 - cool) * amb,
-                amb,
-            ));
-        }
         let vr = VelocityRef {
             dims: d,
             u: &self.vel[0],
             v: &self.vel[1],
             w: &self.vel[2],
         };
-        for (f, tmp, scale, offset, solid_value) in fields {
-            if !self.solids.is_empty() {
-                self.solids.extrapolate(d, f);
-            }
-            // The temperature borrows a velocity scratch array, which is larger: use a prefix.
-            let out = &mut tmp[..d.cells()];
-            if mac {
-                advect::maccormack_cells(out, f, &mut self.mac_tmp, vr, k_dt, scale, offset);
-            } else {
-                advect::advect_cells(out, f, vr, k_dt, scale, offset);
-            }
-            f.copy_from_slice(out);
-            self.solids.fill_cells(f, solid_value);
+        let mac_tmp = mac.then_some(&mut self.mac_tmp);
+        let (solids, tmp) = (&self.solids, &mut self.density_tmp);
+        advect_scalar(
+            &mut self.density,
+            tmp,
+            mac_tmp,
+            vr,
+            k_dt,
+            fade,
+            0.0,
+            solids,
+            0.0,
+        );
+        if self.temperature_active {
+            // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb. The density's scratch array
+            // is free again (it holds the old density).
+            let mac_tmp = mac.then_some(&mut self.mac_tmp);
+            let offset = (1.0 - cool) * amb;
+            advect_scalar(
+                &mut self.temperature,
+                tmp,
+                mac_tmp,
+                vr,
+                k_dt,
+                cool,
+                offset,
+                solids,
+                amb,
+            );
         }
     }
 
@@ -744,9 +748,31 @@ impl Solver {
     }
 }
 
-/// A cell-centred field to advect: the field, a scratch array, scale and offset of the result,
-/// and the value solid cells get.
-type ScalarJob<'a> = (&'a mut Vec<f32>, &'a mut Vec<f32>, f32, f32, f32);
+/// Advects one cell-centred field (result `scale·φ + offset`) into `tmp` and swaps the two, so
+/// `tmp` ends up holding the old values. With `mac_tmp` the scheme is MacCormack. Values are
+/// extrapolated into obstacles first and set to `solid_value` there afterwards.
+#[allow(clippy::too_many_arguments)]
+fn advect_scalar(
+    f: &mut Vec<f32>,
+    tmp: &mut Vec<f32>,
+    mac_tmp: Option<&mut Vec<f32>>,
+    vr: VelocityRef<'_>,
+    k_dt: f32,
+    scale: f32,
+    offset: f32,
+    solids: &Solids,
+    solid_value: f32,
+) {
+    if !solids.is_empty() {
+        solids.extrapolate(vr.dims, f);
+    }
+    match mac_tmp {
+        Some(hat) => advect::maccormack_cells(tmp, f, hat, vr, k_dt, scale, offset),
+        None => advect::advect_cells(tmp, f, vr, k_dt, scale, offset),
+    }
+    std::mem::swap(f, tmp);
+    solids.fill_cells(f, solid_value);
+}
 
 /// A world-space shape in cell-index space (positions `(p − origin)/h`, lengths `/h`).
 fn index_shape(g: &Grid, s: &Shape) -> Shape {
