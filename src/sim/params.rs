@@ -20,7 +20,7 @@ pub enum Advection {
     SemiLagrangian,
     /// MacCormack (Selle et al. 2008): a semi-Lagrangian step forward and back to estimate
     /// and cancel its error, clamped to the range of the neighbours it interpolated, so no new
-    /// extrema appear. Sharper smoke for about twice the advection cost.
+    /// extrema appear. Sharper smoke for about 2.5 times the advection cost.
     #[serde(rename = "maccormack")]
     MacCormack,
 }
