@@ -51,6 +51,9 @@ pub struct BenchReport {
     pub pressure_iterations: f64,
     /// Largest relative pressure residual over the measured steps.
     pub pressure_residual: f32,
+    /// Average factor by which one pressure iteration reduced the residual (geometric mean
+    /// over the measured steps that iterated).
+    pub pressure_reduction_per_iteration: f64,
     /// Pressure solver used.
     pub pressure_solver: String,
     /// Median nanoseconds per cell per step.
@@ -86,6 +89,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut iters = Vec::new();
     let mut worst = 0.0f32;
+    let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
         let st = solver.step().clone();
@@ -94,6 +98,10 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
             stages.entry(s.name.to_string()).or_default().push(s.ms);
         }
         iters.push(st.pressure_iterations as f64);
+        if st.pressure_iterations > 0 && st.pressure_residual > 0.0 {
+            log_red += (st.pressure_initial_residual as f64 / st.pressure_residual as f64).ln();
+            red_iters += st.pressure_iterations as f64;
+        }
         worst = worst.max(st.pressure_residual);
     }
     let mean = totals.iter().sum::<f64>() / totals.len() as f64;
@@ -122,6 +130,11 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
             .collect(),
         pressure_iterations: median(&mut iters),
         pressure_residual: worst,
+        pressure_reduction_per_iteration: if red_iters > 0.0 {
+            (log_red / red_iters).exp()
+        } else {
+            1.0
+        },
         pressure_solver: solver.pressure_solver_name().to_string(),
         ns_per_cell_step: ms * 1e6 / d.cells() as f64,
         memory_bytes: solver.memory_bytes(),
@@ -168,8 +181,8 @@ impl BenchReport {
         }
         let _ = writeln!(
             s,
-            "pressure: {:.0} iterations (median), worst relative residual {:.2e}",
-            self.pressure_iterations, self.pressure_residual
+            "pressure: {:.0} iterations (median), worst relative residual {:.2e}, residual reduced {:.1}x per iteration",
+            self.pressure_iterations, self.pressure_residual, self.pressure_reduction_per_iteration
         );
         if let Some(b) = &self.baseline {
             let _ = writeln!(

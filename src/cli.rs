@@ -1,6 +1,6 @@
 //! Command-line definitions (clap). `main.rs` dispatches on them.
 
-use crate::sim::Dims;
+use crate::sim::{Dims, PressureMethod};
 use clap::{Args, Parser, Subcommand};
 
 /// Plume: a real-time 3D smoke simulator.
@@ -125,6 +125,20 @@ pub struct GridArgs {
     /// Grid dimensions as X,Y,Z (each 3..=1024), replacing the scene's.
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_dims)]
     pub dims: Option<Dims>,
+    /// Pressure solver, replacing the scene's: multigrid (multigrid-preconditioned conjugate
+    /// gradients, the default) or red_black_sor.
+    #[arg(long, value_name = "SOLVER", value_parser = parse_pressure)]
+    pub pressure: Option<PressureMethod>,
+}
+
+fn parse_pressure(s: &str) -> Result<PressureMethod, String> {
+    match s {
+        "multigrid" | "mg" | "mgpcg" => Ok(PressureMethod::Multigrid),
+        "red_black_sor" | "sor" | "rbsor" => Ok(PressureMethod::RedBlackSor),
+        _ => Err(format!(
+            "unknown pressure solver '{s}': use multigrid or red_black_sor"
+        )),
+    }
 }
 
 impl GridArgs {
@@ -139,6 +153,10 @@ impl GridArgs {
             (None, Some(n)) => s.with_resolution(n),
             (None, None) => s,
         };
+        let mut s = s;
+        if let Some(m) = self.pressure {
+            s.fluid.pressure_method = m;
+        }
         // A resized grid can break the cell limit; say so before anything is built.
         s.validate()?;
         Ok(s)

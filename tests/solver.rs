@@ -89,15 +89,25 @@ fn random_field_becomes_divergence_free() {
 
 #[test]
 fn pressure_solve_reports_iterations_and_stops_at_cap() {
-    let mut p = quiet_params();
-    p.pressure_tolerance = 1e-7;
-    p.pressure_max_iterations = 8;
-    let mut s = solver(Dims::cube(24), p, Boundaries::default());
-    random_velocity(&mut s, 9);
-    let (stats, before, after) = s.project();
-    assert_eq!(stats.iterations, 8);
-    assert!(stats.relative_residual > 1e-7 && stats.relative_residual < 1.0);
-    assert!(after < before);
+    for (method, cap) in [
+        (plume::sim::PressureMethod::Multigrid, 2),
+        (plume::sim::PressureMethod::RedBlackSor, 8),
+    ] {
+        let mut p = quiet_params();
+        p.pressure_tolerance = 1e-7;
+        p.pressure_max_iterations = cap;
+        p.pressure_method = method;
+        let mut s = solver(Dims::cube(24), p, Boundaries::default());
+        random_velocity(&mut s, 9);
+        let (stats, before, after) = s.project();
+        assert_eq!(stats.iterations, cap, "{method:?}");
+        assert!(
+            stats.relative_residual > 1e-7 && stats.relative_residual < 1.0,
+            "{method:?}: {stats:?}"
+        );
+        assert!(stats.initial_residual > stats.relative_residual, "{stats:?}");
+        assert!(after < before);
+    }
 }
 
 fn centroid_of(s: &Solver) -> [f64; 3] {

@@ -6,6 +6,7 @@ pub mod boundary;
 pub mod diffuse;
 pub mod forces;
 pub mod grid;
+pub mod multigrid;
 pub mod obstacles;
 pub mod params;
 pub mod project;

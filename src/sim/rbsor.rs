@@ -109,6 +109,7 @@ impl PackedRbSor {
         }
         let target = tol * bnorm;
         let mut res = self.residual(op);
+        let initial = res / bnorm;
         let mut it = 0;
         // Checking the residual costs about one iteration, so after the first `check_every`
         // iterations the next check is placed where the observed convergence rate predicts
@@ -135,7 +136,17 @@ impl PackedRbSor {
         SolveStats {
             iterations: it,
             relative_residual: res / bnorm,
+            initial_residual: initial,
         }
+    }
+
+    /// Bytes held by the packed copies.
+    pub fn memory_bytes(&self) -> usize {
+        let n: usize = [&self.x, &self.b, &self.diag, &self.inv]
+            .iter()
+            .map(|p| p[0].len() + p[1].len())
+            .sum();
+        std::mem::size_of::<f32>() * (n + self.zeros.len())
     }
 
     fn resize(&mut self, dims: [usize; 3]) {

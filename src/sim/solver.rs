@@ -7,7 +7,7 @@ use super::forces;
 use super::grid::{Dims, Grid};
 use super::obstacles::Solids;
 use super::params::{Advection, FluidParams, PressureMethod};
-use super::project::{self, PressureSettings, PressureSolver, RedBlackSor};
+use super::project::{self, Multigrid, PressureSettings, PressureSolver, RedBlackSor};
 use super::sources::{Emitter, Obstacle, Shape};
 use super::stencil::{det_sum, SolveStats};
 use super::vorticity::{self, Confinement};
@@ -34,6 +34,8 @@ pub struct StepStats {
     pub pressure_iterations: u32,
     /// max|residual| / max|rhs| of the pressure solve.
     pub pressure_residual: f32,
+    /// Relative residual of the pressure solve's starting guess (last step's pressure).
+    pub pressure_initial_residual: f32,
     /// Largest |∇·u| over the cells before projection, 1/s.
     pub divergence_before: f32,
     /// Largest |∇·u| over the cells after projection, 1/s.
@@ -76,6 +78,7 @@ pub struct Solver {
 
 fn pressure_solver_for(m: PressureMethod) -> Box<dyn PressureSolver> {
     match m {
+        PressureMethod::Multigrid => Box::new(Multigrid::default()),
         PressureMethod::RedBlackSor => Box::new(RedBlackSor::default()),
     }
 }
@@ -156,6 +159,7 @@ impl Solver {
         floats * std::mem::size_of::<f32>()
             + self.solids.mask.len()
             + self.confinement.memory_bytes()
+            + self.pressure_solver.memory_bytes()
     }
 
     /// Grid placement.
@@ -617,6 +621,7 @@ impl Solver {
         let (ps, before, after) = self.project();
         stats.pressure_iterations = ps.iterations;
         stats.pressure_residual = ps.relative_residual;
+        stats.pressure_initial_residual = ps.initial_residual;
         stats.divergence_before = before;
         stats.divergence_after = after;
         timed("project", t);

@@ -55,6 +55,19 @@ pub struct SolveStats {
     pub iterations: u32,
     /// max|residual| / max|rhs| when the solve stopped (0 when the rhs is zero).
     pub relative_residual: f32,
+    /// max|residual| / max|rhs| of the starting guess (0 when the rhs is zero).
+    pub initial_residual: f32,
+}
+
+impl SolveStats {
+    /// Average factor by which each iteration reduced the residual (1 when none ran).
+    pub fn reduction_per_iteration(&self) -> f64 {
+        if self.iterations == 0 || self.relative_residual <= 0.0 {
+            return 1.0;
+        }
+        (self.initial_residual as f64 / self.relative_residual as f64)
+            .powf(1.0 / self.iterations as f64)
+    }
 }
 
 impl Stencil {
@@ -297,6 +310,7 @@ impl Stencil {
         }
         let target = tol * bnorm;
         let mut res = self.residual_max(x, rhs);
+        let initial = res / bnorm;
         let mut it = 0u32;
         while res > target && it < max_iter {
             let n = check_every.max(1).min(max_iter - it);
@@ -310,6 +324,7 @@ impl Stencil {
         SolveStats {
             iterations: it,
             relative_residual: res / bnorm,
+            initial_residual: initial,
         }
     }
 

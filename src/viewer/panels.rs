@@ -8,7 +8,7 @@ use crate::camera::OrbitCamera;
 use crate::export::{ExportOptions, Fields, Format};
 use crate::render::RenderSettings;
 use crate::scene::{CameraSpec, Scene};
-use crate::sim::{Advection, Dims, Emitter, FluidParams, Pulse, ShapeKind};
+use crate::sim::{Advection, Dims, Emitter, FluidParams, PressureMethod, Pulse, ShapeKind};
 
 /// A logarithmic slider scale between `lo` and `hi` (both > 0); position 0 means exactly 0
 /// when `zero` is allowed.
@@ -507,12 +507,36 @@ fn fluid(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                             .changed();
                     }
                 });
+            egui::ComboBox::from_label("pressure solver")
+                .selected_text(pressure_label(st.params.pressure_method))
+                .show_ui(ui, |ui| {
+                    for m in [PressureMethod::Multigrid, PressureMethod::RedBlackSor] {
+                        changed |= ui
+                            .selectable_value(&mut st.params.pressure_method, m, pressure_label(m))
+                            .changed();
+                    }
+                });
+            if st.params.pressure_method == PressureMethod::RedBlackSor {
+                changed |= ui
+                    .add(
+                        egui::Slider::new(&mut st.params.sor_omega, 1.0..=1.99)
+                            .text("SOR over-relaxation ω"),
+                    )
+                    .changed();
+            }
             if changed {
                 push_params(st, out);
             }
             ui.add(egui::Slider::new(&mut st.brush_radius, 0.01..=0.3).text("brush radius"));
             ui.add(egui::Slider::new(&mut st.brush_density, 0.0..=5.0).text("brush density"));
         });
+}
+
+fn pressure_label(m: PressureMethod) -> &'static str {
+    match m {
+        PressureMethod::Multigrid => "multigrid PCG",
+        PressureMethod::RedBlackSor => "red-black SOR",
+    }
 }
 
 fn advection_label(a: Advection) -> &'static str {

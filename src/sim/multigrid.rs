@@ -1,0 +1,964 @@
+//! Multigrid-preconditioned conjugate gradients (MGPCG, after McAdams, Sifakis and Teran,
+//! "A parallel multigrid Poisson solver for fluids simulation on large grids", SCA 2010).
+//!
+//! The operator is the pressure matrix of the MAC grid: per cell `d·p − Σ p_nb`, where the sum
+//! runs over the neighbours inside the domain and `d` counts the fluid neighbours plus the open
+//! faces (ambient pressure 0 beyond them). Solid cells have `d = 0`: no equation, value 0.
+//! Since solid values are held at 0, the sum may include them, which keeps every loop free of
+//! per-neighbour tests.
+//!
+//! The preconditioner is one symmetric V-cycle: damped Jacobi smoothing (two sweeps before and
+//! after), cell-centred trilinear prolongation and its transpose as restriction, applied as
+//! three one-dimensional passes, and coarse operators rediscretised on grids of half the size
+//! (rounded up, so any grid size works). A coarse cell is fluid when any of its children is.
+//! The coarsest grid (at most 4 cells on its shortest axis) is relaxed with a fixed number of
+//! Jacobi sweeps, so the whole cycle is one fixed symmetric linear operator, as conjugate
+//! gradients needs.
+//!
+//! Every loop runs over z-planes with contiguous rows (they vectorise); every reduction sums
+//! fixed per-plane partial results in plane order, so the result is bitwise the same whatever
+//! the number of threads.
+
+use super::stencil::{SolveStats, Stencil};
+use rayon::prelude::*;
+
+/// Damped Jacobi weight: the best smoother weight for the 7-point Laplacian in 3D.
+const OMEGA: f32 = 6.0 / 7.0;
+/// Coarsening stops at this many cells on the shortest axis.
+const COARSEST: usize = 4;
+/// Planes smaller than this are not worth a task of their own.
+const MIN_TASK_CELLS: usize = 1 << 13;
+
+/// One grid of the hierarchy: the operator's diagonal and the cycle's buffers.
+#[derive(Clone, Debug, Default)]
+struct Level {
+    dims: [usize; 3],
+    /// Right-hand side (unused on the finest level, which takes the CG residual).
+    b: Vec<f32>,
+    /// Correction (unused on the finest level, which writes the CG's z).
+    e: Vec<f32>,
+    /// Second Jacobi buffer.
+    t: Vec<f32>,
+    /// Transfer buffers to and from the next coarser level: coarse along x (`cx·ny·nz`) and
+    /// coarse along x and y (`cx·cy·nz`).
+    tx: Vec<f32>,
+    ty: Vec<f32>,
+}
+
+impl Level {
+    fn new(dims: [usize; 3], finest: bool) -> Self {
+        let n = dims[0] * dims[1] * dims[2];
+        let buf = |skip: bool| if skip { Vec::new() } else { vec![0.0; n] };
+        Self {
+            dims,
+            b: buf(finest),
+            e: buf(finest),
+            t: vec![0.0; n],
+            tx: Vec::new(),
+            ty: Vec::new(),
+        }
+    }
+}
+
+/// Reusable state of the MGPCG solver: the grid hierarchy and the CG vectors.
+#[derive(Clone, Debug, Default)]
+pub struct Mgpcg {
+    /// What the hierarchy was built for: dims, open sides and the finest diagonal.
+    key_dims: [usize; 3],
+    key_open: [[bool; 2]; 3],
+    key_solids: bool,
+    levels: Vec<Level>,
+    /// Diagonal per cell of each level (number of fluid or open neighbours); 0 marks a solid
+    /// cell.
+    diags: Vec<Vec<u8>>,
+    open: [[bool; 2]; 3],
+    zeros: Vec<f32>,
+    r: Vec<f32>,
+    z: Vec<f32>,
+    d: Vec<f32>,
+    q: Vec<f32>,
+    /// Residual after each iteration of the last solve, relative to max|rhs|.
+    history: Vec<f32>,
+}
+
+impl Mgpcg {
+    /// Relative residual (max|r| / max|rhs|) at the start and after each iteration of the last
+    /// solve.
+    pub fn history(&self) -> &[f32] {
+        &self.history
+    }
+
+    /// Number of grids in the hierarchy built by the last solve.
+    pub fn levels(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Bytes held by the hierarchy and the CG vectors.
+    pub fn memory_bytes(&self) -> usize {
+        let f = std::mem::size_of::<f32>();
+        let lv: usize = self
+            .levels
+            .iter()
+            .map(|l| f * (l.b.len() + l.e.len() + l.t.len() + l.tx.len() + l.ty.len()))
+            .sum::<usize>()
+            + self.diags.iter().map(Vec::len).sum::<usize>();
+        lv + f * (self.r.len() + self.z.len() + self.d.len() + self.q.len() + self.zeros.len())
+    }
+
+    /// Solves `A·x = rhs` for the pressure operator of `st` (a whole array, `c0 = 0`, `a = 1`;
+    /// `dirichlet` marks open sides), starting from `x`. `diag`, when given, is each cell's
+    /// diagonal (0 for solid cells). Stops when max|r| ≤ `tol`·max|rhs| or after `max_iter`
+    /// iterations.
+    pub fn solve(
+        &mut self,
+        st: &Stencil,
+        diag: Option<&[f32]>,
+        x: &mut [f32],
+        rhs: &[f32],
+        tol: f32,
+        max_iter: u32,
+    ) -> SolveStats {
+        let [nx, ny, nz] = st.dims;
+        assert!(
+            st.offset == 0 && st.sy == nx && st.sz == nx * ny,
+            "the multigrid solver needs a stencil over a whole array"
+        );
+        assert!(
+            st.c0 == 0.0 && st.a == 1.0,
+            "the multigrid solver is for pressure"
+        );
+        let n = nx * ny * nz;
+        assert_eq!(x.len(), n);
+        assert_eq!(rhs.len(), n);
+        self.prepare(st.dims, st.dirichlet, diag);
+        self.history.clear();
+        let closed = !self.open.iter().flatten().any(|&o| o);
+        let Self {
+            levels,
+            diags,
+            zeros,
+            r,
+            z,
+            d,
+            q,
+            history,
+            open,
+            ..
+        } = self;
+        let dims = levels[0].dims;
+        let diag0 = &diags[0];
+
+        // Solid cells hold 0; the residual of the warm start is the first search residual.
+        mask(diag0, dims, x);
+        let bnorm = map_planes(dims, rhs, |_, b, base| {
+            let dg = &diag0[base..][..b.len()];
+            b.iter()
+                .zip(dg)
+                .fold(0.0f32, |m, (&v, &g)| if g > 0 { m.max(v.abs()) } else { m })
+                as f64
+        })
+        .into_iter()
+        .fold(0.0, f64::max) as f32;
+        if bnorm == 0.0 || !bnorm.is_finite() {
+            x.fill(0.0);
+            let r = if bnorm == 0.0 { 0.0 } else { f32::INFINITY };
+            return SolveStats {
+                iterations: 0,
+                relative_residual: r,
+                initial_residual: r,
+            };
+        }
+        stencil_pass(dims, diag0, zeros, x, r, |ctx| {
+            let bb = &rhs[ctx.base..][..ctx.out.len()];
+            for ((o, &x), ((&s, &g), &b)) in ctx
+                .out
+                .iter_mut()
+                .zip(ctx.x)
+                .zip(ctx.s.iter().zip(ctx.diag).zip(bb))
+            {
+                let v = b - (g as f32 * x - s);
+                *o = if g > 0 { v } else { 0.0 };
+            }
+            0.0
+        });
+        if closed {
+            remove_mean(diag0, dims, r);
+        }
+        let target = tol * bnorm;
+        let mut res = max_abs(dims, r);
+        history.push(res / bnorm);
+        let mut it = 0u32;
+        if res > target && res.is_finite() {
+            let mut rz = vcycle(levels, diags, *open, zeros, r, z);
+            d.copy_from_slice(z);
+            loop {
+                let dq = stencil_pass(dims, diag0, zeros, d, q, |ctx| {
+                    for ((o, &x), (&s, &g)) in ctx
+                        .out
+                        .iter_mut()
+                        .zip(ctx.x)
+                        .zip(ctx.s.iter().zip(ctx.diag))
+                    {
+                        let v = g as f32 * x - s;
+                        *o = if g > 0 { v } else { 0.0 };
+                    }
+                    dot(ctx.out, ctx.x)
+                });
+                if dq <= 0.0 || !dq.is_finite() || !rz.is_finite() {
+                    res = if dq.is_finite() && rz.is_finite() {
+                        res
+                    } else {
+                        f32::INFINITY
+                    };
+                    break;
+                }
+                let alpha = (rz / dq) as f32;
+                res = update_xr(dims, alpha, d, q, x, r);
+                it += 1;
+                history.push(res / bnorm);
+                if res <= target || it >= max_iter || !res.is_finite() {
+                    break;
+                }
+                let rz_new = vcycle(levels, diags, *open, zeros, r, z);
+                let beta = (rz_new / rz) as f32;
+                rz = rz_new;
+                zip_planes(dims, d, z, |dd, zz| {
+                    for (a, &b) in dd.iter_mut().zip(zz) {
+                        *a = b + beta * *a;
+                    }
+                });
+            }
+        }
+        SolveStats {
+            iterations: it,
+            relative_residual: res / bnorm,
+            initial_residual: history[0],
+        }
+    }
+
+    /// Builds the hierarchy when the grid, its open sides or its solid cells changed.
+    fn prepare(&mut self, dims: [usize; 3], open: [[bool; 2]; 3], diag: Option<&[f32]>) {
+        let n = dims[0] * dims[1] * dims[2];
+        let same = self.key_dims == dims
+            && self.key_open == open
+            && !self.levels.is_empty()
+            && self.key_solids == diag.is_some()
+            && diag.is_none_or(|dg| {
+                dg.len() == n
+                    && dg
+                        .par_iter()
+                        .zip(self.diags[0].par_iter())
+                        .all(|(&a, &b)| to_u8(a) == b)
+            });
+        if same {
+            return;
+        }
+        let diag0 = match diag {
+            Some(dg) => dg.par_iter().map(|&a| to_u8(a)).collect(),
+            None => rediscretise(dims, open, |_| true),
+        };
+        let mut levels = vec![Level::new(dims, true)];
+        let mut diags = vec![diag0];
+        let mut fd = dims;
+        while fd.iter().all(|&v| v > COARSEST) {
+            let cd = fd.map(|v| v.div_ceil(2));
+            let fdiag = &diags[diags.len() - 1];
+            let active = |[i, j, k]: [usize; 3]| {
+                (0..2).any(|c| {
+                    let kk = 2 * k + c;
+                    kk < fd[2]
+                        && (0..2).any(|b| {
+                            let jj = 2 * j + b;
+                            jj < fd[1]
+                                && (0..2).any(|a| {
+                                    let ii = 2 * i + a;
+                                    ii < fd[0] && fdiag[(kk * fd[1] + jj) * fd[0] + ii] > 0
+                                })
+                        })
+                })
+            };
+            let cdiag = rediscretise(cd, open, active);
+            let last = levels.len() - 1;
+            levels[last].tx = vec![0.0; cd[0] * fd[1] * fd[2]];
+            levels[last].ty = vec![0.0; cd[0] * cd[1] * fd[2]];
+            levels.push(Level::new(cd, false));
+            diags.push(cdiag);
+            fd = cd;
+        }
+        self.levels = levels;
+        self.diags = diags;
+        self.key_dims = dims;
+        self.key_open = open;
+        self.key_solids = diag.is_some();
+        self.open = open;
+        self.zeros = vec![0.0; dims[0]];
+        for v in [&mut self.r, &mut self.z, &mut self.d, &mut self.q] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+    }
+}
+
+fn to_u8(a: f32) -> u8 {
+    if a > 0.0 {
+        a.round().min(6.0) as u8
+    } else {
+        0
+    }
+}
+
+/// Diagonal of the pressure operator on a grid whose fluid cells are given by `active`.
+fn rediscretise(
+    dims: [usize; 3],
+    open: [[bool; 2]; 3],
+    active: impl Fn([usize; 3]) -> bool + Sync,
+) -> Vec<u8> {
+    let [nx, ny, nz] = dims;
+    let act: Vec<bool> = (0..nx * ny * nz)
+        .into_par_iter()
+        .map(|c| active([c % nx, (c / nx) % ny, c / (nx * ny)]))
+        .collect();
+    (0..nx * ny * nz)
+        .into_par_iter()
+        .map(|c| {
+            let p = [c % nx, (c / nx) % ny, c / (nx * ny)];
+            if !act[c] {
+                return 0;
+            }
+            let stride = [1, nx, nx * ny];
+            let mut n = 0u8;
+            for (axis, sides) in open.iter().enumerate() {
+                for (side, &is_open) in sides.iter().enumerate() {
+                    let inside = if side == 0 {
+                        p[axis] > 0
+                    } else {
+                        p[axis] + 1 < dims[axis]
+                    };
+                    if inside {
+                        let nb = if side == 0 {
+                            c - stride[axis]
+                        } else {
+                            c + stride[axis]
+                        };
+                        n += act[nb] as u8;
+                    } else {
+                        n += is_open as u8;
+                    }
+                }
+            }
+            n
+        })
+        .collect()
+}
+
+/// What a stencil pass hands its kernel for one row.
+struct RowCtx<'a> {
+    /// Index of the row's first cell in the level's arrays.
+    base: usize,
+    /// The row of the input field.
+    x: &'a [f32],
+    /// Sum of each cell's six neighbours inside the domain.
+    s: &'a [f32],
+    diag: &'a [u8],
+    out: &'a mut [f32],
+}
+
+/// Parallel over z-planes (small grids run in one task).
+fn plane_len(dims: [usize; 3]) -> (usize, usize) {
+    let plane = dims[0] * dims[1];
+    (plane, (MIN_TASK_CELLS / plane.max(1)).max(1))
+}
+
+/// Runs `kernel` on every row of `x` with the row's neighbour sums, writing `out`, and returns
+/// the sum of the kernel's results in plane order (deterministic).
+fn stencil_pass(
+    dims: [usize; 3],
+    diag: &[u8],
+    zeros: &[f32],
+    x: &[f32],
+    out: &mut [f32],
+    kernel: impl Fn(RowCtx<'_>) -> f64 + Sync,
+) -> f64 {
+    let [nx, ny, nz] = dims;
+    let (plane, min) = plane_len(dims);
+    let parts: Vec<f64> = out
+        .par_chunks_mut(plane)
+        .with_min_len(min)
+        .enumerate()
+        .map_init(
+            || vec![0.0f32; nx],
+            |s, (k, pl)| {
+                let mut acc = 0.0;
+                for j in 0..ny {
+                    let base = (k * ny + j) * nx;
+                    let row = |jj: usize, kk: usize| &x[(kk * ny + jj) * nx..][..nx];
+                    let c = row(j, k);
+                    let ym = if j > 0 { row(j - 1, k) } else { &zeros[..nx] };
+                    let yp = if j + 1 < ny {
+                        row(j + 1, k)
+                    } else {
+                        &zeros[..nx]
+                    };
+                    let zm = if k > 0 { row(j, k - 1) } else { &zeros[..nx] };
+                    let zp = if k + 1 < nz {
+                        row(j, k + 1)
+                    } else {
+                        &zeros[..nx]
+                    };
+                    for ((((o, a), b), c2), d) in s.iter_mut().zip(ym).zip(yp).zip(zm).zip(zp) {
+                        *o = a + b + c2 + d;
+                    }
+                    if nx > 1 {
+                        s[0] += c[1];
+                        s[nx - 1] += c[nx - 2];
+                        for ((o, l), r) in s[1..nx - 1].iter_mut().zip(&c[..nx - 2]).zip(&c[2..]) {
+                            *o += l + r;
+                        }
+                    }
+                    acc += kernel(RowCtx {
+                        base,
+                        x: c,
+                        s,
+                        diag: &diag[base..][..nx],
+                        out: &mut pl[j * nx..][..nx],
+                    });
+                }
+                acc
+            },
+        )
+        .collect();
+    parts.iter().sum()
+}
+
+/// `f(k, plane, base)` for every z-plane of `v`, results in plane order.
+fn map_planes(
+    dims: [usize; 3],
+    v: &[f32],
+    f: impl Fn(usize, &[f32], usize) -> f64 + Sync,
+) -> Vec<f64> {
+    let (plane, min) = plane_len(dims);
+    v.par_chunks(plane)
+        .with_min_len(min)
+        .enumerate()
+        .map(|(k, p)| f(k, p, k * plane))
+        .collect()
+}
+
+/// `f(a_plane, b_plane)` for every z-plane.
+fn zip_planes(dims: [usize; 3], a: &mut [f32], b: &[f32], f: impl Fn(&mut [f32], &[f32]) + Sync) {
+    let (plane, min) = plane_len(dims);
+    a.par_chunks_mut(plane)
+        .with_min_len(min)
+        .zip(b.par_chunks(plane))
+        .for_each(|(x, y)| f(x, y));
+}
+
+fn max_abs(dims: [usize; 3], v: &[f32]) -> f32 {
+    map_planes(dims, v, |_, p, _| max_abs_row(p) as f64)
+        .into_iter()
+        .fold(0.0, f64::max) as f32
+}
+
+/// Zeroes the solid cells of `v`.
+fn mask(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
+    let (plane, min) = plane_len(dims);
+    v.par_chunks_mut(plane)
+        .with_min_len(min)
+        .zip(diag.par_chunks(plane))
+        .for_each(|(p, g)| {
+            for (e, &g) in p.iter_mut().zip(g) {
+                if g == 0 {
+                    *e = 0.0;
+                }
+            }
+        });
+}
+
+/// Removes the mean over the fluid cells (the null space of a closed domain's operator).
+fn remove_mean(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
+    let parts = map_planes(dims, v, |_, p, base| {
+        let g = &diag[base..][..p.len()];
+        let (s, c) = p.iter().zip(g).fold((0.0f64, 0usize), |(s, c), (&e, &g)| {
+            if g > 0 {
+                (s + e as f64, c + 1)
+            } else {
+                (s, c)
+            }
+        });
+        let _ = c;
+        s
+    });
+    let count = diag.par_iter().filter(|&&g| g > 0).count().max(1);
+    let mean = (parts.iter().sum::<f64>() / count as f64) as f32;
+    let (plane, min) = plane_len(dims);
+    v.par_chunks_mut(plane)
+        .with_min_len(min)
+        .zip(diag.par_chunks(plane))
+        .for_each(|(p, g)| {
+            for (e, &g) in p.iter_mut().zip(g) {
+                if g > 0 {
+                    *e -= mean;
+                }
+            }
+        });
+}
+
+/// x += α·d, r −= α·q; returns max|r| (infinite when not finite).
+fn update_xr(
+    dims: [usize; 3],
+    alpha: f32,
+    d: &[f32],
+    q: &[f32],
+    x: &mut [f32],
+    r: &mut [f32],
+) -> f32 {
+    let (plane, min) = plane_len(dims);
+    x.par_chunks_mut(plane)
+        .with_min_len(min)
+        .zip(r.par_chunks_mut(plane))
+        .zip(d.par_chunks(plane).zip(q.par_chunks(plane)))
+        .map(|((xp, rp), (dp, qp))| {
+            for ((xe, re), (&de, &qe)) in xp.iter_mut().zip(rp.iter_mut()).zip(dp.iter().zip(qp)) {
+                *xe += alpha * de;
+                *re -= alpha * qe;
+            }
+            max_abs_row(rp)
+        })
+        .reduce(|| 0.0, f32::max)
+}
+
+/// One damped Jacobi sweep `out = x + ω·(b − A·x)/d`; returns Σ b·out when `want_dot`.
+#[allow(clippy::too_many_arguments)]
+fn jacobi(
+    dims: [usize; 3],
+    diag: &[u8],
+    zeros: &[f32],
+    b: &[f32],
+    x: &[f32],
+    out: &mut [f32],
+    want_dot: bool,
+) -> f64 {
+    stencil_pass(dims, diag, zeros, x, out, |ctx| {
+        let n = ctx.out.len();
+        let bb = &b[ctx.base..][..n];
+        for (((o, &x), &s), (&g, &b)) in ctx
+            .out
+            .iter_mut()
+            .zip(ctx.x)
+            .zip(ctx.s)
+            .zip(ctx.diag.iter().zip(bb))
+        {
+            let gf = g as f32;
+            let inv = if g > 0 { OMEGA / gf } else { 0.0 };
+            *o = x + inv * (b - gf * x + s);
+        }
+        if want_dot {
+            dot(bb, ctx.out)
+        } else {
+            0.0
+        }
+    })
+}
+
+/// Σ a·b in eight fixed lanes (vectorises; the same order on every run).
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    let mut acc = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..8 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    acc.iter().map(|&v| v as f64).sum::<f64>() + tail as f64
+}
+
+/// max|v| over a row in eight lanes; infinite when any entry is not finite.
+#[inline(always)]
+fn max_abs_row(v: &[f32]) -> f32 {
+    let mut m = [0.0f32; 8];
+    let mut poison = [0.0f32; 8];
+    let c = v.chunks_exact(8);
+    let rest = c.remainder();
+    for x in c {
+        for l in 0..8 {
+            let a = x[l].abs();
+            m[l] = if a > m[l] { a } else { m[l] };
+            poison[l] += x[l] * 0.0;
+        }
+    }
+    let mut mx = m.iter().fold(0.0f32, |a, &b| a.max(b));
+    let mut p: f32 = poison.iter().sum();
+    for &x in rest {
+        mx = mx.max(x.abs());
+        p += x * 0.0;
+    }
+    if p == 0.0 {
+        mx
+    } else {
+        f32::INFINITY
+    }
+}
+
+/// `out = ω·b/d`: the first Jacobi sweep from zero.
+fn jacobi_from_zero(dims: [usize; 3], diag: &[u8], b: &[f32], out: &mut [f32]) {
+    let (plane, min) = plane_len(dims);
+    out.par_chunks_mut(plane)
+        .with_min_len(min)
+        .zip(b.par_chunks(plane).zip(diag.par_chunks(plane)))
+        .for_each(|(o, (bp, g))| {
+            for ((o, &b), &g) in o.iter_mut().zip(bp).zip(g) {
+                *o = if g > 0 { OMEGA * b / g as f32 } else { 0.0 };
+            }
+        });
+}
+
+/// The preconditioner: one V-cycle for `A·e = b` from `e = 0`. Returns Σ b·e.
+fn vcycle(
+    levels: &mut [Level],
+    diags: &[Vec<u8>],
+    open: [[bool; 2]; 3],
+    zeros: &[f32],
+    b: &[f32],
+    e: &mut [f32],
+) -> f64 {
+    let (cur, rest) = levels.split_first_mut().expect("at least one level");
+    let dims = cur.dims;
+    let diag = &diags[0];
+    let t = &mut cur.t;
+    if rest.is_empty() {
+        // Coarsest grid: a fixed, even number of sweeps (a symmetric operator).
+        let m = dims.iter().copied().max().unwrap_or(1);
+        let sweeps = (m * m).clamp(8, 512);
+        jacobi_from_zero(dims, diag, b, t);
+        jacobi(dims, diag, zeros, b, t, e, false);
+        for _ in 0..sweeps / 2 {
+            jacobi(dims, diag, zeros, b, e, t, false);
+            jacobi(dims, diag, zeros, b, t, e, false);
+        }
+        return dot(b, e);
+    }
+    // Pre-smoothing: two sweeps from zero.
+    jacobi_from_zero(dims, diag, b, t);
+    jacobi(dims, diag, zeros, b, t, e, false);
+    // Residual, restricted along x as it is computed.
+    let [nx, ny, nz] = dims;
+    // Past a wall the coarse correction is mirrored (weight 1 at the end); past an open face
+    // it is mirrored with its sign flipped, so it vanishes on the face (weight ½).
+    let ends = open.map(|a| a.map(|o| if o { 0.5 } else { 1.0 }));
+    let next = &mut rest[0];
+    let cd = next.dims;
+    {
+        let tx = &mut cur.tx;
+        let (plane, min) = plane_len(dims);
+        let cplane = cd[0] * ny;
+        // The residual of each row goes through `t` (free now) before restriction.
+        t.par_chunks_mut(plane)
+            .with_min_len(min)
+            .zip(tx.par_chunks_mut(cplane))
+            .enumerate()
+            .for_each(|(k, (tp, txp))| {
+                for j in 0..ny {
+                    let base = (k * ny + j) * nx;
+                    let rr = &mut tp[j * nx..][..nx];
+                    residual_row(dims, diag, zeros, b, e, j, k, base, rr);
+                    restrict_row(rr, &mut txp[j * cd[0]..][..cd[0]], ends[0]);
+                }
+            });
+    }
+    // Along y, then along z into the coarse right-hand side (×½: the coarse operator is the
+    // same stencil at twice the spacing), solid coarse cells dropped.
+    restrict_rows(&cur.tx, &mut cur.ty, cd[0], ny, cd[1], ends[1]);
+    restrict_planes(
+        &cur.ty,
+        &mut next.b,
+        cd[0] * cd[1],
+        nz,
+        cd[2],
+        &diags[1],
+        ends[2],
+    );
+    let mut nb = std::mem::take(&mut next.b);
+    let mut ne = std::mem::take(&mut next.e);
+    vcycle(rest, &diags[1..], open, zeros, &nb, &mut ne);
+    let next = &mut rest[0];
+    // Prolongation: along z, along y, then along x added to e.
+    prolong_planes(&ne, &mut cur.ty, cd[0] * cd[1], cd[2], ends[2]);
+    prolong_rows(&cur.ty, &mut cur.tx, cd[0], cd[1], ny, ends[1]);
+    {
+        let tx = &cur.tx;
+        let (plane, min) = plane_len(dims);
+        let cplane = cd[0] * ny;
+        e.par_chunks_mut(plane)
+            .with_min_len(min)
+            .zip(tx.par_chunks(cplane))
+            .enumerate()
+            .for_each(|(k, (ep, txp))| {
+                for j in 0..ny {
+                    let base = (k * ny + j) * nx;
+                    prolong_row_add(
+                        &txp[j * cd[0]..][..cd[0]],
+                        &mut ep[j * nx..][..nx],
+                        &diag[base..][..nx],
+                        ends[0],
+                    );
+                }
+            });
+    }
+    std::mem::swap(&mut next.b, &mut nb);
+    std::mem::swap(&mut next.e, &mut ne);
+    // Post-smoothing: two sweeps, the second also giving Σ b·e.
+    jacobi(dims, diag, zeros, b, e, t, false);
+    jacobi(dims, diag, zeros, b, t, e, true)
+}
+
+/// Residual `b − A·e` of row (j, k) into `out` (0 on solid cells).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn residual_row(
+    dims: [usize; 3],
+    diag: &[u8],
+    zeros: &[f32],
+    b: &[f32],
+    e: &[f32],
+    j: usize,
+    k: usize,
+    base: usize,
+    out: &mut [f32],
+) {
+    let [nx, ny, nz] = dims;
+    let row = |jj: usize, kk: usize| &e[(kk * ny + jj) * nx..][..nx];
+    let c = row(j, k);
+    let ym = if j > 0 { row(j - 1, k) } else { &zeros[..nx] };
+    let yp = if j + 1 < ny {
+        row(j + 1, k)
+    } else {
+        &zeros[..nx]
+    };
+    let zm = if k > 0 { row(j, k - 1) } else { &zeros[..nx] };
+    let zp = if k + 1 < nz {
+        row(j, k + 1)
+    } else {
+        &zeros[..nx]
+    };
+    for ((((o, a), bb), c2), d) in out.iter_mut().zip(ym).zip(yp).zip(zm).zip(zp) {
+        *o = a + bb + c2 + d;
+    }
+    if nx > 1 {
+        out[0] += c[1];
+        out[nx - 1] += c[nx - 2];
+        for ((o, l), r) in out[1..nx - 1].iter_mut().zip(&c[..nx - 2]).zip(&c[2..]) {
+            *o += l + r;
+        }
+    }
+    let bb = &b[base..][..nx];
+    let g = &diag[base..][..nx];
+    for (((o, &bv), &gv), &cv) in out.iter_mut().zip(bb).zip(g).zip(c) {
+        let v = bv - (gv as f32 * cv - *o);
+        *o = if gv > 0 { v } else { 0.0 };
+    }
+}
+
+/// Transpose of the cell-centred linear interpolation along one line: fine `f` → coarse `c`.
+/// Fine cell i lies in coarse cell i/2 (weight ¾) next to its neighbour on i's side (¼); at
+/// the ends, where that neighbour does not exist, the whole weight goes to i/2.
+#[inline(always)]
+fn restrict_row(f: &[f32], c: &mut [f32], ends: [f32; 2]) {
+    let n = f.len();
+    let cn = c.len();
+    for (ci, o) in c.iter_mut().enumerate() {
+        let i0 = 2 * ci;
+        let w0 = if ci >= 1 { 0.75 } else { ends[0] };
+        let mut v = w0 * f[i0];
+        if i0 + 1 < n {
+            let w1 = if ci + 1 < cn { 0.75 } else { ends[1] };
+            v += w1 * f[i0 + 1];
+        }
+        if ci >= 1 {
+            v += 0.25 * f[i0 - 1];
+        }
+        if i0 + 2 < n {
+            v += 0.25 * f[i0 + 2];
+        }
+        *o = v;
+    }
+}
+
+/// Interpolation along one line added to `f`, solid cells (diag 0) skipped.
+#[inline(always)]
+fn prolong_row_add(c: &[f32], f: &mut [f32], diag: &[u8], ends: [f32; 2]) {
+    let cn = c.len();
+    for (i, (o, &g)) in f.iter_mut().zip(diag).enumerate() {
+        let ci = i / 2;
+        let v = if i % 2 == 0 {
+            if ci >= 1 {
+                0.75 * c[ci] + 0.25 * c[ci - 1]
+            } else {
+                ends[0] * c[ci]
+            }
+        } else if ci + 1 < cn {
+            0.75 * c[ci] + 0.25 * c[ci + 1]
+        } else {
+            ends[1] * c[ci]
+        };
+        if g > 0 {
+            *o += v;
+        }
+    }
+}
+
+/// Weights of fine line index `i` (of `n`) onto coarse `ci` (of `cn`): restriction of whole
+/// rows or planes, `src` has `n` blocks of `len`, `dst` `cn` blocks.
+fn restrict_blocks(src: &[f32], dst: &mut [f32], len: usize, n: usize, cn: usize, ends: [f32; 2]) {
+    dst.par_chunks_mut(len)
+        .with_min_len((MIN_TASK_CELLS / len.max(1)).max(1))
+        .enumerate()
+        .for_each(|(ci, o)| {
+            let blk = |i: usize| &src[i * len..][..len];
+            let i0 = 2 * ci;
+            let w0 = if ci >= 1 { 0.75 } else { ends[0] };
+            for (o, &a) in o.iter_mut().zip(blk(i0)) {
+                *o = w0 * a;
+            }
+            if i0 + 1 < n {
+                let w1 = if ci + 1 < cn { 0.75 } else { ends[1] };
+                for (o, &a) in o.iter_mut().zip(blk(i0 + 1)) {
+                    *o += w1 * a;
+                }
+            }
+            if ci >= 1 {
+                for (o, &a) in o.iter_mut().zip(blk(i0 - 1)) {
+                    *o += 0.25 * a;
+                }
+            }
+            if i0 + 2 < n {
+                for (o, &a) in o.iter_mut().zip(blk(i0 + 2)) {
+                    *o += 0.25 * a;
+                }
+            }
+        });
+}
+
+/// Restriction along y: `src` is `cx × ny × nz`, `dst` `cx × cy × nz`.
+fn restrict_rows(src: &[f32], dst: &mut [f32], cx: usize, ny: usize, cy: usize, ends: [f32; 2]) {
+    dst.par_chunks_mut(cx * cy)
+        .with_min_len((MIN_TASK_CELLS / (cx * cy).max(1)).max(1))
+        .zip(src.par_chunks(cx * ny))
+        .for_each(|(o, s)| {
+            // One plane: blocks are rows of cx.
+            for (cj, orow) in o.chunks_mut(cx).enumerate() {
+                let blk = |j: usize| &s[j * cx..][..cx];
+                let j0 = 2 * cj;
+                let w0 = if cj >= 1 { 0.75 } else { ends[0] };
+                for (e, &a) in orow.iter_mut().zip(blk(j0)) {
+                    *e = w0 * a;
+                }
+                if j0 + 1 < ny {
+                    let w1 = if cj + 1 < cy { 0.75 } else { ends[1] };
+                    for (e, &a) in orow.iter_mut().zip(blk(j0 + 1)) {
+                        *e += w1 * a;
+                    }
+                }
+                if cj >= 1 {
+                    for (e, &a) in orow.iter_mut().zip(blk(j0 - 1)) {
+                        *e += 0.25 * a;
+                    }
+                }
+                if j0 + 2 < ny {
+                    for (e, &a) in orow.iter_mut().zip(blk(j0 + 2)) {
+                        *e += 0.25 * a;
+                    }
+                }
+            }
+        });
+}
+
+/// Restriction along z into the coarse right-hand side, scaled by ½ and masked.
+fn restrict_planes(
+    src: &[f32],
+    dst: &mut [f32],
+    plane: usize,
+    nz: usize,
+    cz: usize,
+    diag: &[u8],
+    ends: [f32; 2],
+) {
+    restrict_blocks(src, dst, plane, nz, cz, ends);
+    dst.par_chunks_mut(plane)
+        .with_min_len((MIN_TASK_CELLS / plane.max(1)).max(1))
+        .zip(diag.par_chunks(plane))
+        .for_each(|(o, g)| {
+            for (e, &g) in o.iter_mut().zip(g) {
+                *e = if g > 0 { 0.5 * *e } else { 0.0 };
+            }
+        });
+}
+
+/// Interpolation of whole blocks: `src` has `cn` blocks of `len`, `dst` `n`.
+fn prolong_blocks(src: &[f32], dst: &mut [f32], len: usize, cn: usize, ends: [f32; 2]) {
+    dst.par_chunks_mut(len)
+        .with_min_len((MIN_TASK_CELLS / len.max(1)).max(1))
+        .enumerate()
+        .for_each(|(i, o)| {
+            let blk = |c: usize| &src[c * len..][..len];
+            let ci = i / 2;
+            let (other, end) = if i % 2 == 0 {
+                (ci.checked_sub(1), ends[0])
+            } else if ci + 1 < cn {
+                (Some(ci + 1), 0.0)
+            } else {
+                (None, ends[1])
+            };
+            match other {
+                Some(oc) => {
+                    for ((e, &a), &b) in o.iter_mut().zip(blk(ci)).zip(blk(oc)) {
+                        *e = 0.75 * a + 0.25 * b;
+                    }
+                }
+                None => {
+                    for (e, &a) in o.iter_mut().zip(blk(ci)) {
+                        *e = end * a;
+                    }
+                }
+            }
+        });
+}
+
+/// Interpolation along z: `src` is `plane × cz`, `dst` `plane × nz`.
+fn prolong_planes(src: &[f32], dst: &mut [f32], plane: usize, cz: usize, ends: [f32; 2]) {
+    prolong_blocks(src, dst, plane, cz, ends);
+}
+
+/// Interpolation along y: `src` is `cx × cy × nz`, `dst` `cx × ny × nz`.
+fn prolong_rows(src: &[f32], dst: &mut [f32], cx: usize, cy: usize, ny: usize, ends: [f32; 2]) {
+    dst.par_chunks_mut(cx * ny)
+        .with_min_len((MIN_TASK_CELLS / (cx * ny).max(1)).max(1))
+        .zip(src.par_chunks(cx * cy))
+        .for_each(|(o, s)| {
+            for (j, orow) in o.chunks_mut(cx).enumerate() {
+                let blk = |c: usize| &s[c * cx..][..cx];
+                let cj = j / 2;
+                let (other, end) = if j % 2 == 0 {
+                    (cj.checked_sub(1), ends[0])
+                } else if cj + 1 < cy {
+                    (Some(cj + 1), 0.0)
+                } else {
+                    (None, ends[1])
+                };
+                match other {
+                    Some(oc) => {
+                        for ((e, &a), &b) in orow.iter_mut().zip(blk(cj)).zip(blk(oc)) {
+                            *e = 0.75 * a + 0.25 * b;
+                        }
+                    }
+                    None => {
+                        for (e, &a) in orow.iter_mut().zip(blk(cj)) {
+                            *e = end * a;
+                        }
+                    }
+                }
+            }
+        });
+}
