@@ -105,7 +105,10 @@ fn pressure_solve_reports_iterations_and_stops_at_cap() {
             stats.relative_residual > 1e-7 && stats.relative_residual < 1.0,
             "{method:?}: {stats:?}"
         );
-        assert!(stats.initial_residual > stats.relative_residual, "{stats:?}");
+        assert!(
+            stats.initial_residual > stats.relative_residual,
+            "{stats:?}"
+        );
         assert!(after < before);
     }
 }

@@ -189,7 +189,7 @@ impl Mgpcg {
         history.push(res / bnorm);
         let mut it = 0u32;
         if res > target && res.is_finite() {
-            let mut rz = vcycle(levels, diags, *open, zeros, r, z);
+            let mut rz = precondition(levels, diags, *open, zeros, closed, r, z);
             d.copy_from_slice(z);
             loop {
                 let dq = stencil_pass(dims, diag0, zeros, d, q, |ctx| {
@@ -219,7 +219,7 @@ impl Mgpcg {
                 if res <= target || it >= max_iter || !res.is_finite() {
                     break;
                 }
-                let rz_new = vcycle(levels, diags, *open, zeros, r, z);
+                let rz_new = precondition(levels, diags, *open, zeros, closed, r, z);
                 let beta = (rz_new / rz) as f32;
                 rz = rz_new;
                 zip_planes(dims, d, z, |dd, zz| {
@@ -613,6 +613,28 @@ fn jacobi_from_zero(dims: [usize; 3], diag: &[u8], b: &[f32], out: &mut [f32]) {
                 *o = if g > 0 { OMEGA * b / g as f32 } else { 0.0 };
             }
         });
+}
+
+/// `z = M⁻¹·r`; returns r·z. In a closed domain the operator's null space (constants on the
+/// fluid cells) is projected out of z, which keeps conjugate gradients from breaking down.
+fn precondition(
+    levels: &mut [Level],
+    diags: &[Vec<u8>],
+    open: [[bool; 2]; 3],
+    zeros: &[f32],
+    closed: bool,
+    r: &[f32],
+    z: &mut [f32],
+) -> f64 {
+    let rz = vcycle(levels, diags, open, zeros, r, z);
+    if !closed {
+        return rz;
+    }
+    let dims = levels[0].dims;
+    remove_mean(&diags[0], dims, z);
+    map_planes(dims, z, |_, zp, base| dot(zp, &r[base..][..zp.len()]))
+        .iter()
+        .sum()
 }
 
 /// The preconditioner: one V-cycle for `A·e = b` from `e = 0`. Returns Σ b·e.
