@@ -19,83 +19,158 @@ pub struct Confinement {
     mag: Vec<f32>,
 }
 
-/// Central difference of `f` along `axis` at cell `p`, one-sided at the grid's ends, per cell.
+/// Central differences of `f` along `axis` for the cells of row (j, k), one-sided at the
+/// grid's ends (0 on an axis one cell long), into `out`.
 #[inline(always)]
-fn diff(f: &[f32], d: Dims, p: [usize; 3], axis: usize) -> f32 {
-    let n = d.as_array();
-    let st = [1, d.nx, d.nx * d.ny][axis];
-    let c = d.idx(p[0], p[1], p[2]);
-    let lo = p[axis] > 0;
-    let hi = p[axis] + 1 < n[axis];
-    match (lo, hi) {
-        (true, true) => 0.5 * (f[c + st] - f[c - st]),
-        (false, true) => f[c + st] - f[c],
-        (true, false) => f[c] - f[c - st],
-        (false, false) => 0.0,
+fn diff_row(f: &[f32], d: Dims, j: usize, k: usize, axis: usize, out: &mut [f32]) {
+    let nx = d.nx;
+    let out = &mut out[..nx];
+    let row = |jj: usize, kk: usize| &f[d.idx(0, jj, kk)..][..nx];
+    if axis == 0 {
+        let r = row(j, k);
+        if nx == 1 {
+            out[0] = 0.0;
+            return;
+        }
+        out[0] = r[1] - r[0];
+        out[nx - 1] = r[nx - 1] - r[nx - 2];
+        for ((o, a), b) in out[1..nx - 1].iter_mut().zip(&r[..nx - 2]).zip(&r[2..]) {
+            *o = 0.5 * (b - a);
+        }
+        return;
+    }
+    let (p, n) = if axis == 1 { (j, d.ny) } else { (k, d.nz) };
+    let at = |q: usize| if axis == 1 { row(q, k) } else { row(j, q) };
+    let (lo, hi, s) = match (p > 0, p + 1 < n) {
+        (true, true) => (at(p - 1), at(p + 1), 0.5),
+        (false, true) => (at(p), at(p + 1), 1.0),
+        (true, false) => (at(p - 1), at(p), 1.0),
+        (false, false) => {
+            out.fill(0.0);
+            return;
+        }
+    };
+    for ((o, a), b) in out.iter_mut().zip(lo).zip(hi) {
+        *o = s * (b - a);
     }
 }
 
-/// Fills `cell` with the cell-centred velocity and `omega` with the vorticity (1/s).
-fn vorticity(vel: VelocityRef<'_>, h: f32, cell: &mut [Vec<f32>; 3], omega: &mut [Vec<f32>; 3]) {
+/// Fills `cell` with the cell-centred velocity, `omega` with the vorticity (1/s) and `mag`
+/// with |ω|.
+fn vorticity(
+    vel: VelocityRef<'_>,
+    h: f32,
+    cell: &mut [Vec<f32>; 3],
+    omega: &mut [Vec<f32>; 3],
+    mag: &mut Vec<f32>,
+) {
     let d = vel.dims;
     let n = d.cells();
     for a in 0..3 {
         cell[a].resize(n, 0.0);
         omega[a].resize(n, 0.0);
     }
-    fill3(cell, d, |[i, j, k]| cell_velocity(vel, i, j, k));
+    mag.resize(n, 0.0);
+    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+    let nx = d.nx;
+    fill3_rows(cell, d, |j, k, [cx, cy, cz], _| {
+        let u = &vel.u[du.idx(0, j, k)..][..nx + 1];
+        for ((o, a), b) in cx.iter_mut().zip(u).zip(&u[1..]) {
+            *o = 0.5 * (a + b);
+        }
+        let (v0, v1) = (&vel.v[dv.idx(0, j, k)..][..nx], &vel.v[dv.idx(0, j + 1, k)..][..nx]);
+        for ((o, a), b) in cy.iter_mut().zip(v0).zip(v1) {
+            *o = 0.5 * (a + b);
+        }
+        let (w0, w1) = (&vel.w[dw.idx(0, j, k)..][..nx], &vel.w[dw.idx(0, j, k + 1)..][..nx]);
+        for ((o, a), b) in cz.iter_mut().zip(w0).zip(w1) {
+            *o = 0.5 * (a + b);
+        }
+    });
     let inv_h = 1.0 / h;
     let (cu, cv, cw) = (&cell[0], &cell[1], &cell[2]);
-    fill3(omega, d, |p| {
-        [
-            (diff(cw, d, p, 1) - diff(cv, d, p, 2)) * inv_h,
-            (diff(cu, d, p, 2) - diff(cw, d, p, 0)) * inv_h,
-            (diff(cv, d, p, 0) - diff(cu, d, p, 1)) * inv_h,
-        ]
-    });
+    let plane = d.nx * d.ny;
+    let [ox, oy, oz] = omega;
+    ox.par_chunks_mut(plane)
+        .zip(oy.par_chunks_mut(plane))
+        .zip(oz.par_chunks_mut(plane).zip(mag.par_chunks_mut(plane)))
+        .enumerate()
+        .for_each_init(
+            || vec![0.0f32; 6 * nx],
+            |sc, (k, ((px, py), (pz, pm)))| {
+                for j in 0..d.ny {
+                    let (s0, rest) = sc.split_at_mut(nx);
+                    let (s1, rest) = rest.split_at_mut(nx);
+                    let (s2, rest) = rest.split_at_mut(nx);
+                    let (s3, rest) = rest.split_at_mut(nx);
+                    let (s4, s5) = rest.split_at_mut(nx);
+                    diff_row(cw, d, j, k, 1, s0);
+                    diff_row(cv, d, j, k, 2, s1);
+                    diff_row(cu, d, j, k, 2, s2);
+                    diff_row(cw, d, j, k, 0, s3);
+                    diff_row(cv, d, j, k, 0, s4);
+                    diff_row(cu, d, j, k, 1, s5);
+                    let o = j * nx;
+                    let (rx, ry, rz, rm) = (
+                        &mut px[o..][..nx],
+                        &mut py[o..][..nx],
+                        &mut pz[o..][..nx],
+                        &mut pm[o..][..nx],
+                    );
+                    for t in 0..nx {
+                        let a = (s0[t] - s1[t]) * inv_h;
+                        let b = (s2[t] - s3[t]) * inv_h;
+                        let c = (s4[t] - s5[t]) * inv_h;
+                        rx[t] = a;
+                        ry[t] = b;
+                        rz[t] = c;
+                        rm[t] = (a * a + b * b + c * c).sqrt();
+                    }
+                }
+            },
+        );
 }
 
-/// Sets cell p of the three cell-centred fields `out` to `f(p)`, in parallel over z-planes.
-fn fill3(out: &mut [Vec<f32>; 3], d: Dims, f: impl Fn([usize; 3]) -> [f32; 3] + Sync) {
+/// Calls `f(j, k, rows, scratch)` for every row of the three cell-centred fields `out`, in
+/// parallel over z-planes; `scratch` holds 3·nx floats.
+fn fill3_rows(
+    out: &mut [Vec<f32>; 3],
+    d: Dims,
+    f: impl Fn(usize, usize, [&mut [f32]; 3], &mut [f32]) + Sync,
+) {
     let plane = d.nx * d.ny;
+    let nx = d.nx;
     let [x, y, z] = out;
     x.par_chunks_mut(plane)
         .zip(y.par_chunks_mut(plane))
         .zip(z.par_chunks_mut(plane))
         .enumerate()
-        .for_each(|(k, ((px, py), pz))| {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    let [a, b, c] = f([i, j, k]);
-                    let o = i + d.nx * j;
-                    px[o] = a;
-                    py[o] = b;
-                    pz[o] = c;
+        .for_each_init(
+            || vec![0.0f32; 3 * nx],
+            |sc, (k, ((px, py), pz))| {
+                for j in 0..d.ny {
+                    let o = j * nx;
+                    f(
+                        j,
+                        k,
+                        [
+                            &mut px[o..][..nx],
+                            &mut py[o..][..nx],
+                            &mut pz[o..][..nx],
+                        ],
+                        sc,
+                    );
                 }
-            }
-        });
-}
-
-#[inline(always)]
-fn cell_velocity(vel: VelocityRef<'_>, i: usize, j: usize, k: usize) -> [f32; 3] {
-    let d = vel.dims;
-    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
-    [
-        0.5 * (vel.u[du.idx(i, j, k)] + vel.u[du.idx(i + 1, j, k)]),
-        0.5 * (vel.v[dv.idx(i, j, k)] + vel.v[dv.idx(i, j + 1, k)]),
-        0.5 * (vel.w[dw.idx(i, j, k)] + vel.w[dw.idx(i, j, k + 1)]),
-    ]
+            },
+        );
 }
 
 /// Σ|ω|·h³ over the grid: the total vorticity magnitude (domain-units³/s).
 pub fn total_vorticity(vel: VelocityRef<'_>, h: f32) -> f64 {
     let mut cell = Default::default();
     let mut omega: [Vec<f32>; 3] = Default::default();
-    vorticity(vel, h, &mut cell, &mut omega);
-    let mag: Vec<f32> = (0..omega[0].len())
-        .into_par_iter()
-        .map(|c| (omega[0][c].powi(2) + omega[1][c].powi(2) + omega[2][c].powi(2)).sqrt())
-        .collect();
+    let mut mag = Vec::new();
+    vorticity(vel, h, &mut cell, &mut omega, &mut mag);
     det_sum(&mag) * (h as f64).powi(3)
 }
 
@@ -134,32 +209,41 @@ impl Confinement {
             h,
             &mut self.cell,
             &mut self.omega,
+            &mut self.mag,
         );
-        let n = d.cells();
-        let om = &self.omega;
-        self.mag.resize(n, 0.0);
-        self.mag.par_iter_mut().enumerate().for_each(|(c, m)| {
-            *m = (om[0][c] * om[0][c] + om[1][c] * om[1][c] + om[2][c] * om[2][c]).sqrt();
-        });
         // Force per cell, written over the cell velocities.
-        let mag = &self.mag;
+        let (om, mag) = (&self.omega, &self.mag);
         let scale = eps * h;
-        fill3(&mut self.cell, d, |p| {
-            let g = [diff(mag, d, p, 0), diff(mag, d, p, 1), diff(mag, d, p, 2)];
-            let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
-            let c = d.idx(p[0], p[1], p[2]);
-            // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no well-defined
-            // direction to push.
-            if len <= 1e-6 * mag[c] || len == 0.0 {
-                return [0.0; 3];
+        let nx = d.nx;
+        fill3_rows(&mut self.cell, d, |j, k, [fx, fy, fz], sc| {
+            let (g0, rest) = sc.split_at_mut(nx);
+            let (g1, g2) = rest.split_at_mut(nx);
+            diff_row(mag, d, j, k, 0, g0);
+            diff_row(mag, d, j, k, 1, g1);
+            diff_row(mag, d, j, k, 2, g2);
+            let base = d.idx(0, j, k);
+            let (o0, o1, o2, m) = (
+                &om[0][base..][..nx],
+                &om[1][base..][..nx],
+                &om[2][base..][..nx],
+                &mag[base..][..nx],
+            );
+            for t in 0..nx {
+                let g = [g0[t], g1[t], g2[t]];
+                let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+                // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no
+                // well-defined direction to push.
+                let inv = if len <= 1e-6 * m[t] || len == 0.0 {
+                    0.0
+                } else {
+                    scale / len
+                };
+                let nv = [g[0] * inv, g[1] * inv, g[2] * inv];
+                let o = [o0[t], o1[t], o2[t]];
+                fx[t] = nv[1] * o[2] - nv[2] * o[1];
+                fy[t] = nv[2] * o[0] - nv[0] * o[2];
+                fz[t] = nv[0] * o[1] - nv[1] * o[0];
             }
-            let nv = [g[0] / len, g[1] / len, g[2] / len];
-            let o = [om[0][c], om[1][c], om[2][c]];
-            [
-                scale * (nv[1] * o[2] - nv[2] * o[1]),
-                scale * (nv[2] * o[0] - nv[0] * o[2]),
-                scale * (nv[0] * o[1] - nv[1] * o[0]),
-            ]
         });
         let force = &self.cell;
         for (axis, f) in [u, v, w].into_iter().enumerate() {
@@ -168,35 +252,58 @@ impl Confinement {
     }
 }
 
-/// Adds `dt·` the mean of the two cells' values of `fc` to each face along `axis`.
+/// Adds `dt·` the mean of the two cells' values of `fc` to each face along `axis` (faces on
+/// open ends the inside cell's value, faces on fixed ends nothing).
 fn add_to_faces(d: Dims, axis: usize, b: &Boundaries, fc: &[f32], dt: f32, f: &mut [f32]) {
     let fd = d.faces(axis);
-    let n = d.as_array();
     let open = [b.face(axis, 0).is_open(), b.face(axis, 1).is_open()];
+    let nx = d.nx;
+    let crow = |j: usize, k: usize| &fc[d.idx(0, j, k)..][..nx];
+    let h = 0.5 * dt;
+    let mean = |o: &mut [f32], a: &[f32], c: &[f32]| {
+        for ((e, x), y) in o.iter_mut().zip(a).zip(c) {
+            *e += h * (x + y);
+        }
+    };
+    let one = |o: &mut [f32], a: &[f32]| {
+        for (e, x) in o.iter_mut().zip(a) {
+            *e += dt * x;
+        }
+    };
     f.par_chunks_mut(fd.nx * fd.ny)
         .enumerate()
         .for_each(|(k, pl)| {
             for j in 0..fd.ny {
-                for i in 0..fd.nx {
-                    let p = [i, j, k];
-                    let hi = p;
-                    let mut lo = p;
-                    let val = if p[axis] == 0 {
-                        if !open[0] {
-                            continue;
+                let row = &mut pl[j * fd.nx..][..fd.nx];
+                match axis {
+                    0 => {
+                        let c = crow(j, k);
+                        mean(&mut row[1..nx], &c[..nx - 1], &c[1..]);
+                        if open[0] {
+                            row[0] += dt * c[0];
                         }
-                        fc[d.idx(hi[0], hi[1], hi[2])]
-                    } else if p[axis] == n[axis] {
-                        if !open[1] {
-                            continue;
+                        if open[1] {
+                            row[nx] += dt * c[nx - 1];
                         }
-                        lo[axis] -= 1;
-                        fc[d.idx(lo[0], lo[1], lo[2])]
-                    } else {
-                        lo[axis] -= 1;
-                        0.5 * (fc[d.idx(lo[0], lo[1], lo[2])] + fc[d.idx(hi[0], hi[1], hi[2])])
-                    };
-                    pl[i + fd.nx * j] += dt * val;
+                    }
+                    1 => {
+                        if j > 0 && j < d.ny {
+                            mean(row, crow(j - 1, k), crow(j, k));
+                        } else if j == 0 && open[0] {
+                            one(row, crow(0, k));
+                        } else if j == d.ny && open[1] {
+                            one(row, crow(d.ny - 1, k));
+                        }
+                    }
+                    _ => {
+                        if k > 0 && k < d.nz {
+                            mean(row, crow(j, k - 1), crow(j, k));
+                        } else if k == 0 && open[0] {
+                            one(row, crow(j, 0));
+                        } else if k == d.nz && open[1] {
+                            one(row, crow(j, d.nz - 1));
+                        }
+                    }
                 }
             }
         });
