@@ -47,11 +47,11 @@ impl<'a> Sampler<'a> {
         }
     }
 
-    /// The eight samples around array coordinates `p` (clamped to the array; neighbours past
-    /// the last sample repeat it), in the order 000, 100, 010, 110, 001, 101, 011, 111 of
-    /// (x, y, z) offsets, and p's fractional position between them.
+    /// Where array coordinates `p` fall: clamped to the array (neighbours past the last
+    /// sample repeat it), the index of the sample below, the offsets to its neighbours and p's
+    /// fractional position between them.
     #[inline(always)]
-    fn corners(&self, p: [f32; 3]) -> ([f32; 8], [f32; 3]) {
+    pub fn locate(&self, p: [f32; 3]) -> Loc {
         // `max`/`min` (unlike `clamp`) map NaN to a bound.
         let cx = p[0].max(0.0).min(self.hi[0]);
         let cy = p[1].max(0.0).min(self.hi[1]);
@@ -60,37 +60,47 @@ impl<'a> Sampler<'a> {
         let i0 = cx as i32 as usize;
         let j0 = cy as i32 as usize;
         let k0 = cz as i32 as usize;
-        let t = [cx - i0 as f32, cy - j0 as f32, cz - k0 as f32];
         let d = self.d;
         let sy = d.nx;
         let sz = d.nx * d.ny;
-        let di = usize::from(i0 + 1 < d.nx);
-        let dj = if j0 + 1 < d.ny { sy } else { 0 };
-        let dk = if k0 + 1 < d.nz { sz } else { 0 };
-        let b = i0 + sy * j0 + sz * k0;
-        let f = self.f;
-        // SAFETY: i0 ≤ nx−1, j0 ≤ ny−1, k0 ≤ nz−1 after clamping, and each offset moves to a
-        // neighbour only when that neighbour exists, so every index is < nx·ny·nz = f.len().
-        let l = |o: usize| unsafe { *f.get_unchecked(b + o) };
-        (
-            [
-                l(0),
-                l(di),
-                l(dj),
-                l(dj + di),
-                l(dk),
-                l(dk + di),
-                l(dk + dj),
-                l(dk + dj + di),
-            ],
-            t,
-        )
+        Loc {
+            b: i0 + sy * j0 + sz * k0,
+            di: usize::from(i0 + 1 < d.nx),
+            dj: if j0 + 1 < d.ny { sy } else { 0 },
+            dk: if k0 + 1 < d.nz { sz } else { 0 },
+            t: [cx - i0 as f32, cy - j0 as f32, cz - k0 as f32],
+        }
     }
 
-    /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
+    /// The eight samples of this sampler's array around `l` (found by [`Sampler::locate`] of
+    /// this sampler or of one with the same dimensions), in the order 000, 100, 010, 110, 001,
+    /// 101, 011, 111 of (x, y, z) offsets.
     #[inline(always)]
-    pub fn at(&self, p: [f32; 3]) -> f32 {
-        let (v, [tx, ty, tz]) = self.corners(p);
+    fn gather(&self, l: &Loc) -> [f32; 8] {
+        let f = self.f;
+        let (b, di, dj, dk) = (l.b, l.di, l.dj, l.dk);
+        debug_assert!(b + di + dj + dk < f.len());
+        // SAFETY: `locate` clamps (i0, j0, k0) into the array and each offset moves to a
+        // neighbour only when that neighbour exists, so every index is < nx·ny·nz, which is
+        // f.len() for every sampler of these dimensions.
+        let at = |o: usize| unsafe { *f.get_unchecked(b + o) };
+        [
+            at(0),
+            at(di),
+            at(dj),
+            at(dj + di),
+            at(dk),
+            at(dk + di),
+            at(dk + dj),
+            at(dk + dj + di),
+        ]
+    }
+
+    /// Trilinear interpolation of this sampler's array at `l`.
+    #[inline(always)]
+    pub fn at_loc(&self, l: &Loc) -> f32 {
+        let v = self.gather(l);
+        let [tx, ty, tz] = l.t;
         let c00 = v[0] + tx * (v[1] - v[0]);
         let c10 = v[2] + tx * (v[3] - v[2]);
         let c01 = v[4] + tx * (v[5] - v[4]);
@@ -100,11 +110,10 @@ impl<'a> Sampler<'a> {
         c0 + tz * (c1 - c0)
     }
 
-    /// Smallest and largest of the (up to eight) samples that [`Sampler::at`] interpolates
-    /// between at `p`.
+    /// Smallest and largest of the eight samples [`Sampler::at_loc`] interpolates at `l`.
     #[inline(always)]
-    pub fn range_at(&self, p: [f32; 3]) -> (f32, f32) {
-        let (v, _) = self.corners(p);
+    pub fn range_loc(&self, l: &Loc) -> (f32, f32) {
+        let v = self.gather(l);
         let mut lo = v[0];
         let mut hi = v[0];
         for &x in &v[1..] {
@@ -113,6 +122,35 @@ impl<'a> Sampler<'a> {
         }
         (lo, hi)
     }
+
+    /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
+    #[inline(always)]
+    pub fn at(&self, p: [f32; 3]) -> f32 {
+        self.at_loc(&self.locate(p))
+    }
+
+    /// Smallest and largest of the (up to eight) samples that [`Sampler::at`] interpolates
+    /// between at `p`.
+    #[inline(always)]
+    pub fn range_at(&self, p: [f32; 3]) -> (f32, f32) {
+        self.range_loc(&self.locate(p))
+    }
+
+    /// Dimensions of the sampled array.
+    pub fn dims(&self) -> Dims {
+        self.d
+    }
+}
+
+/// A sample position found by [`Sampler::locate`]: valid for every array of the same
+/// dimensions.
+#[derive(Clone, Copy, Debug)]
+pub struct Loc {
+    b: usize,
+    di: usize,
+    dj: usize,
+    dk: usize,
+    t: [f32; 3],
 }
 
 /// Trilinear interpolation of `f` (dimensions `d`) at array coordinates `p`; see [`Sampler`].
@@ -260,8 +298,33 @@ pub fn advect_cells(
     scale: f32,
     offset: f32,
 ) {
-    let samp = Sampler::new(src, vel.dims);
-    cell_pass(dst, vel, k_dt, |back, _, _| scale * samp.at(back) + offset);
+    advect_cells_n([dst], [Scalar { src, scale, offset }], vel, k_dt);
+}
+
+/// A cell-centred field to advect and the affine map `scale·φ + offset` applied to the result.
+#[derive(Clone, Copy)]
+pub struct Scalar<'a> {
+    /// The field before the step.
+    pub src: &'a [f32],
+    /// Factor applied to the advected value.
+    pub scale: f32,
+    /// Added after scaling.
+    pub offset: f32,
+}
+
+/// Semi-Lagrangian advection of N fields in one pass: each backtrace is located once and
+/// every field sampled there.
+pub fn advect_cells_n<const N: usize>(
+    dst: [&mut [f32]; N],
+    f: [Scalar<'_>; N],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+) {
+    let samp = f.map(|s| Sampler::new(s.src, vel.dims));
+    cell_pass(dst, vel, k_dt, |back, _, _| {
+        let l = samp[0].locate(back);
+        std::array::from_fn(|n| f[n].scale * samp[n].at_loc(&l) + f[n].offset)
+    });
 }
 
 /// Advects a cell-centred scalar with MacCormack (Selle, Fedkiw, Kim, Liu and Rossignac 2008):
@@ -278,49 +341,90 @@ pub fn maccormack_cells(
     scale: f32,
     offset: f32,
 ) {
-    advect_cells(hat, src, vel, k_dt, 1.0, 0.0);
+    maccormack_cells_n([dst], [Scalar { src, scale, offset }], [hat], vel, k_dt);
+}
+
+/// MacCormack advection of N fields through the same velocity, two passes in all: the
+/// forward and backward traces are located once per cell and every field sampled there.
+pub fn maccormack_cells_n<const N: usize>(
+    dst: [&mut [f32]; N],
+    f: [Scalar<'_>; N],
+    hat: [&mut [f32]; N],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+) {
     let d = vel.dims;
-    let hat: &[f32] = hat;
-    let s_src = Sampler::new(src, d);
-    let s_hat = Sampler::new(hat, d);
+    let unit = f.map(|s| Scalar {
+        scale: 1.0,
+        offset: 0.0,
+        ..s
+    });
+    let mut hat = hat;
+    {
+        let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
+        advect_cells_n(h, unit, vel, k_dt);
+    }
+    let hat: [&[f32]; N] = hat.map(|h| &*h);
+    let s_src = f.map(|s| Sampler::new(s.src, d));
+    let s_hat = hat.map(|h| Sampler::new(h, d));
     cell_pass(dst, vel, k_dt, |back, fwd, c| {
-        let v = hat[c] + 0.5 * (src[c] - s_hat.at(fwd));
-        let (lo, hi) = s_src.range_at(back);
-        scale * v.max(lo).min(hi) + offset
+        let lf = s_hat[0].locate(fwd);
+        let lb = s_src[0].locate(back);
+        std::array::from_fn(|n| {
+            let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
+            let (lo, hi) = s_src[n].range_loc(&lb);
+            f[n].scale * v.max(lo).min(hi) + f[n].offset
+        })
     });
 }
 
 /// Runs `f(backtrace point, forward point, cell index)` for every cell, in parallel over
-/// z-planes, writing its result to `dst`. The points are `x ∓ k_dt·u(x)` in array coordinates
-/// (cell i's sample sits at i), with u the cell-centred velocity.
-fn cell_pass(
-    dst: &mut [f32],
+/// z-planes, writing its N results to the N arrays of `dst`. The points are `x ∓ k_dt·u(x)` in
+/// array coordinates (cell i's sample sits at i), with u the cell-centred velocity.
+fn cell_pass<const N: usize>(
+    dst: [&mut [f32]; N],
     vel: VelocityRef<'_>,
     k_dt: f32,
-    f: impl Fn([f32; 3], [f32; 3], usize) -> f32 + Sync,
+    f: impl Fn([f32; 3], [f32; 3], usize) -> [f32; N] + Sync,
 ) {
     let d = vel.dims;
-    assert_eq!(dst.len(), d.cells());
+    for o in &dst {
+        assert_eq!(o.len(), d.cells());
+    }
     let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
     assert_eq!(vel.u.len(), du.cells());
     assert_eq!(vel.v.len(), dv.cells());
     assert_eq!(vel.w.len(), dw.cells());
     let plane = d.nx * d.ny;
-    dst.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
+    // One entry per z-plane holding that plane of every output.
+    let mut planes: Vec<[&mut [f32]; N]> = Vec::with_capacity(d.nz);
+    let mut rest = dst;
+    for _ in 0..d.nz {
+        let mut head: [&mut [f32]; N] = std::array::from_fn(|_| Default::default());
+        for (r, h) in rest.iter_mut().zip(head.iter_mut()) {
+            let (a, b) = std::mem::take(r).split_at_mut(plane);
+            *h = a;
+            *r = b;
+        }
+        planes.push(head);
+    }
+    planes.into_par_iter().enumerate().for_each(|(k, mut out)| {
         for j in 0..d.ny {
-            let ur = &vel.u[du.idx(0, j, k)..du.idx(0, j, k) + d.nx + 1];
-            let vb = &vel.v[dv.idx(0, j, k)..dv.idx(0, j, k) + d.nx];
-            let vt = &vel.v[dv.idx(0, j + 1, k)..dv.idx(0, j + 1, k) + d.nx];
-            let wb = &vel.w[dw.idx(0, j, k)..dw.idx(0, j, k) + d.nx];
-            let wf = &vel.w[dw.idx(0, j, k + 1)..dw.idx(0, j, k + 1) + d.nx];
-            let row = &mut out[j * d.nx..(j + 1) * d.nx];
+            let ur = &vel.u[du.idx(0, j, k)..][..d.nx + 1];
+            let vb = &vel.v[dv.idx(0, j, k)..][..d.nx];
+            let vt = &vel.v[dv.idx(0, j + 1, k)..][..d.nx];
+            let wb = &vel.w[dw.idx(0, j, k)..][..d.nx];
+            let wf = &vel.w[dw.idx(0, j, k + 1)..][..d.nx];
             let base = k * plane + j * d.nx;
-            for (i, o) in row.iter_mut().enumerate() {
+            for i in 0..d.nx {
                 let u = 0.5 * (ur[i] + ur[i + 1]) * k_dt;
                 let v = 0.5 * (vb[i] + vt[i]) * k_dt;
                 let w = 0.5 * (wb[i] + wf[i]) * k_dt;
                 let (x, y, z) = (i as f32, j as f32, k as f32);
-                *o = f([x - u, y - v, z - w], [x + u, y + v, z + w], base + i);
+                let r = f([x - u, y - v, z - w], [x + u, y + v, z + w], base + i);
+                for (o, v) in out.iter_mut().zip(r) {
+                    o[j * d.nx + i] = v;
+                }
             }
         }
     });

@@ -1,6 +1,6 @@
 //! The `Solver` (Plume's FluidCube): fields, emitters, and the step as a flat list of stages.
 
-use super::advect::{self, VelocityRef, CENTER};
+use super::advect::{self, Scalar, VelocityRef, CENTER};
 use super::boundary::Boundaries;
 use super::diffuse;
 use super::forces;
@@ -65,6 +65,10 @@ pub struct Solver {
     temperature_active: bool,
     /// Scratch for MacCormack's intermediate field (allocated on first use).
     mac_tmp: Vec<f32>,
+    /// Scratch for the advected temperature and its MacCormack intermediate (allocated once
+    /// the temperature varies).
+    temperature_tmp: Vec<f32>,
+    mac_tmp2: Vec<f32>,
     confinement: Confinement,
     vel: [Vec<f32>; 3],
     vel_tmp: [Vec<f32>; 3],
@@ -109,6 +113,8 @@ impl Solver {
             temperature: vec![ambient; n],
             temperature_active: false,
             mac_tmp: Vec::new(),
+            temperature_tmp: Vec::new(),
+            mac_tmp2: Vec::new(),
             confinement: Confinement::default(),
             vel: faces.map(|m| vec![0.0; m]),
             vel_tmp: faces.map(|m| vec![0.0; m]),
@@ -154,6 +160,8 @@ impl Solver {
     pub fn memory_bytes(&self) -> usize {
         let floats = self.density.len() * 5
             + self.mac_tmp.len()
+            + self.mac_tmp2.len()
+            + self.temperature_tmp.len()
             + self.pressure_diag.len()
             + self.vel.iter().map(Vec::len).sum::<usize>() * 2;
         floats * std::mem::size_of::<f32>()
@@ -671,36 +679,56 @@ impl Solver {
             v: &self.vel[1],
             w: &self.vel[2],
         };
-        let mac_tmp = mac.then_some(&mut self.mac_tmp);
-        let (solids, tmp) = (&self.solids, &mut self.density_tmp);
-        advect_scalar(
-            &mut self.density,
-            tmp,
-            mac_tmp,
-            vr,
-            k_dt,
-            fade,
-            0.0,
-            solids,
-            0.0,
-        );
-        if self.temperature_active {
-            // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb. The density's scratch array
-            // is free again (it holds the old density).
+        let solids = &self.solids;
+        if !self.temperature_active {
             let mac_tmp = mac.then_some(&mut self.mac_tmp);
-            let offset = (1.0 - cool) * amb;
             advect_scalar(
-                &mut self.temperature,
-                tmp,
+                &mut self.density,
+                &mut self.density_tmp,
                 mac_tmp,
                 vr,
                 k_dt,
-                cool,
-                offset,
+                fade,
+                0.0,
                 solids,
-                amb,
+                0.0,
             );
+            return;
         }
+        // Density and temperature move with the same velocity: one pass locates each trace
+        // once for both. T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
+        let n = d.cells();
+        self.temperature_tmp.resize(n, 0.0);
+        if mac {
+            self.mac_tmp2.resize(n, 0.0);
+        }
+        if !solids.is_empty() {
+            solids.extrapolate(d, &mut self.density);
+            solids.extrapolate(d, &mut self.temperature);
+        }
+        let fields = [
+            Scalar {
+                src: &self.density,
+                scale: fade,
+                offset: 0.0,
+            },
+            Scalar {
+                src: &self.temperature,
+                scale: cool,
+                offset: (1.0 - cool) * amb,
+            },
+        ];
+        let dst = [&mut self.density_tmp[..], &mut self.temperature_tmp[..]];
+        if mac {
+            let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
+            advect::maccormack_cells_n(dst, fields, hat, vr, k_dt);
+        } else {
+            advect::advect_cells_n(dst, fields, vr, k_dt);
+        }
+        std::mem::swap(&mut self.density, &mut self.density_tmp);
+        std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
+        solids.fill_cells(&mut self.density, 0.0);
+        solids.fill_cells(&mut self.temperature, amb);
     }
 
     /// Applies every emitter that is on at the current time: adds density, blends the

@@ -78,11 +78,17 @@ fn vorticity(
         for ((o, a), b) in cx.iter_mut().zip(u).zip(&u[1..]) {
             *o = 0.5 * (a + b);
         }
-        let (v0, v1) = (&vel.v[dv.idx(0, j, k)..][..nx], &vel.v[dv.idx(0, j + 1, k)..][..nx]);
+        let (v0, v1) = (
+            &vel.v[dv.idx(0, j, k)..][..nx],
+            &vel.v[dv.idx(0, j + 1, k)..][..nx],
+        );
         for ((o, a), b) in cy.iter_mut().zip(v0).zip(v1) {
             *o = 0.5 * (a + b);
         }
-        let (w0, w1) = (&vel.w[dw.idx(0, j, k)..][..nx], &vel.w[dw.idx(0, j, k + 1)..][..nx]);
+        let (w0, w1) = (
+            &vel.w[dw.idx(0, j, k)..][..nx],
+            &vel.w[dw.idx(0, j, k + 1)..][..nx],
+        );
         for ((o, a), b) in cz.iter_mut().zip(w0).zip(w1) {
             *o = 0.5 * (a + b);
         }
@@ -153,11 +159,7 @@ fn fill3_rows(
                     f(
                         j,
                         k,
-                        [
-                            &mut px[o..][..nx],
-                            &mut py[o..][..nx],
-                            &mut pz[o..][..nx],
-                        ],
+                        [&mut px[o..][..nx], &mut py[o..][..nx], &mut pz[o..][..nx]],
                         sc,
                     );
                 }
