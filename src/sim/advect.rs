@@ -192,12 +192,6 @@ impl VelocityRef<'_> {
     }
 }
 
-/// Strides of an x-fastest array.
-#[inline(always)]
-fn strides(d: Dims) -> [usize; 3] {
-    [1, d.nx, d.nx * d.ny]
-}
-
 /// Advects the face-velocity component along `axis` (`src` → `dst`) through `vel` for
 /// `k_dt = dt/h` cells per unit velocity. Faces on the two ends of `axis` whose flag in
 /// `fixed` is set (walls) are left untouched.
@@ -216,25 +210,37 @@ pub fn advect_faces(
     }
 }
 
-/// Mean of the four samples of component `B` around face (i, j, k) of component `A`: half a
-/// cell back along A (clamped at the domain's ends) and half a cell forward along B.
+/// Velocity at the x-faces of one row from two rows of cells-wide samples `r0`, `r1` (the
+/// y- or z-faces below and above): the mean of the four around each x-face, the two cells
+/// beside it clamped at the row's ends. `out` has one more entry than the rows.
 #[inline(always)]
-fn cross_average<const A: usize, const B: usize>(
-    c: &[f32],
-    st: [usize; 3],
-    n: [usize; 3],
-    p: [usize; 3],
-) -> f32 {
-    let a0 = p[A].saturating_sub(1);
-    let a1 = p[A].min(n[A] - 1);
-    let mut base = 0;
-    for q in 0..3 {
-        if q != A {
-            base += p[q] * st[q];
-        }
+fn cross_x(out: &mut [f32], r0: &[f32], r1: &[f32]) {
+    let n = r0.len();
+    let (out, r1) = (&mut out[..n + 1], &r1[..n]);
+    out[0] = 0.5 * (r0[0] + r1[0]);
+    out[n] = 0.5 * (r0[n - 1] + r1[n - 1]);
+    for i in 1..n {
+        out[i] = 0.25 * (r0[i - 1] + r1[i - 1] + r0[i] + r1[i]);
     }
-    let (o0, o1, ob) = (base + a0 * st[A], base + a1 * st[A], st[B]);
-    0.25 * (c[o0] + c[o1] + c[o0 + ob] + c[o1 + ob])
+}
+
+/// x-velocity at the cell-wide samples of one row, from the x-face rows `r0`, `r1` on either
+/// side: the mean of the four x-faces around each sample.
+#[inline(always)]
+fn pair_x(out: &mut [f32], r0: &[f32], r1: &[f32]) {
+    let n = r0.len() - 1;
+    let (out, r1) = (&mut out[..n], &r1[..n + 1]);
+    for i in 0..n {
+        out[i] = 0.25 * (r0[i] + r1[i] + r0[i + 1] + r1[i + 1]);
+    }
+}
+
+/// Element-wise mean of four rows.
+#[inline(always)]
+fn quad(out: &mut [f32], a: &[f32], b: &[f32], c: &[f32], d: &[f32]) {
+    for ((((o, a), b), c), d) in out.iter_mut().zip(a).zip(b).zip(c).zip(d) {
+        *o = 0.25 * (a + b + c + d);
+    }
 }
 
 fn advect_faces_axis<const A: usize>(
@@ -247,45 +253,73 @@ fn advect_faces_axis<const A: usize>(
     let d = vel.dims;
     let fd = d.faces(A);
     assert_eq!(dst.len(), fd.cells());
-    let n = d.as_array();
     let samp = Sampler::new(src, fd);
-    let own = vel.comp(A);
-    assert_eq!(own.len(), fd.cells());
-    let (b1, b2) = ((A + 1) % 3, (A + 2) % 3);
-    let (c1, c2) = (vel.comp(b1), vel.comp(b2));
-    let (s1, s2) = (strides(d.faces(b1)), strides(d.faces(b2)));
-    assert_eq!(c1.len(), d.faces(b1).cells());
-    assert_eq!(c2.len(), d.faces(b2).cells());
-    dst.par_chunks_mut(fd.nx * fd.ny)
-        .enumerate()
-        .for_each(|(k, out)| {
+    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+    assert_eq!(vel.u.len(), du.cells());
+    assert_eq!(vel.v.len(), dv.cells());
+    assert_eq!(vel.w.len(), dw.cells());
+    let (nx, ny, nz) = (d.nx, d.ny, d.nz);
+    let fnx = fd.nx;
+    let urow = |j: usize, k: usize| &vel.u[du.idx(0, j, k)..][..nx + 1];
+    let vrow = |j: usize, k: usize| &vel.v[dv.idx(0, j, k)..][..nx];
+    let wrow = |j: usize, k: usize| &vel.w[dw.idx(0, j, k)..][..nx];
+    dst.par_chunks_mut(fnx * fd.ny).enumerate().for_each_init(
+        || vec![0.0f32; 3 * (nx + 1)],
+        |sc, (k, out)| {
             for j in 0..fd.ny {
-                let row = &mut out[j * fd.nx..(j + 1) * fd.nx];
-                for (i, o) in row.iter_mut().enumerate() {
-                    let p = [i, j, k];
-                    if (p[A] == 0 && fixed[0]) || (p[A] == n[A] && fixed[1]) {
-                        continue;
+                // Faces on a wall along A keep their value.
+                let (p, n) = if A == 1 { (j, ny) } else { (k, nz) };
+                if A != 0 && ((p == 0 && fixed[0]) || (p == n && fixed[1])) {
+                    continue;
+                }
+                // The velocity at this row's faces, one component at a time.
+                let (vx, rest) = sc.split_at_mut(nx + 1);
+                let (vy, vz) = rest.split_at_mut(nx + 1);
+                match A {
+                    0 => {
+                        vx.copy_from_slice(urow(j, k));
+                        cross_x(vy, vrow(j, k), vrow(j + 1, k));
+                        cross_x(vz, wrow(j, k), wrow(j, k + 1));
                     }
-                    let mut u = [0.0f32; 3];
-                    u[A] = own[i + fd.nx * (j + fd.ny * k)];
-                    u[b1] = match A {
-                        0 => cross_average::<0, 1>(c1, s1, n, p),
-                        1 => cross_average::<1, 2>(c1, s1, n, p),
-                        _ => cross_average::<2, 0>(c1, s1, n, p),
-                    };
-                    u[b2] = match A {
-                        0 => cross_average::<0, 2>(c2, s2, n, p),
-                        1 => cross_average::<1, 0>(c2, s2, n, p),
-                        _ => cross_average::<2, 1>(c2, s2, n, p),
-                    };
-                    *o = samp.at([
-                        i as f32 - k_dt * u[0],
-                        j as f32 - k_dt * u[1],
-                        k as f32 - k_dt * u[2],
-                    ]);
+                    1 => {
+                        let (a0, a1) = (j.saturating_sub(1), j.min(ny - 1));
+                        pair_x(vx, urow(a0, k), urow(a1, k));
+                        vy[..nx].copy_from_slice(vrow(j, k));
+                        quad(
+                            vz,
+                            wrow(a0, k),
+                            wrow(a1, k),
+                            wrow(a0, k + 1),
+                            wrow(a1, k + 1),
+                        );
+                    }
+                    _ => {
+                        let (a0, a1) = (k.saturating_sub(1), k.min(nz - 1));
+                        pair_x(vx, urow(j, a0), urow(j, a1));
+                        quad(
+                            vy,
+                            vrow(j, a0),
+                            vrow(j, a1),
+                            vrow(j + 1, a0),
+                            vrow(j + 1, a1),
+                        );
+                        vz[..nx].copy_from_slice(wrow(j, k));
+                    }
+                }
+                let row = &mut out[j * fnx..][..fnx];
+                let (lo, hi) = if A == 0 {
+                    (usize::from(fixed[0]), fnx - usize::from(fixed[1]))
+                } else {
+                    (0, fnx)
+                };
+                let (y, z) = (j as f32, k as f32);
+                let (vx, vy, vz) = (&vx[..fnx], &vy[..fnx], &vz[..fnx]);
+                for i in lo..hi {
+                    row[i] = samp.at([i as f32 - k_dt * vx[i], y - k_dt * vy[i], z - k_dt * vz[i]]);
                 }
             }
-        });
+        },
+    );
 }
 
 /// Advects a cell-centred scalar (`src` → `dst`) through `vel` semi-Lagrangian; the result is
@@ -428,4 +462,112 @@ fn cell_pass<const N: usize>(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(n: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+            })
+            .collect()
+    }
+
+    /// The face velocity the row-wise pass must use, written face by face: the component's own
+    /// value, and for each other component the mean of its four samples around the face (half
+    /// a cell back along the face's axis, clamped, and half a cell forward across).
+    fn reference(axis: usize, src: &[f32], vel: VelocityRef<'_>, k_dt: f32) -> Vec<f32> {
+        let d = vel.dims;
+        let n = d.as_array();
+        let fd = d.faces(axis);
+        let samp = Sampler::new(src, fd);
+        let comp = |b: usize, p: [usize; 3]| {
+            let cd = d.faces(b);
+            let c = vel.comp(b);
+            let mut q0 = p;
+            let mut q1 = p;
+            q0[axis] = p[axis].saturating_sub(1);
+            q1[axis] = p[axis].min(n[axis] - 1);
+            let mut sum = 0.0;
+            for q in [q0, q1] {
+                let mut r = q;
+                r[b] += 1;
+                sum += c[cd.idx(q[0], q[1], q[2])] + c[cd.idx(r[0], r[1], r[2])];
+            }
+            0.25 * sum
+        };
+        let mut out = vec![0.0; fd.cells()];
+        for k in 0..fd.nz {
+            for j in 0..fd.ny {
+                for i in 0..fd.nx {
+                    let p = [i, j, k];
+                    let mut u = [0.0; 3];
+                    for (b, ub) in u.iter_mut().enumerate() {
+                        *ub = if b == axis {
+                            vel.comp(b)[fd.idx(i, j, k)]
+                        } else {
+                            comp(b, p)
+                        };
+                    }
+                    out[fd.idx(i, j, k)] = samp.at([
+                        i as f32 - k_dt * u[0],
+                        j as f32 - k_dt * u[1],
+                        k as f32 - k_dt * u[2],
+                    ]);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn row_wise_face_advection_matches_the_face_by_face_definition() {
+        let d = Dims::new(7, 5, 6);
+        let [u, v, w] = [0, 1, 2].map(|a| {
+            noise(d.faces(a).cells(), 3 + a as u32)
+                .iter()
+                .map(|x| 3.0 * x)
+                .collect::<Vec<f32>>()
+        });
+        let vel = VelocityRef {
+            dims: d,
+            u: &u,
+            v: &v,
+            w: &w,
+        };
+        for axis in 0..3 {
+            let fd = d.faces(axis);
+            let src = noise(fd.cells(), 11 + axis as u32);
+            let want = reference(axis, &src, vel, 0.7);
+            for fixed in [[false, false], [true, true], [true, false]] {
+                let mut got = vec![-9.0; fd.cells()];
+                advect_faces(axis, &mut got, &src, vel, 0.7, fixed);
+                for k in 0..fd.nz {
+                    for j in 0..fd.ny {
+                        for i in 0..fd.nx {
+                            let p = [i, j, k][axis];
+                            let end = [p == 0, p == d.as_array()[axis]];
+                            let c = fd.idx(i, j, k);
+                            if (end[0] && fixed[0]) || (end[1] && fixed[1]) {
+                                assert_eq!(got[c], -9.0, "a fixed face was written");
+                            } else {
+                                assert!(
+                                    (got[c] - want[c]).abs() <= 1e-6,
+                                    "axis {axis} face {:?}: {} vs {}",
+                                    [i, j, k],
+                                    got[c],
+                                    want[c]
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
