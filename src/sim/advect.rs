@@ -52,10 +52,19 @@ impl<'a> Sampler<'a> {
     /// fractional position between them.
     #[inline(always)]
     pub fn locate(&self, p: [f32; 3]) -> Loc {
-        // `max`/`min` (unlike `clamp`) map NaN to a bound.
-        let cx = p[0].max(0.0).min(self.hi[0]);
-        let cy = p[1].max(0.0).min(self.hi[1]);
-        let cz = p[2].max(0.0).min(self.hi[2]);
+        // A comparison with NaN is false, so NaN maps to the lower bound (and these compile to
+        // single min/max instructions, unlike `f32::max`).
+        let clamp = |x: f32, hi: f32| {
+            let x = if x > 0.0 { x } else { 0.0 };
+            if x < hi {
+                x
+            } else {
+                hi
+            }
+        };
+        let cx = clamp(p[0], self.hi[0]);
+        let cy = clamp(p[1], self.hi[1]);
+        let cz = clamp(p[2], self.hi[2]);
         // The coordinates are ≥ 0, so truncation equals floor.
         let i0 = cx as i32 as usize;
         let j0 = cy as i32 as usize;
@@ -117,8 +126,8 @@ impl<'a> Sampler<'a> {
         let mut lo = v[0];
         let mut hi = v[0];
         for &x in &v[1..] {
-            lo = lo.min(x);
-            hi = hi.max(x);
+            lo = if x < lo { x } else { lo };
+            hi = if x > hi { x } else { hi };
         }
         (lo, hi)
     }
@@ -407,7 +416,9 @@ pub fn maccormack_cells_n<const N: usize>(
         std::array::from_fn(|n| {
             let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
             let (lo, hi) = s_src[n].range_loc(&lb);
-            f[n].scale * v.max(lo).min(hi) + f[n].offset
+            let v = if v > lo { v } else { lo };
+            let v = if v < hi { v } else { hi };
+            f[n].scale * v + f[n].offset
         })
     });
 }
