@@ -70,7 +70,7 @@ pub struct Mgpcg {
     levels: Vec<Level>,
     /// Diagonal per cell of each level (number of fluid or open neighbours); 0 marks a solid
     /// cell.
-    diags: Vec<Vec<u8>>,
+    diags: Vec<Vec<f32>>,
     open: [[bool; 2]; 3],
     zeros: Vec<f32>,
     r: Vec<f32>,
@@ -101,7 +101,7 @@ impl Mgpcg {
             .iter()
             .map(|l| f * (l.b.len() + l.e.len() + l.t.len() + l.tx.len() + l.ty.len()))
             .sum::<usize>()
-            + self.diags.iter().map(Vec::len).sum::<usize>();
+            + f * self.diags.iter().map(Vec::len).sum::<usize>();
         lv + f * (self.r.len() + self.z.len() + self.d.len() + self.q.len() + self.zeros.len())
     }
 
@@ -154,7 +154,7 @@ impl Mgpcg {
             let dg = &diag0[base..][..b.len()];
             b.iter()
                 .zip(dg)
-                .fold(0.0f32, |m, (&v, &g)| if g > 0 { m.max(v.abs()) } else { m })
+                .fold(0.0f32, |m, (&v, &g)| if g > 0.0 { m.max(v.abs()) } else { m })
                 as f64
         })
         .into_iter()
@@ -176,8 +176,8 @@ impl Mgpcg {
                 .zip(ctx.x)
                 .zip(ctx.s.iter().zip(ctx.diag).zip(bb))
             {
-                let v = b - (g as f32 * x - s);
-                *o = if g > 0 { v } else { 0.0 };
+                let v = b - (g * x - s);
+                *o = if g > 0.0 { v } else { 0.0 };
             }
             0.0
         });
@@ -199,8 +199,8 @@ impl Mgpcg {
                         .zip(ctx.x)
                         .zip(ctx.s.iter().zip(ctx.diag))
                     {
-                        let v = g as f32 * x - s;
-                        *o = if g > 0 { v } else { 0.0 };
+                        let v = g * x - s;
+                        *o = if g > 0.0 { v } else { 0.0 };
                     }
                     dot(ctx.out, ctx.x)
                 });
@@ -248,14 +248,14 @@ impl Mgpcg {
                     && dg
                         .par_iter()
                         .zip(self.diags[0].par_iter())
-                        .all(|(&a, &b)| to_u8(a) == b)
+                        .all(|(&a, &b)| a.max(0.0) == b)
             });
         if same {
             return;
         }
         let diag0 = match diag {
-            Some(dg) => dg.par_iter().map(|&a| to_u8(a)).collect(),
-            None => rediscretise(dims, open, |_| true),
+            Some(dg) => dg.par_iter().map(|&a| a.max(0.0)).collect(),
+            None => rediscretise(dims, open, 1, |_| true),
         };
         let mut levels = vec![Level::new(dims, true)];
         let mut diags = vec![diag0];
@@ -272,12 +272,12 @@ impl Mgpcg {
                             jj < fd[1]
                                 && (0..2).any(|a| {
                                     let ii = 2 * i + a;
-                                    ii < fd[0] && fdiag[(kk * fd[1] + jj) * fd[0] + ii] > 0
+                                    ii < fd[0] && fdiag[(kk * fd[1] + jj) * fd[0] + ii] > 0.0
                                 })
                         })
                 })
             };
-            let cdiag = rediscretise(cd, open, active);
+            let cdiag = rediscretise(cd, open, 1 << levels.len(), active);
             let last = levels.len() - 1;
             levels[last].tx = vec![0.0; cd[0] * fd[1] * fd[2]];
             levels[last].ty = vec![0.0; cd[0] * cd[1] * fd[2]];
@@ -299,21 +299,19 @@ impl Mgpcg {
     }
 }
 
-fn to_u8(a: f32) -> u8 {
-    if a > 0.0 {
-        a.round().min(6.0) as u8
-    } else {
-        0
-    }
-}
-
 /// Diagonal of the pressure operator on a grid whose fluid cells are given by `active`.
 fn rediscretise(
     dims: [usize; 3],
     open: [[bool; 2]; 3],
+    spacing: usize,
     active: impl Fn([usize; 3]) -> bool + Sync,
-) -> Vec<u8> {
+) -> Vec<f32> {
     let [nx, ny, nz] = dims;
+    // The finest grid's pressure is 0 at the centre of the ghost cell beyond an open face,
+    // half a fine cell outside; on a grid of spacing H (in fine cells) that point is
+    // (H + 1)/2 from the last cell's centre, so the face couples with H / ((H + 1)/2).
+    let h = spacing as f32;
+    let open_coef = 2.0 * h / (h + 1.0);
     let act: Vec<bool> = (0..nx * ny * nz)
         .into_par_iter()
         .map(|c| active([c % nx, (c / nx) % ny, c / (nx * ny)]))
@@ -323,10 +321,10 @@ fn rediscretise(
         .map(|c| {
             let p = [c % nx, (c / nx) % ny, c / (nx * ny)];
             if !act[c] {
-                return 0;
+                return 0.0;
             }
             let stride = [1, nx, nx * ny];
-            let mut n = 0u8;
+            let mut n = 0.0f32;
             for (axis, sides) in open.iter().enumerate() {
                 for (side, &is_open) in sides.iter().enumerate() {
                     let inside = if side == 0 {
@@ -340,9 +338,9 @@ fn rediscretise(
                         } else {
                             c + stride[axis]
                         };
-                        n += act[nb] as u8;
+                        n += if act[nb] { 1.0 } else { 0.0 };
                     } else {
-                        n += is_open as u8;
+                        n += if is_open { open_coef } else { 0.0 };
                     }
                 }
             }
@@ -359,7 +357,7 @@ struct RowCtx<'a> {
     x: &'a [f32],
     /// Sum of each cell's six neighbours inside the domain.
     s: &'a [f32],
-    diag: &'a [u8],
+    diag: &'a [f32],
     out: &'a mut [f32],
 }
 
@@ -373,7 +371,7 @@ fn plane_len(dims: [usize; 3]) -> (usize, usize) {
 /// the sum of the kernel's results in plane order (deterministic).
 fn stencil_pass(
     dims: [usize; 3],
-    diag: &[u8],
+    diag: &[f32],
     zeros: &[f32],
     x: &[f32],
     out: &mut [f32],
@@ -460,14 +458,14 @@ fn max_abs(dims: [usize; 3], v: &[f32]) -> f32 {
 }
 
 /// Zeroes the solid cells of `v`.
-fn mask(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
+fn mask(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
     let (plane, min) = plane_len(dims);
     v.par_chunks_mut(plane)
         .with_min_len(min)
         .zip(diag.par_chunks(plane))
         .for_each(|(p, g)| {
             for (e, &g) in p.iter_mut().zip(g) {
-                if g == 0 {
+                if g == 0.0 {
                     *e = 0.0;
                 }
             }
@@ -475,11 +473,11 @@ fn mask(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
 }
 
 /// Removes the mean over the fluid cells (the null space of a closed domain's operator).
-fn remove_mean(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
+fn remove_mean(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
     let parts = map_planes(dims, v, |_, p, base| {
         let g = &diag[base..][..p.len()];
         let (s, c) = p.iter().zip(g).fold((0.0f64, 0usize), |(s, c), (&e, &g)| {
-            if g > 0 {
+            if g > 0.0 {
                 (s + e as f64, c + 1)
             } else {
                 (s, c)
@@ -488,7 +486,7 @@ fn remove_mean(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
         let _ = c;
         s
     });
-    let count = diag.par_iter().filter(|&&g| g > 0).count().max(1);
+    let count = diag.par_iter().filter(|&&g| g > 0.0).count().max(1);
     let mean = (parts.iter().sum::<f64>() / count as f64) as f32;
     let (plane, min) = plane_len(dims);
     v.par_chunks_mut(plane)
@@ -496,7 +494,7 @@ fn remove_mean(diag: &[u8], dims: [usize; 3], v: &mut [f32]) {
         .zip(diag.par_chunks(plane))
         .for_each(|(p, g)| {
             for (e, &g) in p.iter_mut().zip(g) {
-                if g > 0 {
+                if g > 0.0 {
                     *e -= mean;
                 }
             }
@@ -531,7 +529,7 @@ fn update_xr(
 #[allow(clippy::too_many_arguments)]
 fn jacobi(
     dims: [usize; 3],
-    diag: &[u8],
+    diag: &[f32],
     zeros: &[f32],
     b: &[f32],
     x: &[f32],
@@ -548,8 +546,8 @@ fn jacobi(
             .zip(ctx.s)
             .zip(ctx.diag.iter().zip(bb))
         {
-            let gf = g as f32;
-            let inv = if g > 0 { OMEGA / gf } else { 0.0 };
+            let gf = g;
+            let inv = if g > 0.0 { OMEGA / gf } else { 0.0 };
             *o = x + inv * (b - gf * x + s);
         }
         if want_dot {
@@ -603,14 +601,14 @@ fn max_abs_row(v: &[f32]) -> f32 {
 }
 
 /// `out = ω·b/d`: the first Jacobi sweep from zero.
-fn jacobi_from_zero(dims: [usize; 3], diag: &[u8], b: &[f32], out: &mut [f32]) {
+fn jacobi_from_zero(dims: [usize; 3], diag: &[f32], b: &[f32], out: &mut [f32]) {
     let (plane, min) = plane_len(dims);
     out.par_chunks_mut(plane)
         .with_min_len(min)
         .zip(b.par_chunks(plane).zip(diag.par_chunks(plane)))
         .for_each(|(o, (bp, g))| {
             for ((o, &b), &g) in o.iter_mut().zip(bp).zip(g) {
-                *o = if g > 0 { OMEGA * b / g as f32 } else { 0.0 };
+                *o = if g > 0.0 { OMEGA * b / g as f32 } else { 0.0 };
             }
         });
 }
@@ -619,14 +617,14 @@ fn jacobi_from_zero(dims: [usize; 3], diag: &[u8], b: &[f32], out: &mut [f32]) {
 /// fluid cells) is projected out of z, which keeps conjugate gradients from breaking down.
 fn precondition(
     levels: &mut [Level],
-    diags: &[Vec<u8>],
+    diags: &[Vec<f32>],
     open: [[bool; 2]; 3],
     zeros: &[f32],
     closed: bool,
     r: &[f32],
     z: &mut [f32],
 ) -> f64 {
-    let rz = vcycle(levels, diags, open, zeros, r, z);
+    let rz = vcycle(levels, diags, 1, open, zeros, r, z);
     if !closed {
         return rz;
     }
@@ -638,9 +636,11 @@ fn precondition(
 }
 
 /// The preconditioner: one V-cycle for `A·e = b` from `e = 0`. Returns Σ b·e.
+#[allow(clippy::too_many_arguments)]
 fn vcycle(
     levels: &mut [Level],
-    diags: &[Vec<u8>],
+    diags: &[Vec<f32>],
+    spacing: usize,
     open: [[bool; 2]; 3],
     zeros: &[f32],
     b: &[f32],
@@ -667,9 +667,12 @@ fn vcycle(
     jacobi(dims, diag, zeros, b, t, e, false);
     // Residual, restricted along x as it is computed.
     let [nx, ny, nz] = dims;
-    // Past a wall the coarse correction is mirrored (weight 1 at the end); past an open face
-    // it is mirrored with its sign flipped, so it vanishes on the face (weight ½).
-    let ends = open.map(|a| a.map(|o| if o { 0.5 } else { 1.0 }));
+    // Past a wall the coarse correction is mirrored (weight 1 at the end); towards an open
+    // face it falls linearly to 0 at the finest grid's ghost-cell centre, (H + 1)/2 beyond
+    // the last centre of this grid (spacing H fine cells) and H + ½ beyond the coarse one's.
+    let h = spacing as f32;
+    let ew = (h + 1.0) / (2.0 * h + 1.0);
+    let ends = open.map(|a| a.map(|o| if o { ew } else { 1.0 }));
     let next = &mut rest[0];
     let cd = next.dims;
     {
@@ -704,7 +707,7 @@ fn vcycle(
     );
     let mut nb = std::mem::take(&mut next.b);
     let mut ne = std::mem::take(&mut next.e);
-    vcycle(rest, &diags[1..], open, zeros, &nb, &mut ne);
+    vcycle(rest, &diags[1..], 2 * spacing, open, zeros, &nb, &mut ne);
     let next = &mut rest[0];
     // Prolongation: along z, along y, then along x added to e.
     prolong_planes(&ne, &mut cur.ty, cd[0] * cd[1], cd[2], ends[2]);
@@ -741,7 +744,7 @@ fn vcycle(
 #[inline(always)]
 fn residual_row(
     dims: [usize; 3],
-    diag: &[u8],
+    diag: &[f32],
     zeros: &[f32],
     b: &[f32],
     e: &[f32],
@@ -778,8 +781,8 @@ fn residual_row(
     let bb = &b[base..][..nx];
     let g = &diag[base..][..nx];
     for (((o, &bv), &gv), &cv) in out.iter_mut().zip(bb).zip(g).zip(c) {
-        let v = bv - (gv as f32 * cv - *o);
-        *o = if gv > 0 { v } else { 0.0 };
+        let v = bv - (gv * cv - *o);
+        *o = if gv > 0.0 { v } else { 0.0 };
     }
 }
 
@@ -810,7 +813,7 @@ fn restrict_row(f: &[f32], c: &mut [f32], ends: [f32; 2]) {
 
 /// Interpolation along one line added to `f`, solid cells (diag 0) skipped.
 #[inline(always)]
-fn prolong_row_add(c: &[f32], f: &mut [f32], diag: &[u8], ends: [f32; 2]) {
+fn prolong_row_add(c: &[f32], f: &mut [f32], diag: &[f32], ends: [f32; 2]) {
     let cn = c.len();
     for (i, (o, &g)) in f.iter_mut().zip(diag).enumerate() {
         let ci = i / 2;
@@ -825,7 +828,7 @@ fn prolong_row_add(c: &[f32], f: &mut [f32], diag: &[u8], ends: [f32; 2]) {
         } else {
             ends[1] * c[ci]
         };
-        if g > 0 {
+        if g > 0.0 {
             *o += v;
         }
     }
@@ -904,7 +907,7 @@ fn restrict_planes(
     plane: usize,
     nz: usize,
     cz: usize,
-    diag: &[u8],
+    diag: &[f32],
     ends: [f32; 2],
 ) {
     restrict_blocks(src, dst, plane, nz, cz, ends);
@@ -913,7 +916,7 @@ fn restrict_planes(
         .zip(diag.par_chunks(plane))
         .for_each(|(o, g)| {
             for (e, &g) in o.iter_mut().zip(g) {
-                *e = if g > 0 { 0.5 * *e } else { 0.0 };
+                *e = if g > 0.0 { 0.5 * *e } else { 0.0 };
             }
         });
 }
