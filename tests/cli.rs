@@ -47,6 +47,84 @@ fn bench_json_has_the_documented_fields() {
         );
     }
     assert!(v.get("baseline").is_none());
+    assert_eq!(v["pressure_solver"], "multigrid PCG");
+    assert!(
+        v["pressure_reduction_per_iteration"]
+            .as_f64()
+            .is_some_and(|x| x >= 1.0),
+        "{v}"
+    );
+    assert!(v["memory_bytes"]
+        .as_u64()
+        .is_some_and(|m| m > 12 * 16 * 10 * 4));
+}
+
+#[test]
+fn pressure_flag_picks_the_solver_and_both_converge() {
+    for (flag, name) in [
+        ("multigrid", "multigrid PCG"),
+        ("red_black_sor", "red-black SOR"),
+        ("sor", "red-black SOR"),
+    ] {
+        let out = plume(&[
+            "bench",
+            "--dims",
+            "20,24,16",
+            "--steps",
+            "3",
+            "--warmup",
+            "3",
+            "--pressure",
+            flag,
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["pressure_solver"], name, "--pressure {flag}");
+        assert!(
+            v["pressure_residual"].as_f64().is_some_and(|r| r <= 1e-3),
+            "--pressure {flag}: {v}"
+        );
+    }
+    // The scene file's choice is replaced by the flag.
+    let dir = temp_dir("pressure_flag");
+    let scene = dir.join("sor.toml");
+    let mut sc = plume::scene::Scene::default_plume();
+    sc.fluid.pressure_method = plume::sim::PressureMethod::RedBlackSor;
+    sc.save(&scene).expect("write scene");
+    let text = std::fs::read_to_string(&scene).expect("read scene");
+    assert!(
+        text.contains("pressure_method = \"red_black_sor\""),
+        "{text}"
+    );
+    let s = scene.to_str().expect("utf-8 path");
+    for (extra, name) in [
+        (&[][..], "red-black SOR"),
+        (&["--pressure", "multigrid"][..], "multigrid PCG"),
+    ] {
+        let mut args = vec!["bench", "--scene", s, "--size", "16", "--steps", "1"];
+        args.extend_from_slice(&["--warmup", "1", "--json"]);
+        args.extend_from_slice(extra);
+        let out = plume(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["pressure_solver"], name, "{extra:?}");
+    }
+    let out = plume(&["bench", "--pressure", "jacobi"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown pressure solver 'jacobi'") && err.contains("multigrid"),
+        "{err}"
+    );
 }
 
 #[test]

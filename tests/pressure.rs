@@ -339,3 +339,33 @@ fn default_scene_projects_with_multigrid_and_sor_alike() {
         assert!((ca[axis] - cb[axis]).abs() < 0.01, "{ca:?} vs {cb:?}");
     }
 }
+
+#[test]
+fn switching_the_solver_mid_run_keeps_the_flow_divergence_free() {
+    let mut s = Scene::default_plume()
+        .with_dims(Dims::new(24, 32, 20))
+        .build()
+        .expect("scene");
+    for _ in 0..10 {
+        s.step();
+    }
+    for method in [
+        plume::sim::PressureMethod::RedBlackSor,
+        plume::sim::PressureMethod::Multigrid,
+    ] {
+        let mut p = s.params().clone();
+        p.pressure_method = method;
+        s.set_params(p).expect("params");
+        let st = s.step().clone();
+        let want = match method {
+            plume::sim::PressureMethod::RedBlackSor => "red-black SOR",
+            plume::sim::PressureMethod::Multigrid => "multigrid PCG",
+        };
+        assert_eq!(s.pressure_solver_name(), want);
+        assert!(st.pressure_residual <= 1e-3, "{method:?}: {st:?}");
+        assert!(
+            st.divergence_after < 1e-2 * st.divergence_before,
+            "{method:?}: {st:?}"
+        );
+    }
+}

@@ -152,10 +152,10 @@ impl Mgpcg {
         mask(diag0, dims, x);
         let bnorm = map_planes(dims, rhs, |_, b, base| {
             let dg = &diag0[base..][..b.len()];
-            b.iter()
-                .zip(dg)
-                .fold(0.0f32, |m, (&v, &g)| if g > 0.0 { m.max(v.abs()) } else { m })
-                as f64
+            b.iter().zip(dg).fold(
+                0.0f32,
+                |m, (&v, &g)| if g > 0.0 { m.max(v.abs()) } else { m },
+            ) as f64
         })
         .into_iter()
         .fold(0.0, f64::max) as f32;
