@@ -608,7 +608,7 @@ fn jacobi_from_zero(dims: [usize; 3], diag: &[f32], b: &[f32], out: &mut [f32]) 
         .zip(b.par_chunks(plane).zip(diag.par_chunks(plane)))
         .for_each(|(o, (bp, g))| {
             for ((o, &b), &g) in o.iter_mut().zip(bp).zip(g) {
-                *o = if g > 0.0 { OMEGA * b / g as f32 } else { 0.0 };
+                *o = if g > 0.0 { OMEGA * b / g } else { 0.0 };
             }
         });
 }
