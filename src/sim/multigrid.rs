@@ -29,6 +29,37 @@ const COARSEST: usize = 4;
 /// Planes smaller than this are not worth a task of their own.
 const MIN_TASK_CELLS: usize = 1 << 13;
 
+/// A diagonal entry: the finest grid stores its integer neighbour counts as bytes (a quarter
+/// of the memory traffic), the coarse grids need fractional ones (open faces) as `f32`.
+trait Diag: Copy + Send + Sync {
+    /// The value.
+    fn val(self) -> f32;
+    /// Whether the cell is fluid (has an equation).
+    fn on(self) -> bool;
+}
+
+impl Diag for u8 {
+    #[inline(always)]
+    fn val(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn on(self) -> bool {
+        self > 0
+    }
+}
+
+impl Diag for f32 {
+    #[inline(always)]
+    fn val(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn on(self) -> bool {
+        self > 0.0
+    }
+}
+
 /// One grid of the hierarchy: the operator's diagonal and the cycle's buffers.
 #[derive(Clone, Debug, Default)]
 struct Level {
@@ -68,8 +99,10 @@ pub struct Mgpcg {
     key_open: [[bool; 2]; 3],
     key_solids: bool,
     levels: Vec<Level>,
-    /// Diagonal per cell of each level (number of fluid or open neighbours); 0 marks a solid
-    /// cell.
+    /// Diagonal per cell of the finest grid (number of fluid or open neighbours); 0 marks a
+    /// solid cell.
+    diag0: Vec<u8>,
+    /// The same for each coarser grid (index 0 is the second grid).
     diags: Vec<Vec<f32>>,
     open: [[bool; 2]; 3],
     zeros: Vec<f32>,
@@ -101,7 +134,8 @@ impl Mgpcg {
             .iter()
             .map(|l| f * (l.b.len() + l.e.len() + l.t.len() + l.tx.len() + l.ty.len()))
             .sum::<usize>()
-            + f * self.diags.iter().map(Vec::len).sum::<usize>();
+            + f * self.diags.iter().map(Vec::len).sum::<usize>()
+            + self.diag0.len();
         lv + f * (self.r.len() + self.z.len() + self.d.len() + self.q.len() + self.zeros.len())
     }
 
@@ -135,6 +169,7 @@ impl Mgpcg {
         let closed = !self.open.iter().flatten().any(|&o| o);
         let Self {
             levels,
+            diag0,
             diags,
             zeros,
             r,
@@ -146,16 +181,16 @@ impl Mgpcg {
             ..
         } = self;
         let dims = levels[0].dims;
-        let diag0 = &diags[0];
+        let diag0: &[u8] = diag0;
 
         // Solid cells hold 0; the residual of the warm start is the first search residual.
         mask(diag0, dims, x);
         let bnorm = map_planes(dims, rhs, |_, b, base| {
             let dg = &diag0[base..][..b.len()];
-            b.iter().zip(dg).fold(
-                0.0f32,
-                |m, (&v, &g)| if g > 0.0 { m.max(v.abs()) } else { m },
-            ) as f64
+            b.iter()
+                .zip(dg)
+                .fold(0.0f32, |m, (&v, &g)| if g > 0 { m.max(v.abs()) } else { m })
+                as f64
         })
         .into_iter()
         .fold(0.0, f64::max) as f32;
@@ -176,8 +211,8 @@ impl Mgpcg {
                 .zip(ctx.x)
                 .zip(ctx.s.iter().zip(ctx.diag).zip(bb))
             {
-                let v = b - (g * x - s);
-                *o = if g > 0.0 { v } else { 0.0 };
+                let v = b - (g.val() * x - s);
+                *o = if g.on() { v } else { 0.0 };
             }
             0.0
         });
@@ -189,7 +224,7 @@ impl Mgpcg {
         history.push(res / bnorm);
         let mut it = 0u32;
         if res > target && res.is_finite() {
-            let mut rz = precondition(levels, diags, *open, zeros, closed, r, z);
+            let mut rz = precondition(levels, diag0, diags, *open, zeros, closed, r, z);
             d.copy_from_slice(z);
             loop {
                 let dq = stencil_pass(dims, diag0, zeros, d, q, |ctx| {
@@ -199,8 +234,8 @@ impl Mgpcg {
                         .zip(ctx.x)
                         .zip(ctx.s.iter().zip(ctx.diag))
                     {
-                        let v = g * x - s;
-                        *o = if g > 0.0 { v } else { 0.0 };
+                        let v = g.val() * x - s;
+                        *o = if g.on() { v } else { 0.0 };
                     }
                     dot(ctx.out, ctx.x)
                 });
@@ -219,7 +254,7 @@ impl Mgpcg {
                 if res <= target || it >= max_iter || !res.is_finite() {
                     break;
                 }
-                let rz_new = precondition(levels, diags, *open, zeros, closed, r, z);
+                let rz_new = precondition(levels, diag0, diags, *open, zeros, closed, r, z);
                 let beta = (rz_new / rz) as f32;
                 rz = rz_new;
                 zip_planes(dims, d, z, |dd, zz| {
@@ -247,14 +282,14 @@ impl Mgpcg {
                 dg.len() == n
                     && dg
                         .par_iter()
-                        .zip(self.diags[0].par_iter())
-                        .all(|(&a, &b)| a.max(0.0) == b)
+                        .zip(self.diag0.par_iter())
+                        .all(|(&a, &b)| to_u8(a) == b)
             });
         if same {
             return;
         }
         let diag0 = match diag {
-            Some(dg) => dg.par_iter().map(|&a| a.max(0.0)).collect(),
+            Some(dg) => dg.par_iter().map(|&a| f32::from(to_u8(a))).collect(),
             None => rediscretise(dims, open, 1, |_| true),
         };
         let mut levels = vec![Level::new(dims, true)];
@@ -286,6 +321,9 @@ impl Mgpcg {
             fd = cd;
         }
         self.levels = levels;
+        // The finest diagonal goes to bytes (its entries are neighbour counts, 0..=6).
+        self.diag0 = diags[0].par_iter().map(|&a| to_u8(a)).collect();
+        diags.remove(0);
         self.diags = diags;
         self.key_dims = dims;
         self.key_open = open;
@@ -296,6 +334,14 @@ impl Mgpcg {
             v.clear();
             v.resize(n, 0.0);
         }
+    }
+}
+
+fn to_u8(a: f32) -> u8 {
+    if a > 0.0 {
+        a.round().min(255.0) as u8
+    } else {
+        0
     }
 }
 
@@ -350,14 +396,14 @@ fn rediscretise(
 }
 
 /// What a stencil pass hands its kernel for one row.
-struct RowCtx<'a> {
+struct RowCtx<'a, D> {
     /// Index of the row's first cell in the level's arrays.
     base: usize,
     /// The row of the input field.
     x: &'a [f32],
     /// Sum of each cell's six neighbours inside the domain.
     s: &'a [f32],
-    diag: &'a [f32],
+    diag: &'a [D],
     out: &'a mut [f32],
 }
 
@@ -369,13 +415,13 @@ fn plane_len(dims: [usize; 3]) -> (usize, usize) {
 
 /// Runs `kernel` on every row of `x` with the row's neighbour sums, writing `out`, and returns
 /// the sum of the kernel's results in plane order (deterministic).
-fn stencil_pass(
+fn stencil_pass<D: Diag>(
     dims: [usize; 3],
-    diag: &[f32],
+    diag: &[D],
     zeros: &[f32],
     x: &[f32],
     out: &mut [f32],
-    kernel: impl Fn(RowCtx<'_>) -> f64 + Sync,
+    kernel: impl Fn(RowCtx<'_, D>) -> f64 + Sync,
 ) -> f64 {
     let [nx, ny, nz] = dims;
     let (plane, min) = plane_len(dims);
@@ -458,14 +504,14 @@ fn max_abs(dims: [usize; 3], v: &[f32]) -> f32 {
 }
 
 /// Zeroes the solid cells of `v`.
-fn mask(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
+fn mask<D: Diag>(diag: &[D], dims: [usize; 3], v: &mut [f32]) {
     let (plane, min) = plane_len(dims);
     v.par_chunks_mut(plane)
         .with_min_len(min)
         .zip(diag.par_chunks(plane))
         .for_each(|(p, g)| {
             for (e, &g) in p.iter_mut().zip(g) {
-                if g == 0.0 {
+                if !g.on() {
                     *e = 0.0;
                 }
             }
@@ -473,11 +519,11 @@ fn mask(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
 }
 
 /// Removes the mean over the fluid cells (the null space of a closed domain's operator).
-fn remove_mean(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
+fn remove_mean<D: Diag>(diag: &[D], dims: [usize; 3], v: &mut [f32]) {
     let parts = map_planes(dims, v, |_, p, base| {
         let g = &diag[base..][..p.len()];
         let (s, c) = p.iter().zip(g).fold((0.0f64, 0usize), |(s, c), (&e, &g)| {
-            if g > 0.0 {
+            if g.on() {
                 (s + e as f64, c + 1)
             } else {
                 (s, c)
@@ -486,7 +532,7 @@ fn remove_mean(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
         let _ = c;
         s
     });
-    let count = diag.par_iter().filter(|&&g| g > 0.0).count().max(1);
+    let count = diag.par_iter().filter(|&&g| g.on()).count().max(1);
     let mean = (parts.iter().sum::<f64>() / count as f64) as f32;
     let (plane, min) = plane_len(dims);
     v.par_chunks_mut(plane)
@@ -494,7 +540,7 @@ fn remove_mean(diag: &[f32], dims: [usize; 3], v: &mut [f32]) {
         .zip(diag.par_chunks(plane))
         .for_each(|(p, g)| {
             for (e, &g) in p.iter_mut().zip(g) {
-                if g > 0.0 {
+                if g.on() {
                     *e -= mean;
                 }
             }
@@ -527,9 +573,9 @@ fn update_xr(
 
 /// One damped Jacobi sweep `out = x + ω·(b − A·x)/d`; returns Σ b·out when `want_dot`.
 #[allow(clippy::too_many_arguments)]
-fn jacobi(
+fn jacobi<D: Diag>(
     dims: [usize; 3],
-    diag: &[f32],
+    diag: &[D],
     zeros: &[f32],
     b: &[f32],
     x: &[f32],
@@ -546,8 +592,8 @@ fn jacobi(
             .zip(ctx.s)
             .zip(ctx.diag.iter().zip(bb))
         {
-            let gf = g;
-            let inv = if g > 0.0 { OMEGA / gf } else { 0.0 };
+            let gf = g.val();
+            let inv = if g.on() { OMEGA / gf } else { 0.0 };
             *o = x + inv * (b - gf * x + s);
         }
         if want_dot {
@@ -601,22 +647,24 @@ fn max_abs_row(v: &[f32]) -> f32 {
 }
 
 /// `out = ω·b/d`: the first Jacobi sweep from zero.
-fn jacobi_from_zero(dims: [usize; 3], diag: &[f32], b: &[f32], out: &mut [f32]) {
+fn jacobi_from_zero<D: Diag>(dims: [usize; 3], diag: &[D], b: &[f32], out: &mut [f32]) {
     let (plane, min) = plane_len(dims);
     out.par_chunks_mut(plane)
         .with_min_len(min)
         .zip(b.par_chunks(plane).zip(diag.par_chunks(plane)))
         .for_each(|(o, (bp, g))| {
             for ((o, &b), &g) in o.iter_mut().zip(bp).zip(g) {
-                *o = if g > 0.0 { OMEGA * b / g } else { 0.0 };
+                *o = if g.on() { OMEGA * b / g.val() } else { 0.0 };
             }
         });
 }
 
 /// `z = M⁻¹·r`; returns r·z. In a closed domain the operator's null space (constants on the
 /// fluid cells) is projected out of z, which keeps conjugate gradients from breaking down.
+#[allow(clippy::too_many_arguments)]
 fn precondition(
     levels: &mut [Level],
+    diag0: &[u8],
     diags: &[Vec<f32>],
     open: [[bool; 2]; 3],
     zeros: &[f32],
@@ -624,12 +672,12 @@ fn precondition(
     r: &[f32],
     z: &mut [f32],
 ) -> f64 {
-    let rz = vcycle(levels, diags, 1, open, zeros, r, z);
+    let rz = vcycle(levels, diag0, diags, 1, open, zeros, r, z);
     if !closed {
         return rz;
     }
     let dims = levels[0].dims;
-    remove_mean(&diags[0], dims, z);
+    remove_mean(diag0, dims, z);
     map_planes(dims, z, |_, zp, base| dot(zp, &r[base..][..zp.len()]))
         .iter()
         .sum()
@@ -637,9 +685,10 @@ fn precondition(
 
 /// The preconditioner: one V-cycle for `A·e = b` from `e = 0`. Returns Σ b·e.
 #[allow(clippy::too_many_arguments)]
-fn vcycle(
+fn vcycle<D: Diag>(
     levels: &mut [Level],
-    diags: &[Vec<f32>],
+    diag: &[D],
+    coarse: &[Vec<f32>],
     spacing: usize,
     open: [[bool; 2]; 3],
     zeros: &[f32],
@@ -648,7 +697,6 @@ fn vcycle(
 ) -> f64 {
     let (cur, rest) = levels.split_first_mut().expect("at least one level");
     let dims = cur.dims;
-    let diag = &diags[0];
     let t = &mut cur.t;
     if rest.is_empty() {
         // Coarsest grid: a fixed, even number of sweeps (a symmetric operator).
@@ -702,12 +750,21 @@ fn vcycle(
         cd[0] * cd[1],
         nz,
         cd[2],
-        &diags[1],
+        &coarse[0],
         ends[2],
     );
     let mut nb = std::mem::take(&mut next.b);
     let mut ne = std::mem::take(&mut next.e);
-    vcycle(rest, &diags[1..], 2 * spacing, open, zeros, &nb, &mut ne);
+    vcycle(
+        rest,
+        &coarse[0],
+        &coarse[1..],
+        2 * spacing,
+        open,
+        zeros,
+        &nb,
+        &mut ne,
+    );
     let next = &mut rest[0];
     // Prolongation: along z, along y, then along x added to e.
     prolong_planes(&ne, &mut cur.ty, cd[0] * cd[1], cd[2], ends[2]);
@@ -742,9 +799,9 @@ fn vcycle(
 /// Residual `b − A·e` of row (j, k) into `out` (0 on solid cells).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn residual_row(
+fn residual_row<D: Diag>(
     dims: [usize; 3],
-    diag: &[f32],
+    diag: &[D],
     zeros: &[f32],
     b: &[f32],
     e: &[f32],
@@ -781,8 +838,8 @@ fn residual_row(
     let bb = &b[base..][..nx];
     let g = &diag[base..][..nx];
     for (((o, &bv), &gv), &cv) in out.iter_mut().zip(bb).zip(g).zip(c) {
-        let v = bv - (gv * cv - *o);
-        *o = if gv > 0.0 { v } else { 0.0 };
+        let v = bv - (gv.val() * cv - *o);
+        *o = if gv.on() { v } else { 0.0 };
     }
 }
 
@@ -813,7 +870,7 @@ fn restrict_row(f: &[f32], c: &mut [f32], ends: [f32; 2]) {
 
 /// Interpolation along one line added to `f`, solid cells (diag 0) skipped.
 #[inline(always)]
-fn prolong_row_add(c: &[f32], f: &mut [f32], diag: &[f32], ends: [f32; 2]) {
+fn prolong_row_add<D: Diag>(c: &[f32], f: &mut [f32], diag: &[D], ends: [f32; 2]) {
     let cn = c.len();
     for (i, (o, &g)) in f.iter_mut().zip(diag).enumerate() {
         let ci = i / 2;
@@ -828,7 +885,7 @@ fn prolong_row_add(c: &[f32], f: &mut [f32], diag: &[f32], ends: [f32; 2]) {
         } else {
             ends[1] * c[ci]
         };
-        if g > 0.0 {
+        if g.on() {
             *o += v;
         }
     }
