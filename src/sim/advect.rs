@@ -108,28 +108,21 @@ impl<'a> Sampler<'a> {
     /// Trilinear interpolation of this sampler's array at `l`.
     #[inline(always)]
     pub fn at_loc(&self, l: &Loc) -> f32 {
+        lerp8(&self.gather(l), l.t)
+    }
+
+    /// [`Sampler::at_loc`] and [`Sampler::range_loc`] from one gather.
+    #[inline(always)]
+    pub fn at_and_range(&self, l: &Loc) -> (f32, f32, f32) {
         let v = self.gather(l);
-        let [tx, ty, tz] = l.t;
-        let c00 = v[0] + tx * (v[1] - v[0]);
-        let c10 = v[2] + tx * (v[3] - v[2]);
-        let c01 = v[4] + tx * (v[5] - v[4]);
-        let c11 = v[6] + tx * (v[7] - v[6]);
-        let c0 = c00 + ty * (c10 - c00);
-        let c1 = c01 + ty * (c11 - c01);
-        c0 + tz * (c1 - c0)
+        let (lo, hi) = min_max8(&v);
+        (lerp8(&v, l.t), lo, hi)
     }
 
     /// Smallest and largest of the eight samples [`Sampler::at_loc`] interpolates at `l`.
     #[inline(always)]
     pub fn range_loc(&self, l: &Loc) -> (f32, f32) {
-        let v = self.gather(l);
-        let mut lo = v[0];
-        let mut hi = v[0];
-        for &x in &v[1..] {
-            lo = if x < lo { x } else { lo };
-            hi = if x > hi { x } else { hi };
-        }
-        (lo, hi)
+        min_max8(&self.gather(l))
     }
 
     /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
@@ -149,6 +142,30 @@ impl<'a> Sampler<'a> {
     pub fn dims(&self) -> Dims {
         self.d
     }
+}
+
+/// Trilinear interpolation between eight corner values (order as [`Sampler::gather`]).
+#[inline(always)]
+fn lerp8(v: &[f32; 8], [tx, ty, tz]: [f32; 3]) -> f32 {
+    let c00 = v[0] + tx * (v[1] - v[0]);
+    let c10 = v[2] + tx * (v[3] - v[2]);
+    let c01 = v[4] + tx * (v[5] - v[4]);
+    let c11 = v[6] + tx * (v[7] - v[6]);
+    let c0 = c00 + ty * (c10 - c00);
+    let c1 = c01 + ty * (c11 - c01);
+    c0 + tz * (c1 - c0)
+}
+
+/// Smallest and largest of eight values.
+#[inline(always)]
+fn min_max8(v: &[f32; 8]) -> (f32, f32) {
+    let mut lo = v[0];
+    let mut hi = v[0];
+    for &x in &v[1..] {
+        lo = if x < lo { x } else { lo };
+        hi = if x > hi { x } else { hi };
+    }
+    (lo, hi)
 }
 
 /// A sample position found by [`Sampler::locate`]: valid for every array of the same
@@ -364,9 +381,12 @@ pub fn advect_cells_n<const N: usize>(
     k_dt: f32,
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
-    cell_pass(dst, vel, k_dt, |back, _, _| {
+    cell_pass(dst, [], vel, k_dt, |back, _, _| {
         let l = samp[0].locate(back);
-        std::array::from_fn(|n| f[n].scale * samp[n].at_loc(&l) + f[n].offset)
+        (
+            std::array::from_fn(|n| f[n].scale * samp[n].at_loc(&l) + f[n].offset),
+            [],
+        )
     });
 }
 
@@ -379,61 +399,90 @@ pub fn maccormack_cells(
     dst: &mut [f32],
     src: &[f32],
     hat: &mut [f32],
+    range: &mut [[f32; 2]],
     vel: VelocityRef<'_>,
     k_dt: f32,
     scale: f32,
     offset: f32,
 ) {
-    maccormack_cells_n([dst], [Scalar { src, scale, offset }], [hat], vel, k_dt);
+    maccormack_cells_n(
+        [dst],
+        [Scalar { src, scale, offset }],
+        [hat],
+        [range],
+        vel,
+        k_dt,
+    );
 }
 
-/// MacCormack advection of N fields through the same velocity, two passes in all: the
-/// forward and backward traces are located once per cell and every field sampled there.
+/// MacCormack advection of N fields through the same velocity, two passes in all: the first
+/// locates each backtrace once, samples every field there and keeps the range of the eight
+/// values it interpolated (in `range`); the second locates the forward trace once and samples
+/// every intermediate field there.
 pub fn maccormack_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
     hat: [&mut [f32]; N],
+    range: [&mut [[f32; 2]]; N],
     vel: VelocityRef<'_>,
     k_dt: f32,
 ) {
     let d = vel.dims;
-    let unit = f.map(|s| Scalar {
-        scale: 1.0,
-        offset: 0.0,
-        ..s
-    });
+    let s_src = f.map(|s| Sampler::new(s.src, d));
     let mut hat = hat;
+    let mut range = range;
     {
         let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
-        advect_cells_n(h, unit, vel, k_dt);
+        let r: [&mut [[f32; 2]]; N] = range.each_mut().map(|r| &mut **r);
+        cell_pass(h, r, vel, k_dt, |back, _, _| {
+            let l = s_src[0].locate(back);
+            let mut v = [0.0; N];
+            let mut lh = [[0.0; 2]; N];
+            for n in 0..N {
+                let (a, lo, hi) = s_src[n].at_and_range(&l);
+                v[n] = a;
+                lh[n] = [lo, hi];
+            }
+            (v, lh)
+        });
     }
     let hat: [&[f32]; N] = hat.map(|h| &*h);
-    let s_src = f.map(|s| Sampler::new(s.src, d));
+    let range: [&[[f32; 2]]; N] = range.map(|r| &*r);
     let s_hat = hat.map(|h| Sampler::new(h, d));
-    cell_pass(dst, vel, k_dt, |back, fwd, c| {
+    cell_pass(dst, [], vel, k_dt, |_, fwd, c| {
         let lf = s_hat[0].locate(fwd);
-        let lb = s_src[0].locate(back);
-        std::array::from_fn(|n| {
-            let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
-            let (lo, hi) = s_src[n].range_loc(&lb);
-            let v = if v > lo { v } else { lo };
-            let v = if v < hi { v } else { hi };
-            f[n].scale * v + f[n].offset
-        })
+        (
+            std::array::from_fn(|n| {
+                let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
+                let [lo, hi] = range[n][c];
+                let v = if v > lo { v } else { lo };
+                let v = if v < hi { v } else { hi };
+                f[n].scale * v + f[n].offset
+            }),
+            [],
+        )
     });
 }
 
+/// One z-plane of each output of [`cell_pass`].
+type PlaneOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [[f32; 2]]; M]);
+
 /// Runs `f(backtrace point, forward point, cell index)` for every cell, in parallel over
-/// z-planes, writing its N results to the N arrays of `dst`. The points are `x ∓ k_dt·u(x)` in
-/// array coordinates (cell i's sample sits at i), with u the cell-centred velocity.
-fn cell_pass<const N: usize>(
+/// z-planes, writing its N values to the N arrays of `dst` and its M pairs to the M arrays of
+/// `aux`. The points are `x ∓ k_dt·u(x)` in array coordinates (cell i's sample sits at i), with
+/// u the cell-centred velocity.
+fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
+    aux: [&mut [[f32; 2]]; M],
     vel: VelocityRef<'_>,
     k_dt: f32,
-    f: impl Fn([f32; 3], [f32; 3], usize) -> [f32; N] + Sync,
+    f: impl Fn([f32; 3], [f32; 3], usize) -> ([f32; N], [[f32; 2]; M]) + Sync,
 ) {
     let d = vel.dims;
     for o in &dst {
+        assert_eq!(o.len(), d.cells());
+    }
+    for o in &aux {
         assert_eq!(o.len(), d.cells());
     }
     let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
@@ -442,37 +491,43 @@ fn cell_pass<const N: usize>(
     assert_eq!(vel.w.len(), dw.cells());
     let plane = d.nx * d.ny;
     // One entry per z-plane holding that plane of every output.
-    let mut planes: Vec<[&mut [f32]; N]> = Vec::with_capacity(d.nz);
-    let mut rest = dst;
-    for _ in 0..d.nz {
-        let mut head: [&mut [f32]; N] = std::array::from_fn(|_| Default::default());
-        for (r, h) in rest.iter_mut().zip(head.iter_mut()) {
-            let (a, b) = std::mem::take(r).split_at_mut(plane);
-            *h = a;
-            *r = b;
-        }
-        planes.push(head);
-    }
-    planes.into_par_iter().enumerate().for_each(|(k, mut out)| {
-        for j in 0..d.ny {
-            let ur = &vel.u[du.idx(0, j, k)..][..d.nx + 1];
-            let vb = &vel.v[dv.idx(0, j, k)..][..d.nx];
-            let vt = &vel.v[dv.idx(0, j + 1, k)..][..d.nx];
-            let wb = &vel.w[dw.idx(0, j, k)..][..d.nx];
-            let wf = &vel.w[dw.idx(0, j, k + 1)..][..d.nx];
-            let base = k * plane + j * d.nx;
-            for i in 0..d.nx {
-                let u = 0.5 * (ur[i] + ur[i + 1]) * k_dt;
-                let v = 0.5 * (vb[i] + vt[i]) * k_dt;
-                let w = 0.5 * (wb[i] + wf[i]) * k_dt;
-                let (x, y, z) = (i as f32, j as f32, k as f32);
-                let r = f([x - u, y - v, z - w], [x + u, y + v, z + w], base + i);
-                for (o, v) in out.iter_mut().zip(r) {
-                    o[j * d.nx + i] = v;
+    let mut di = dst.map(|a| a.chunks_mut(plane));
+    let mut ai = aux.map(|a| a.chunks_mut(plane));
+    let planes: Vec<PlaneOut<'_, N, M>> = (0..d.nz)
+        .map(|_| {
+            (
+                std::array::from_fn(|n| di[n].next().expect("one plane per z")),
+                std::array::from_fn(|n| ai[n].next().expect("one plane per z")),
+            )
+        })
+        .collect();
+    planes
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(k, (mut out, mut out2))| {
+            for j in 0..d.ny {
+                let ur = &vel.u[du.idx(0, j, k)..][..d.nx + 1];
+                let vb = &vel.v[dv.idx(0, j, k)..][..d.nx];
+                let vt = &vel.v[dv.idx(0, j + 1, k)..][..d.nx];
+                let wb = &vel.w[dw.idx(0, j, k)..][..d.nx];
+                let wf = &vel.w[dw.idx(0, j, k + 1)..][..d.nx];
+                let base = k * plane + j * d.nx;
+                for i in 0..d.nx {
+                    let u = 0.5 * (ur[i] + ur[i + 1]) * k_dt;
+                    let v = 0.5 * (vb[i] + vt[i]) * k_dt;
+                    let w = 0.5 * (wb[i] + wf[i]) * k_dt;
+                    let (x, y, z) = (i as f32, j as f32, k as f32);
+                    let (r, r2) = f([x - u, y - v, z - w], [x + u, y + v, z + w], base + i);
+                    let o = j * d.nx + i;
+                    for (a, v) in out.iter_mut().zip(r) {
+                        a[o] = v;
+                    }
+                    for (a, v) in out2.iter_mut().zip(r2) {
+                        a[o] = v;
+                    }
                 }
             }
-        }
-    });
+        });
 }
 
 #[cfg(test)]

@@ -69,6 +69,8 @@ pub struct Solver {
     /// the temperature varies).
     temperature_tmp: Vec<f32>,
     mac_tmp2: Vec<f32>,
+    /// MacCormack's clamping ranges, one pair per cell and advected field.
+    mac_range: Vec<[f32; 2]>,
     confinement: Confinement,
     vel: [Vec<f32>; 3],
     vel_tmp: [Vec<f32>; 3],
@@ -115,6 +117,7 @@ impl Solver {
             mac_tmp: Vec::new(),
             temperature_tmp: Vec::new(),
             mac_tmp2: Vec::new(),
+            mac_range: Vec::new(),
             confinement: Confinement::default(),
             vel: faces.map(|m| vec![0.0; m]),
             vel_tmp: faces.map(|m| vec![0.0; m]),
@@ -162,6 +165,7 @@ impl Solver {
             + self.mac_tmp.len()
             + self.mac_tmp2.len()
             + self.temperature_tmp.len()
+            + 2 * self.mac_range.len()
             + self.pressure_diag.len()
             + self.vel.iter().map(Vec::len).sum::<usize>() * 2;
         floats * std::mem::size_of::<f32>()
@@ -680,55 +684,54 @@ impl Solver {
             w: &self.vel[2],
         };
         let solids = &self.solids;
-        if !self.temperature_active {
-            let mac_tmp = mac.then_some(&mut self.mac_tmp);
-            advect_scalar(
-                &mut self.density,
-                &mut self.density_tmp,
-                mac_tmp,
-                vr,
-                k_dt,
-                fade,
-                0.0,
-                solids,
-                0.0,
-            );
-            return;
-        }
-        // Density and temperature move with the same velocity: one pass locates each trace
-        // once for both. T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
         let n = d.cells();
-        self.temperature_tmp.resize(n, 0.0);
+        // Both fields move with the same velocity: one pass locates each trace once for both.
+        // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
+        let both = self.temperature_active;
         if mac {
-            self.mac_tmp2.resize(n, 0.0);
+            self.mac_range
+                .resize(if both { 2 * n } else { n }, [0.0; 2]);
         }
         if !solids.is_empty() {
             solids.extrapolate(d, &mut self.density);
-            solids.extrapolate(d, &mut self.temperature);
+            if both {
+                solids.extrapolate(d, &mut self.temperature);
+            }
         }
-        let fields = [
-            Scalar {
-                src: &self.density,
-                scale: fade,
-                offset: 0.0,
-            },
-            Scalar {
+        let dens = Scalar {
+            src: &self.density,
+            scale: fade,
+            offset: 0.0,
+        };
+        if both {
+            self.temperature_tmp.resize(n, 0.0);
+            let temp = Scalar {
                 src: &self.temperature,
                 scale: cool,
                 offset: (1.0 - cool) * amb,
-            },
-        ];
-        let dst = [&mut self.density_tmp[..], &mut self.temperature_tmp[..]];
-        if mac {
-            let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
-            advect::maccormack_cells_n(dst, fields, hat, vr, k_dt);
+            };
+            let dst = [&mut self.density_tmp[..], &mut self.temperature_tmp[..]];
+            if mac {
+                self.mac_tmp2.resize(n, 0.0);
+                let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
+                let (r0, r1) = self.mac_range.split_at_mut(n);
+                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, k_dt);
+            } else {
+                advect::advect_cells_n(dst, [dens, temp], vr, k_dt);
+            }
+            std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
+            solids.fill_cells(&mut self.temperature, amb);
         } else {
-            advect::advect_cells_n(dst, fields, vr, k_dt);
+            let dst = [&mut self.density_tmp[..]];
+            if mac {
+                let hat = [&mut self.mac_tmp[..]];
+                advect::maccormack_cells_n(dst, [dens], hat, [&mut self.mac_range[..]], vr, k_dt);
+            } else {
+                advect::advect_cells_n(dst, [dens], vr, k_dt);
+            }
         }
         std::mem::swap(&mut self.density, &mut self.density_tmp);
-        std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
         solids.fill_cells(&mut self.density, 0.0);
-        solids.fill_cells(&mut self.temperature, amb);
     }
 
     /// Applies every emitter that is on at the current time: adds density, blends the
@@ -779,32 +782,6 @@ impl Solver {
     fn index_shape(&self, s: &Shape) -> Shape {
         index_shape(&self.grid, s)
     }
-}
-
-/// Advects one cell-centred field (result `scale·φ + offset`) into `tmp` and swaps the two, so
-/// `tmp` ends up holding the old values. With `mac_tmp` the scheme is MacCormack. Values are
-/// extrapolated into obstacles first and set to `solid_value` there afterwards.
-#[allow(clippy::too_many_arguments)]
-fn advect_scalar(
-    f: &mut Vec<f32>,
-    tmp: &mut Vec<f32>,
-    mac_tmp: Option<&mut Vec<f32>>,
-    vr: VelocityRef<'_>,
-    k_dt: f32,
-    scale: f32,
-    offset: f32,
-    solids: &Solids,
-    solid_value: f32,
-) {
-    if !solids.is_empty() {
-        solids.extrapolate(vr.dims, f);
-    }
-    match mac_tmp {
-        Some(hat) => advect::maccormack_cells(tmp, f, hat, vr, k_dt, scale, offset),
-        None => advect::advect_cells(tmp, f, vr, k_dt, scale, offset),
-    }
-    std::mem::swap(f, tmp);
-    solids.fill_cells(f, solid_value);
 }
 
 /// A world-space shape in cell-index space (positions `(p − origin)/h`, lengths `/h`).
