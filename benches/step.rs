@@ -1,6 +1,6 @@
 //! Criterion benchmark: one solver step of the default scene at 64³ and 128³ with each
-//! pressure solver, after the
-//! plume has developed (30 steps), so the pressure solve does realistic work.
+//! pressure solver, after the plume has developed (30 steps), so the pressure solve does
+//! realistic work.
 
 // criterion_group! generates an undocumented function.
 #![allow(missing_docs)]
