@@ -522,15 +522,9 @@ fn mask<D: Diag>(diag: &[D], dims: [usize; 3], v: &mut [f32]) {
 fn remove_mean<D: Diag>(diag: &[D], dims: [usize; 3], v: &mut [f32]) {
     let parts = map_planes(dims, v, |_, p, base| {
         let g = &diag[base..][..p.len()];
-        let (s, c) = p.iter().zip(g).fold((0.0f64, 0usize), |(s, c), (&e, &g)| {
-            if g.on() {
-                (s + e as f64, c + 1)
-            } else {
-                (s, c)
-            }
-        });
-        let _ = c;
-        s
+        p.iter()
+            .zip(g)
+            .fold(0.0f64, |s, (&e, &g)| if g.on() { s + e as f64 } else { s })
     });
     let count = diag.par_iter().filter(|&&g| g.on()).count().max(1);
     let mean = (parts.iter().sum::<f64>() / count as f64) as f32;
@@ -891,36 +885,61 @@ fn prolong_row_add<D: Diag>(c: &[f32], f: &mut [f32], diag: &[D], ends: [f32; 2]
     }
 }
 
-/// Weights of fine line index `i` (of `n`) onto coarse `ci` (of `cn`): restriction of whole
-/// rows or planes, `src` has `n` blocks of `len`, `dst` `cn` blocks.
-fn restrict_blocks(src: &[f32], dst: &mut [f32], len: usize, n: usize, cn: usize, ends: [f32; 2]) {
-    dst.par_chunks_mut(len)
-        .with_min_len((MIN_TASK_CELLS / len.max(1)).max(1))
-        .enumerate()
-        .for_each(|(ci, o)| {
-            let blk = |i: usize| &src[i * len..][..len];
-            let i0 = 2 * ci;
-            let w0 = if ci >= 1 { 0.75 } else { ends[0] };
-            for (o, &a) in o.iter_mut().zip(blk(i0)) {
-                *o = w0 * a;
+/// Coarse block `ci` (of `cn`) of the restriction of `n` fine blocks of `len` values (`src`)
+/// into `o`: the transpose of the interpolation, block-wise (see [`restrict_row`]).
+#[inline(always)]
+fn restrict_block(src: &[f32], o: &mut [f32], ci: usize, n: usize, cn: usize, ends: [f32; 2]) {
+    let len = o.len();
+    let blk = |i: usize| &src[i * len..][..len];
+    let i0 = 2 * ci;
+    let w0 = if ci >= 1 { 0.75 } else { ends[0] };
+    for (o, &a) in o.iter_mut().zip(blk(i0)) {
+        *o = w0 * a;
+    }
+    if i0 + 1 < n {
+        let w1 = if ci + 1 < cn { 0.75 } else { ends[1] };
+        for (o, &a) in o.iter_mut().zip(blk(i0 + 1)) {
+            *o += w1 * a;
+        }
+    }
+    if ci >= 1 {
+        for (o, &a) in o.iter_mut().zip(blk(i0 - 1)) {
+            *o += 0.25 * a;
+        }
+    }
+    if i0 + 2 < n {
+        for (o, &a) in o.iter_mut().zip(blk(i0 + 2)) {
+            *o += 0.25 * a;
+        }
+    }
+}
+
+/// Fine block `i` of the interpolation of `cn` coarse blocks of `len` values (`src`) into
+/// `o` (see [`prolong_row_add`]).
+#[inline(always)]
+fn prolong_block(src: &[f32], o: &mut [f32], i: usize, cn: usize, ends: [f32; 2]) {
+    let len = o.len();
+    let blk = |c: usize| &src[c * len..][..len];
+    let ci = i / 2;
+    let (other, end) = if i.is_multiple_of(2) {
+        (ci.checked_sub(1), ends[0])
+    } else if ci + 1 < cn {
+        (Some(ci + 1), 0.0)
+    } else {
+        (None, ends[1])
+    };
+    match other {
+        Some(oc) => {
+            for ((e, &a), &b) in o.iter_mut().zip(blk(ci)).zip(blk(oc)) {
+                *e = 0.75 * a + 0.25 * b;
             }
-            if i0 + 1 < n {
-                let w1 = if ci + 1 < cn { 0.75 } else { ends[1] };
-                for (o, &a) in o.iter_mut().zip(blk(i0 + 1)) {
-                    *o += w1 * a;
-                }
+        }
+        None => {
+            for (e, &a) in o.iter_mut().zip(blk(ci)) {
+                *e = end * a;
             }
-            if ci >= 1 {
-                for (o, &a) in o.iter_mut().zip(blk(i0 - 1)) {
-                    *o += 0.25 * a;
-                }
-            }
-            if i0 + 2 < n {
-                for (o, &a) in o.iter_mut().zip(blk(i0 + 2)) {
-                    *o += 0.25 * a;
-                }
-            }
-        });
+        }
+    }
 }
 
 /// Restriction along y: `src` is `cx × ny × nz`, `dst` `cx × cy × nz`.
@@ -929,30 +948,8 @@ fn restrict_rows(src: &[f32], dst: &mut [f32], cx: usize, ny: usize, cy: usize, 
         .with_min_len((MIN_TASK_CELLS / (cx * cy).max(1)).max(1))
         .zip(src.par_chunks(cx * ny))
         .for_each(|(o, s)| {
-            // One plane: blocks are rows of cx.
             for (cj, orow) in o.chunks_mut(cx).enumerate() {
-                let blk = |j: usize| &s[j * cx..][..cx];
-                let j0 = 2 * cj;
-                let w0 = if cj >= 1 { 0.75 } else { ends[0] };
-                for (e, &a) in orow.iter_mut().zip(blk(j0)) {
-                    *e = w0 * a;
-                }
-                if j0 + 1 < ny {
-                    let w1 = if cj + 1 < cy { 0.75 } else { ends[1] };
-                    for (e, &a) in orow.iter_mut().zip(blk(j0 + 1)) {
-                        *e += w1 * a;
-                    }
-                }
-                if cj >= 1 {
-                    for (e, &a) in orow.iter_mut().zip(blk(j0 - 1)) {
-                        *e += 0.25 * a;
-                    }
-                }
-                if j0 + 2 < ny {
-                    for (e, &a) in orow.iter_mut().zip(blk(j0 + 2)) {
-                        *e += 0.25 * a;
-                    }
-                }
+                restrict_block(s, orow, cj, ny, cy, ends);
             }
         });
 }
@@ -967,50 +964,24 @@ fn restrict_planes(
     diag: &[f32],
     ends: [f32; 2],
 ) {
-    restrict_blocks(src, dst, plane, nz, cz, ends);
     dst.par_chunks_mut(plane)
         .with_min_len((MIN_TASK_CELLS / plane.max(1)).max(1))
         .zip(diag.par_chunks(plane))
-        .for_each(|(o, g)| {
+        .enumerate()
+        .for_each(|(ck, (o, g))| {
+            restrict_block(src, o, ck, nz, cz, ends);
             for (e, &g) in o.iter_mut().zip(g) {
                 *e = if g > 0.0 { 0.5 * *e } else { 0.0 };
             }
         });
 }
 
-/// Interpolation of whole blocks: `src` has `cn` blocks of `len`, `dst` `n`.
-fn prolong_blocks(src: &[f32], dst: &mut [f32], len: usize, cn: usize, ends: [f32; 2]) {
-    dst.par_chunks_mut(len)
-        .with_min_len((MIN_TASK_CELLS / len.max(1)).max(1))
-        .enumerate()
-        .for_each(|(i, o)| {
-            let blk = |c: usize| &src[c * len..][..len];
-            let ci = i / 2;
-            let (other, end) = if i % 2 == 0 {
-                (ci.checked_sub(1), ends[0])
-            } else if ci + 1 < cn {
-                (Some(ci + 1), 0.0)
-            } else {
-                (None, ends[1])
-            };
-            match other {
-                Some(oc) => {
-                    for ((e, &a), &b) in o.iter_mut().zip(blk(ci)).zip(blk(oc)) {
-                        *e = 0.75 * a + 0.25 * b;
-                    }
-                }
-                None => {
-                    for (e, &a) in o.iter_mut().zip(blk(ci)) {
-                        *e = end * a;
-                    }
-                }
-            }
-        });
-}
-
 /// Interpolation along z: `src` is `plane × cz`, `dst` `plane × nz`.
 fn prolong_planes(src: &[f32], dst: &mut [f32], plane: usize, cz: usize, ends: [f32; 2]) {
-    prolong_blocks(src, dst, plane, cz, ends);
+    dst.par_chunks_mut(plane)
+        .with_min_len((MIN_TASK_CELLS / plane.max(1)).max(1))
+        .enumerate()
+        .for_each(|(k, o)| prolong_block(src, o, k, cz, ends));
 }
 
 /// Interpolation along y: `src` is `cx × cy × nz`, `dst` `cx × ny × nz`.
@@ -1020,27 +991,7 @@ fn prolong_rows(src: &[f32], dst: &mut [f32], cx: usize, cy: usize, ny: usize, e
         .zip(src.par_chunks(cx * cy))
         .for_each(|(o, s)| {
             for (j, orow) in o.chunks_mut(cx).enumerate() {
-                let blk = |c: usize| &s[c * cx..][..cx];
-                let cj = j / 2;
-                let (other, end) = if j % 2 == 0 {
-                    (cj.checked_sub(1), ends[0])
-                } else if cj + 1 < cy {
-                    (Some(cj + 1), 0.0)
-                } else {
-                    (None, ends[1])
-                };
-                match other {
-                    Some(oc) => {
-                        for ((e, &a), &b) in orow.iter_mut().zip(blk(cj)).zip(blk(oc)) {
-                            *e = 0.75 * a + 0.25 * b;
-                        }
-                    }
-                    None => {
-                        for (e, &a) in orow.iter_mut().zip(blk(cj)) {
-                            *e = end * a;
-                        }
-                    }
-                }
+                prolong_block(s, orow, j, cy, ends);
             }
         });
 }
