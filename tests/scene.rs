@@ -186,6 +186,12 @@ fn malformed_scene_files_give_specific_messages_with_file_and_line() {
             Some(5),
         ),
         (
+            "unknown pressure solver",
+            format!("{base}[fluid]\npressure_method = \"jacobi\"\n"),
+            "unknown variant `jacobi`, expected `multigrid` or `red_black_sor`",
+            Some(5),
+        ),
+        (
             "bad boundary kind",
             format!("{base}[boundaries]\nx_min = \"sticky\"\n"),
             "unknown variant `sticky`",
