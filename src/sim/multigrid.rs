@@ -73,7 +73,7 @@ impl Diag for f32 {
     }
 }
 
-/// One grid of the hierarchy: the operator's diagonal and the cycle's buffers.
+/// One grid of the hierarchy: its size and the cycle's buffers.
 #[derive(Clone, Debug, Default)]
 struct Level {
     dims: [usize; 3],
@@ -107,9 +107,9 @@ impl Level {
 /// Reusable state of the MGPCG solver: the grid hierarchy and the CG vectors.
 #[derive(Clone, Debug, Default)]
 pub struct Mgpcg {
-    /// What the hierarchy was built for: dims, open sides and the finest diagonal.
+    /// What the hierarchy was built for: dims, open sides (`open`), whether a diagonal was
+    /// given (`diag0` holds it).
     key_dims: [usize; 3],
-    key_open: [[bool; 2]; 3],
     key_solids: bool,
     levels: Vec<Level>,
     /// Diagonal per cell of the finest grid (number of fluid or open neighbours); 0 marks a
@@ -117,6 +117,7 @@ pub struct Mgpcg {
     diag0: Vec<u8>,
     /// The same for each coarser grid (index 0 is the second grid).
     diags: Vec<Vec<f32>>,
+    /// Which sides of the domain are open (`[axis][side]`).
     open: [[bool; 2]; 3],
     zeros: Vec<f32>,
     r: Vec<f32>,
@@ -288,7 +289,7 @@ impl Mgpcg {
     fn prepare(&mut self, dims: [usize; 3], open: [[bool; 2]; 3], diag: Option<&[f32]>) {
         let n = dims[0] * dims[1] * dims[2];
         let same = self.key_dims == dims
-            && self.key_open == open
+            && self.open == open
             && !self.levels.is_empty()
             && self.key_solids == diag.is_some()
             && diag.is_none_or(|dg| {
@@ -339,7 +340,6 @@ impl Mgpcg {
         diags.remove(0);
         self.diags = diags;
         self.key_dims = dims;
-        self.key_open = open;
         self.key_solids = diag.is_some();
         self.open = open;
         self.zeros = vec![0.0; dims[0]];
