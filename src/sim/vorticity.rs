@@ -310,3 +310,102 @@ fn add_to_faces(d: Dims, axis: usize, b: &Boundaries, fc: &[f32], dt: f32, f: &m
             }
         });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Face velocities of `f(x, y, z)` (world position, h = `h`) on a grid of `d` cells.
+    fn faces(d: Dims, h: f32, f: impl Fn([f32; 3]) -> [f32; 3]) -> [Vec<f32>; 3] {
+        std::array::from_fn(|a| {
+            let fd = d.faces(a);
+            let mut v = vec![0.0; fd.cells()];
+            for k in 0..fd.nz {
+                for j in 0..fd.ny {
+                    for i in 0..fd.nx {
+                        let mut p = [
+                            (i as f32 + 0.5) * h,
+                            (j as f32 + 0.5) * h,
+                            (k as f32 + 0.5) * h,
+                        ];
+                        p[a] -= 0.5 * h;
+                        v[fd.idx(i, j, k)] = f(p)[a];
+                    }
+                }
+            }
+            v
+        })
+    }
+
+    #[test]
+    fn a_linear_field_has_its_exact_curl_everywhere() {
+        // A general linear field: its curl is constant and central or one-sided differences
+        // are exact, at the grid's ends too.
+        let d = Dims::new(7, 6, 5);
+        let h = 0.1;
+        let field = |[x, y, z]: [f32; 3]| {
+            [
+                0.3 * z - 0.5 * y + 0.2 * x,
+                0.5 * x - 0.7 * z,
+                0.7 * y - 0.3 * x + 0.1 * z,
+            ]
+        };
+        // curl = (∂w/∂y − ∂v/∂z, ∂u/∂z − ∂w/∂x, ∂v/∂x − ∂u/∂y) = (0.7 + 0.7, 0.3 + 0.3, 0.5 + 0.5)
+        let want = [1.4f32, 0.6, 1.0];
+        let [u, v, w] = faces(d, h, field);
+        let vel = VelocityRef {
+            dims: d,
+            u: &u,
+            v: &v,
+            w: &w,
+        };
+        let (mut cell, mut omega, mut mag) = (Default::default(), Default::default(), Vec::new());
+        vorticity(vel, h, &mut cell, &mut omega, &mut mag);
+        let m = (want.iter().map(|x| x * x).sum::<f32>()).sqrt();
+        for c in 0..d.cells() {
+            for a in 0..3 {
+                assert!(
+                    (omega[a][c] - want[a]).abs() < 1e-3,
+                    "cell {c} axis {a}: {}",
+                    omega[a][c]
+                );
+            }
+            assert!((mag[c] - m).abs() < 1e-3);
+        }
+        let total = total_vorticity(vel, h);
+        let expect = m as f64 * d.cells() as f64 * (h as f64).powi(3);
+        assert!(
+            (total - expect).abs() < 1e-3 * expect,
+            "{total} vs {expect}"
+        );
+    }
+
+    #[test]
+    fn confinement_pushes_across_the_gradient_of_vorticity_and_spares_walls() {
+        // A swirl about the z axis whose strength grows with x: |ω| rises along +x, so
+        // N = +x and f = ε·h·(N × ω) = ε·h·(x̂ × ω_z ẑ) = −ε·h·ω_z ŷ.
+        let d = Dims::new(8, 8, 4);
+        let h = 1.0 / 8.0;
+        let [mut u, mut v, mut w] = faces(d, h, |[x, y, _]| {
+            let s = 1.0 + x;
+            [-s * (y - 0.5), s * (x - 0.5), 0.0]
+        });
+        let before_v = v.clone();
+        let mut conf = Confinement::default();
+        let b = Boundaries::closed();
+        conf.apply(d, h, 2.0, 0.1, &b, &mut u, &mut v, &mut w);
+        let dv = d.faces(1);
+        // Interior y-faces moved towards −y where ω_z > 0.
+        let c = dv.idx(4, 4, 2);
+        assert!(v[c] < before_v[c], "{} vs {}", v[c], before_v[c]);
+        // Wall faces (closed box) are untouched.
+        for k in 0..dv.nz {
+            for i in 0..dv.nx {
+                for j in [0, d.ny] {
+                    let f = dv.idx(i, j, k);
+                    assert_eq!(v[f], before_v[f]);
+                }
+            }
+        }
+    }
+}
