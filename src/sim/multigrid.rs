@@ -436,7 +436,7 @@ fn stencil_pass<D: Diag>(
     out: &mut [f32],
     kernel: impl Fn(RowCtx<'_, D>) -> f64 + Sync,
 ) -> f64 {
-    let [nx, ny, nz] = dims;
+    let [nx, ny, _] = dims;
     let (plane, min) = plane_len(dims);
     let parts: Vec<f64> = out
         .par_chunks_mut(plane)
@@ -448,30 +448,7 @@ fn stencil_pass<D: Diag>(
                 let mut acc = 0.0;
                 for j in 0..ny {
                     let base = (k * ny + j) * nx;
-                    let row = |jj: usize, kk: usize| &x[(kk * ny + jj) * nx..][..nx];
-                    let c = row(j, k);
-                    let ym = if j > 0 { row(j - 1, k) } else { &zeros[..nx] };
-                    let yp = if j + 1 < ny {
-                        row(j + 1, k)
-                    } else {
-                        &zeros[..nx]
-                    };
-                    let zm = if k > 0 { row(j, k - 1) } else { &zeros[..nx] };
-                    let zp = if k + 1 < nz {
-                        row(j, k + 1)
-                    } else {
-                        &zeros[..nx]
-                    };
-                    for ((((o, a), b), c2), d) in s.iter_mut().zip(ym).zip(yp).zip(zm).zip(zp) {
-                        *o = a + b + c2 + d;
-                    }
-                    if nx > 1 {
-                        s[0] += c[1];
-                        s[nx - 1] += c[nx - 2];
-                        for ((o, l), r) in s[1..nx - 1].iter_mut().zip(&c[..nx - 2]).zip(&c[2..]) {
-                            *o += l + r;
-                        }
-                    }
+                    let c = neighbour_sum(dims, zeros, x, j, k, s);
                     acc += kernel(RowCtx {
                         base,
                         x: c,
@@ -805,6 +782,46 @@ fn vcycle<D: Diag>(
     jacobi(w1, dims, diag, zeros, b, t, e, true)
 }
 
+/// Writes into `s` the sum of the six neighbours inside the domain of each cell of row (j, k)
+/// of `x`, and returns the row itself.
+#[inline(always)]
+fn neighbour_sum<'a>(
+    dims: [usize; 3],
+    zeros: &'a [f32],
+    x: &'a [f32],
+    j: usize,
+    k: usize,
+    s: &mut [f32],
+) -> &'a [f32] {
+    let [nx, ny, nz] = dims;
+    let s = &mut s[..nx];
+    let row = |jj: usize, kk: usize| &x[(kk * ny + jj) * nx..][..nx];
+    let c = row(j, k);
+    let ym = if j > 0 { row(j - 1, k) } else { &zeros[..nx] };
+    let yp = if j + 1 < ny {
+        row(j + 1, k)
+    } else {
+        &zeros[..nx]
+    };
+    let zm = if k > 0 { row(j, k - 1) } else { &zeros[..nx] };
+    let zp = if k + 1 < nz {
+        row(j, k + 1)
+    } else {
+        &zeros[..nx]
+    };
+    for ((((o, a), b), c2), d) in s.iter_mut().zip(ym).zip(yp).zip(zm).zip(zp) {
+        *o = a + b + c2 + d;
+    }
+    if nx > 1 {
+        s[0] += c[1];
+        s[nx - 1] += c[nx - 2];
+        for ((o, l), r) in s[1..nx - 1].iter_mut().zip(&c[..nx - 2]).zip(&c[2..]) {
+            *o += l + r;
+        }
+    }
+    c
+}
+
 /// Residual `b − A·e` of row (j, k) into `out` (0 on solid cells).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -819,31 +836,8 @@ fn residual_row<D: Diag>(
     base: usize,
     out: &mut [f32],
 ) {
-    let [nx, ny, nz] = dims;
-    let row = |jj: usize, kk: usize| &e[(kk * ny + jj) * nx..][..nx];
-    let c = row(j, k);
-    let ym = if j > 0 { row(j - 1, k) } else { &zeros[..nx] };
-    let yp = if j + 1 < ny {
-        row(j + 1, k)
-    } else {
-        &zeros[..nx]
-    };
-    let zm = if k > 0 { row(j, k - 1) } else { &zeros[..nx] };
-    let zp = if k + 1 < nz {
-        row(j, k + 1)
-    } else {
-        &zeros[..nx]
-    };
-    for ((((o, a), bb), c2), d) in out.iter_mut().zip(ym).zip(yp).zip(zm).zip(zp) {
-        *o = a + bb + c2 + d;
-    }
-    if nx > 1 {
-        out[0] += c[1];
-        out[nx - 1] += c[nx - 2];
-        for ((o, l), r) in out[1..nx - 1].iter_mut().zip(&c[..nx - 2]).zip(&c[2..]) {
-            *o += l + r;
-        }
-    }
+    let nx = dims[0];
+    let c = neighbour_sum(dims, zeros, e, j, k, out);
     let bb = &b[base..][..nx];
     let g = &diag[base..][..nx];
     for (((o, &bv), &gv), &cv) in out.iter_mut().zip(bb).zip(g).zip(c) {
