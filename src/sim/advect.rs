@@ -348,19 +348,6 @@ fn advect_faces_axis<const A: usize>(
     );
 }
 
-/// Advects a cell-centred scalar (`src` → `dst`) through `vel` semi-Lagrangian; the result is
-/// `scale·φ + offset` (fading and cooling towards a value fused into the pass).
-pub fn advect_cells(
-    dst: &mut [f32],
-    src: &[f32],
-    vel: VelocityRef<'_>,
-    k_dt: f32,
-    scale: f32,
-    offset: f32,
-) {
-    advect_cells_n([dst], [Scalar { src, scale, offset }], vel, k_dt);
-}
-
 /// A cell-centred field to advect and the affine map `scale·φ + offset` applied to the result.
 #[derive(Clone, Copy)]
 pub struct Scalar<'a> {
@@ -372,8 +359,9 @@ pub struct Scalar<'a> {
     pub offset: f32,
 }
 
-/// Semi-Lagrangian advection of N fields in one pass: each backtrace is located once and
-/// every field sampled there.
+/// Semi-Lagrangian advection of N cell-centred fields (`f[n].src` → `dst[n]`, result
+/// `scale·φ + offset`: fading and cooling fused into the pass) in one pass: each backtrace is
+/// located once and every field sampled there.
 pub fn advect_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
@@ -390,35 +378,13 @@ pub fn advect_cells_n<const N: usize>(
     });
 }
 
-/// Advects a cell-centred scalar with MacCormack (Selle, Fedkiw, Kim, Liu and Rossignac 2008):
-/// `φ̂` = a semi-Lagrangian step forward (into `hat`), `φ̃` = one back from `φ̂`, and
-/// `φ = φ̂ + ½(φⁿ − φ̃)`, clamped to the range of the eight values of `φⁿ` that the forward step
-/// interpolated between, so no new extrema appear. The result is `scale·φ + offset`.
-#[allow(clippy::too_many_arguments)]
-pub fn maccormack_cells(
-    dst: &mut [f32],
-    src: &[f32],
-    hat: &mut [f32],
-    range: &mut [[f32; 2]],
-    vel: VelocityRef<'_>,
-    k_dt: f32,
-    scale: f32,
-    offset: f32,
-) {
-    maccormack_cells_n(
-        [dst],
-        [Scalar { src, scale, offset }],
-        [hat],
-        [range],
-        vel,
-        k_dt,
-    );
-}
-
-/// MacCormack advection of N fields through the same velocity, two passes in all: the first
-/// locates each backtrace once, samples every field there and keeps the range of the eight
-/// values it interpolated (in `range`); the second locates the forward trace once and samples
-/// every intermediate field there.
+/// MacCormack advection (Selle, Fedkiw, Kim, Liu and Rossignac 2008) of N fields through the
+/// same velocity: `φ̂` = a semi-Lagrangian step forward (into `hat`), `φ̃` = one back from `φ̂`,
+/// and `φ = φ̂ + ½(φⁿ − φ̃)`, clamped to the range of the eight values of `φⁿ` that the forward
+/// step interpolated between, so no new extrema appear; each result is `scale·φ + offset`.
+/// Two passes in all: the first locates each backtrace once, samples every field there and
+/// keeps the range of the eight values it interpolated (in `range`); the second locates the
+/// forward trace once and samples every intermediate field there.
 pub fn maccormack_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
