@@ -165,8 +165,12 @@ impl BenchReport {
         let [x, y, z] = self.dims;
         let _ = writeln!(
             s,
-            "grid {x}x{y}x{z}, {} steps, {} threads, pressure: {}",
-            self.steps, self.threads, self.pressure_solver
+            "grid {x}x{y}x{z}, {} step{}, {} thread{}, pressure: {}",
+            self.steps,
+            if self.steps == 1 { "" } else { "s" },
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+            self.pressure_solver
         );
         let _ = writeln!(
             s,

@@ -5,11 +5,28 @@ use clap::{Args, Parser, Subcommand};
 
 /// Plume: a real-time 3D smoke simulator.
 #[derive(Parser, Debug)]
-#[command(name = "plume", version, about, long_about = None)]
+#[command(
+    name = "plume",
+    version,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true,
+)]
 pub struct Cli {
-    /// What to do; without a command Plume opens the viewer on the default scene (`view`).
+    /// What to do; without a command Plume opens the viewer (`view`), taking the view's
+    /// options (`plume --scene jets` is `plume view --scene jets`).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The viewer's options when no command is given.
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+impl Cli {
+    /// The command to run: the one given, or `view` with the options given without one.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or(Command::View(self.view))
+    }
 }
 
 /// Subcommands.
@@ -46,7 +63,8 @@ pub struct RenderArgs {
     /// distance from the domain's centre in domain units (default: framed, 30,20).
     #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = parse_camera)]
     pub camera: Option<[f32; 3]>,
-    /// Output PNG file; with --every, the folder for the numbered sequence.
+    /// Output image: .png, or .jpg/.jpeg (JPEG, quality 92); with --every, the folder for the
+    /// numbered PNG sequence.
     #[arg(long, value_name = "PATH")]
     pub out: std::path::PathBuf,
     /// Write an image every K steps (frame_0001.png, …) into the --out folder.
@@ -172,7 +190,8 @@ pub struct ViewArgs {
     /// Run this many frames, then exit (for screenshots and tests).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub frames: Option<u64>,
-    /// After the last frame (see --frames), write what the window shows to this PNG.
+    /// After the last frame (see --frames), write what the window shows to this image (.png,
+    /// or .jpg/.jpeg).
     #[arg(long, value_name = "PNG", requires = "frames")]
     pub screenshot: Option<std::path::PathBuf>,
     /// Start with the slice view on.
@@ -228,7 +247,7 @@ pub struct RunArgs {
     /// Fields, comma-separated: density, velocity.
     #[arg(long, default_value = "density,velocity", value_parser = crate::export::Fields::parse_list)]
     pub fields: crate::export::Fields,
-    /// Half-precision values in .vdb files.
+    /// Half-precision (16-bit) values in the .vdb files; .vti and .npy stay 32-bit.
     #[arg(long)]
     pub half: bool,
     /// File name prefix: files are <prefix>_<frame:04>.<ext>.

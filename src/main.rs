@@ -19,11 +19,7 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let default = Command::View(ViewArgs {
-        window: (1280, 800),
-        ..ViewArgs::default()
-    });
-    match cli.command.unwrap_or(default) {
+    match cli.into_command() {
         Command::View(a) => view(a),
         Command::Run(a) => run_cmd(a),
         Command::Simulate(a) => simulate(a),
@@ -37,6 +33,9 @@ fn scene_for(g: &plume::cli::GridArgs) -> Result<Scene> {
 }
 
 fn view(a: ViewArgs) -> Result<()> {
+    if let Some(p) = &a.screenshot {
+        plume::render::ImageFormat::of_path(p)?;
+    }
     let opts = plume::viewer::ViewOptions {
         scene: scene_for(&a.grid)?,
         frames: a.frames,
@@ -117,6 +116,9 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
     use plume::camera::OrbitCamera;
     use plume::render::{context, volume::VolumeBox, Offscreen, VolumeRenderer};
 
+    if a.every.is_none() {
+        plume::render::ImageFormat::of_path(&a.out)?;
+    }
     let scene = scene_for(&a.grid)?;
     let mut solver = scene.build().context("building the scene")?;
     let mut settings = scene.render.clone();
@@ -126,8 +128,13 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
     if let Some(q) = a.quality {
         settings.step_quality = q;
     }
-    settings.shadows = !a.no_shadows;
-    settings.outline = !a.no_outline;
+    // The flags only turn things off; without them the scene's own settings stand.
+    if a.no_shadows {
+        settings.shadows = false;
+    }
+    if a.no_outline {
+        settings.outline = false;
+    }
     settings.validate()?;
 
     let ctx = context::headless()?;
@@ -157,7 +164,7 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
     let mut frame = |solver: &plume::sim::Solver, path: std::path::PathBuf| -> Result<()> {
         let up = renderer.upload(&ctx, solver.density(), solver.dims())?;
         let (img, ms) = target.render(&ctx, &renderer, &camera, &bx, &settings)?;
-        img.save_png(&path)?;
+        img.save(&path)?;
         if !a.json {
             println!(
                 "wrote {} (step {}, t = {:.2} s, upload {up:.2} ms, render {ms:.1} ms)",
@@ -224,6 +231,9 @@ fn run_cmd(a: RunArgs) -> Result<()> {
         ..ExportOptions::default()
     };
     opts.validate()?;
+    if opts.half && opts.formats.iter().any(|f| *f != export::Format::Vdb) {
+        eprintln!("note: --half makes the .vdb files 16-bit; .vti and .npy stay 32-bit floats");
+    }
     let scene = scene_for(&a.grid)?;
     let mut solver = scene.build().context("building the scene")?;
     export::writer::prepare_folder(&a.out)?;
@@ -241,7 +251,17 @@ fn run_cmd(a: RunArgs) -> Result<()> {
         },
     );
     let mut manifest = Manifest::new(&scene, &shape, &opts);
-    let tty = std::io::stderr().is_terminal();
+    // A live bar on a terminal; one plain line per frame when stderr is piped or logged.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(u64::from(a.frames));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30.cyan/blue} frame {pos}/{len}, {msg}, {per_sec}, {eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
     let start = std::time::Instant::now();
     for n in 1..=a.frames {
         for _ in 0..a.every {
@@ -251,31 +271,25 @@ fn run_cmd(a: RunArgs) -> Result<()> {
         let files = export::write_frame(&a.out, n, &frame, &opts)?;
         manifest.push(n, &frame, files);
         manifest.save(&a.out)?;
-        let elapsed = start.elapsed().as_secs_f64();
-        let rate = n as f64 / elapsed.max(1e-9);
-        let left = (a.frames - n) as f64 / rate;
-        let line = format!(
-            "frame {n}/{} t = {:.3} s, {rate:.2} frames/s, {left:.0} s left",
-            a.frames,
-            solver.time()
-        );
-        if tty {
-            let width = 24;
-            let filled = (n as usize * width) / a.frames as usize;
-            eprint!(
-                "\r[{}{}] {line}   ",
-                "#".repeat(filled),
-                ".".repeat(width - filled)
-            );
-            if n == a.frames {
-                eprintln!();
+        match &bar {
+            Some(bar) => {
+                bar.set_message(format!("t = {:.3} s", solver.time()));
+                bar.set_position(u64::from(n));
             }
-        } else {
-            eprintln!("{line}");
+            None => {
+                let elapsed = start.elapsed().as_secs_f64();
+                let rate = n as f64 / elapsed.max(1e-9);
+                let left = (a.frames - n) as f64 / rate;
+                eprintln!(
+                    "frame {n}/{} t = {:.3} s, {rate:.2} frames/s, {left:.0} s left",
+                    a.frames,
+                    solver.time()
+                );
+            }
         }
         if stop.load(Ordering::SeqCst) && n < a.frames {
-            if tty {
-                eprintln!();
+            if let Some(bar) = &bar {
+                bar.abandon();
             }
             anyhow::bail!(
                 "interrupted: {n} of {} frames written to {} (manifest.json lists them)",
@@ -283,6 +297,9 @@ fn run_cmd(a: RunArgs) -> Result<()> {
                 a.out.display()
             );
         }
+    }
+    if let Some(bar) = &bar {
+        bar.finish();
     }
     println!(
         "wrote {} frames to {} in {:.1} s",

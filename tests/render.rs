@@ -303,7 +303,7 @@ fn images_are_written_as_png_that_decode_back() {
     );
     let dir = std::env::temp_dir().join(format!("plume-png-{}", std::process::id()));
     let path = dir.join("nested").join("frame.png");
-    img.save_png(&path).expect("write");
+    img.save(&path).expect("write");
     let decoder = png::Decoder::new(std::fs::File::open(&path).expect("file"));
     let mut reader = decoder.read_info().expect("png header");
     let mut buf = vec![0; reader.output_buffer_size()];

@@ -1,8 +1,115 @@
 //! End to end: the real viewer window under Xvfb (Debian package `xvfb`, installed by
 //! `.ci/run`) runs frames with the panel and the slice view on, writes its screenshot and
-//! exits 0. The picture must hold the panel and the smoke.
+//! exits 0. The picture must hold the panel and the smoke. And the panel's layout, laid out
+//! by egui itself without a window: it fits the default window, and the statistics overlay
+//! fits the 3D view.
 
+use plume::scene::Scene;
+use plume::viewer::panels::{self, FrameStats, UiState};
+use plume::viewer::sim_thread::Snapshot;
 use std::process::Command;
+
+/// Lays out the menu bar, the side panel (and the slice panel when `slice`) in a headless
+/// egui context the size of a `w`×`h` window; returns the side panel's overflow and the
+/// statistics overlay's rectangle and the 3D view's.
+fn layout(w: f32, h: f32, slice: bool, snap: Option<&Snapshot>) -> (f32, egui::Rect, egui::Rect) {
+    let ctx = egui::Context::default();
+    let scene = Scene::default_plume();
+    let mut st = UiState::new(&scene, true);
+    let mut res = (0.0, egui::Rect::NOTHING, egui::Rect::NOTHING);
+    // Collapsing sections settle over the first frames; the last one is measured.
+    for _ in 0..4 {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(w, h),
+            )),
+            ..Default::default()
+        };
+        let _ = ctx.run(input, |ctx| {
+            let mut cmds = Vec::new();
+            plume::viewer::scene_menu::menu_bar(ctx, &mut st, &mut cmds);
+            let overflow = panels::side_panel(ctx, &mut st, snap).overflow;
+            if slice {
+                egui::SidePanel::right("slice")
+                    .default_width(340.0)
+                    .show(ctx, |ui| ui.label("slice"));
+            }
+            let view = ctx.available_rect();
+            let stats = panels::stats_overlay(ctx, view, snap, FrameStats::default());
+            res = (overflow, stats, view);
+        });
+    }
+    res
+}
+
+fn snapshot_after_steps(n: usize) -> Snapshot {
+    let mut s = Scene::default_plume()
+        .with_resolution(16)
+        .build()
+        .expect("scene");
+    for _ in 0..n {
+        s.step();
+    }
+    Snapshot {
+        grid: *s.grid(),
+        density: s.density().to_vec(),
+        temperature: Vec::new(),
+        solid: Vec::new(),
+        scene_name: "plume".into(),
+        pressure: Vec::new(),
+        velocity: [Vec::new(), Vec::new(), Vec::new()],
+        stats: s.stats().clone(),
+        time: s.time(),
+        steps: s.steps(),
+        total_density: s.total_density(),
+        running: true,
+        serial: 1,
+        error: None,
+        recording: false,
+        recorder: Default::default(),
+    }
+}
+
+#[test]
+fn the_side_panel_fits_the_default_window_and_scrolls_in_a_small_one() {
+    let (fits, _, _) = layout(1280.0, 800.0, true, None);
+    assert!(
+        fits <= 0.0,
+        "the side panel runs {fits} points past the bottom of a 1280x800 window"
+    );
+    // A smaller window: the content does not fit, so the (always drawn) scroll bar has
+    // something to scroll. The same content, so the overflow grows by the height lost.
+    let (small, _, _) = layout(1000.0, 600.0, true, None);
+    assert!(small > 0.0, "{small}");
+    assert!((small - fits - 200.0).abs() < 1.0, "{small} vs {fits}");
+}
+
+#[test]
+fn the_statistics_overlay_shows_every_stage_inside_the_3d_view() {
+    let snap = snapshot_after_steps(3);
+    let lines = panels::stats_lines(Some(&snap), FrameStats::default()).join("\n");
+    assert!(!snap.stats.stages.is_empty());
+    for st in &snap.stats.stages {
+        assert!(
+            lines.contains(st.name),
+            "stage {} missing from\n{lines}",
+            st.name
+        );
+    }
+    assert!(
+        lines.contains("pressure") && lines.contains("step 3"),
+        "{lines}"
+    );
+    for (w, h) in [(1280.0, 800.0), (1000.0, 700.0)] {
+        let (_, stats, view) = layout(w, h, true, Some(&snap));
+        assert!(stats.height() > 100.0, "{stats:?}");
+        assert!(
+            view.contains_rect(stats),
+            "{w}x{h}: the overlay {stats:?} leaves the 3D view {view:?}"
+        );
+    }
+}
 
 #[test]
 fn viewer_window_runs_and_screenshots_panel_and_smoke() {
@@ -85,8 +192,9 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
     );
     let text = panel.iter().filter(|p| luma(**p) > luma(fill) + 80).count();
     assert!(text > 200, "no text in the panel ({text} bright pixels)");
-    // The smoke: bright, low-saturation pixels in the middle of the 3D view.
-    let smoke = (h / 6..h * 5 / 6)
+    // The smoke: bright, low-saturation pixels in the middle of the 3D view, below the
+    // statistics overlay in its top-left corner (whose light grey text would count too).
+    let smoke = (h / 2..h * 5 / 6)
         .flat_map(|y| (w * 3 / 10..w * 7 / 10).map(move |x| (x, y)))
         .map(|(x, y)| px(x, y))
         .filter(|p| {

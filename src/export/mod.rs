@@ -247,6 +247,13 @@ impl ExportOptions {
         if !(self.fields.density || self.fields.velocity) {
             return Err(ExportError::Invalid("no field selected".into()));
         }
+        if self.half && !self.formats.contains(&Format::Vdb) {
+            return Err(ExportError::Invalid(
+                "half precision applies to .vdb files only (.vti and .npy are written as 32-bit \
+                 floats): add vdb to the formats or drop --half"
+                    .into(),
+            ));
+        }
         Ok(())
     }
 

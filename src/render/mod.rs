@@ -5,7 +5,7 @@ pub mod context;
 pub mod offscreen;
 pub mod volume;
 
-pub use offscreen::{render_image, Image, Offscreen};
+pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 
 /// Most obstacles a scene may have (the renderer shades each analytically).
 pub const MAX_OBSTACLES: usize = 16;

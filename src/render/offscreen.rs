@@ -49,18 +49,69 @@ impl Image {
         Ok(out)
     }
 
-    /// Writes a PNG atomically: to a temporary file in the same folder, renamed when complete,
-    /// so a failure never leaves a partial file under `path`. Missing folders are created.
-    pub fn save_png(&self, path: &Path) -> Result<(), RenderError> {
+    /// Encodes the image as a baseline JPEG of the given quality (1..=100). JPEG has no
+    /// alpha: the rendered images are opaque (composited over the background), so alpha is
+    /// dropped.
+    pub fn to_jpeg(&self, quality: u8) -> Result<Vec<u8>, String> {
+        let (w, h) = (
+            u16::try_from(self.width).map_err(|_| "JPEG images are at most 65535 pixels wide")?,
+            u16::try_from(self.height).map_err(|_| "JPEG images are at most 65535 pixels high")?,
+        );
+        let mut out = Vec::new();
+        jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100))
+            .encode(&self.rgba, w, h, jpeg_encoder::ColorType::Rgba)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    /// Writes the image in the format its extension names (`.png`, or `.jpg`/`.jpeg` at
+    /// quality 92), atomically: to a temporary file in the same folder, renamed when
+    /// complete, so a failure never leaves a partial file under `path`. Missing folders are
+    /// created. Any other extension is refused before anything is written.
+    pub fn save(&self, path: &Path) -> Result<(), RenderError> {
         let err = |m: String| RenderError::Write {
             path: path.to_path_buf(),
             message: m,
         };
-        let bytes = self.to_png().map_err(err)?;
+        let bytes = match ImageFormat::of_path(path)? {
+            ImageFormat::Png => self.to_png(),
+            ImageFormat::Jpeg => self.to_jpeg(92),
+        }
+        .map_err(err)?;
         crate::export::writer::write_atomic(path, |w| w.write_all(&bytes)).map_err(|e| match e {
             crate::export::ExportError::Write { source, .. } => err(source.to_string()),
             other => err(other.to_string()),
         })
+    }
+}
+
+/// The image file formats Plume writes, chosen by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// `.png`: lossless, the default for screenshots and render sequences.
+    Png,
+    /// `.jpg` or `.jpeg`: baseline JPEG, quality 92.
+    Jpeg,
+}
+
+impl ImageFormat {
+    /// The format `path`'s extension names (case-insensitive); an error naming the file
+    /// and the extensions Plume writes for anything else, including no extension.
+    pub fn of_path(path: &Path) -> Result<Self, RenderError> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("png") => Ok(Self::Png),
+            Some("jpg" | "jpeg") => Ok(Self::Jpeg),
+            _ => Err(RenderError::Write {
+                path: path.to_path_buf(),
+                message: "images are written as PNG (.png) or JPEG (.jpg, .jpeg); name the \
+                          file with one of those extensions"
+                    .into(),
+            }),
+        }
     }
 }
 

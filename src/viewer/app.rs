@@ -54,9 +54,12 @@ enum UserEvent {
 
 /// Opens the window and runs until it is closed (or `frames` have been drawn).
 pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
+    if !display_named(|v| std::env::var_os(v)) {
+        return Err(ViewerError::NoDisplay);
+    }
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
-        .map_err(|e| ViewerError::Window(e.to_string()))?;
+        .map_err(|e| ViewerError::Window(without_source_location(&e.to_string())))?;
     let proxy = event_loop.create_proxy();
     let mut app = App {
         opts,
@@ -66,11 +69,38 @@ pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
     };
     event_loop
         .run_app(&mut app)
-        .map_err(|e| ViewerError::Window(e.to_string()))?;
+        .map_err(|e| ViewerError::Window(without_source_location(&e.to_string())))?;
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Whether the environment (read through `var`) names a display winit can open a window on.
+/// On Linux and the BSDs that is `DISPLAY` (X11) or `WAYLAND_DISPLAY` / `WAYLAND_SOCKET`;
+/// elsewhere (Windows, macOS) there is always one.
+pub fn display_named(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    if cfg!(any(target_os = "windows", target_os = "macos")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
+        .iter()
+        .any(|v| var(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// winit's OS errors read "os error at <source file>:<line>: <message>", the file being a path
+/// into cargo's registry that means nothing to a user: keep the message.
+pub fn without_source_location(msg: &str) -> String {
+    if let Some(rest) = msg.strip_prefix("os error at ") {
+        if let Some(i) = rest.find(".rs:") {
+            let after = &rest[i + 4..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if let Some(m) = after[digits..].strip_prefix(": ") {
+                return m.to_string();
+            }
+        }
+    }
+    msg.to_string()
 }
 
 struct App {
@@ -155,7 +185,8 @@ fn create_window(
 
 impl App {
     fn start(&mut self, el: &ActiveEventLoop) -> Result<Running, ViewerError> {
-        let (window, display) = create_window(el, &self.opts).map_err(ViewerError::Window)?;
+        let (window, display) = create_window(el, &self.opts)
+            .map_err(|e| ViewerError::Window(without_source_location(&e)))?;
         let egui = egui_glium::EguiGlium::new(egui::ViewportId::ROOT, &display, &window, el);
         let mut renderer = VolumeRenderer::new(&display)?;
         renderer.set_obstacles(&display, &self.opts.scene.obstacle_shapes()?)?;
@@ -169,10 +200,7 @@ impl App {
         ui.slice.visible = self.opts.slice;
         if let Some(dir) = &self.opts.record {
             ui.export.dir = dir.display().to_string();
-            let opts = ui
-                .export
-                .options()
-                .map_err(|e| ViewerError::Window(format!("recording: {e}")))?;
+            let opts = ui.export.options().map_err(ViewerError::Recording)?;
             sim.send(SimCommand::SetRecording(Some(
                 super::sim_thread::RecordSpec {
                     dir: dir.clone(),
@@ -349,6 +377,7 @@ impl Running {
                 self.sim.send(SimCommand::Reset(None));
             }
             Action::ToggleSlice => self.ui.slice.visible = !self.ui.slice.visible,
+            Action::ToggleStats => self.ui.show_stats = !self.ui.show_stats,
             Action::FrameVolume => self.frame_volume(),
             Action::Screenshot => self.screenshot_next = Some(next_screenshot_path()),
         }
@@ -484,11 +513,14 @@ impl Running {
             let tex = &mut self.slice_tex;
             self.egui.run(&self.window, |ctx| {
                 super::scene_menu::menu_bar(ctx, ui, &mut commands);
-                commands.extend(panels::side_panel(ctx, ui, snap, stats));
+                commands.extend(panels::side_panel(ctx, ui, snap).commands);
                 if ui.slice.visible {
                     slice_panel(ctx, ui, snap, tex);
                 }
                 view_rect = ctx.available_rect();
+                if ui.show_stats {
+                    panels::stats_overlay(ctx, view_rect, snap, stats);
+                }
             });
         }
         for c in commands {
@@ -562,7 +594,7 @@ impl Running {
         }
         target.copy_to(frame);
         let image = target.read();
-        let saved = image.save_png(path);
+        let saved = image.save(path);
         self.ui.message = Some(match &saved {
             Ok(()) => format!("saved {}", path.display()),
             Err(e) => e.to_string(),

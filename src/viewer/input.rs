@@ -15,6 +15,8 @@ pub enum Action {
     Reset,
     /// S: show or hide the slice view.
     ToggleSlice,
+    /// I: show or hide the statistics overlay.
+    ToggleStats,
     /// F (or double-click): frame the volume.
     FrameVolume,
     /// F12: save a screenshot.
@@ -46,6 +48,7 @@ pub fn key_action(key: KeyName<'_>, ctrl_or_alt: bool) -> Option<Action> {
             "n" => Some(Action::StepOnce),
             "r" => Some(Action::Reset),
             "s" => Some(Action::ToggleSlice),
+            "i" => Some(Action::ToggleStats),
             "f" => Some(Action::FrameVolume),
             _ => None,
         },
@@ -166,6 +169,10 @@ mod tests {
             Some(Action::FrameVolume)
         );
         assert_eq!(key_action(KeyName::F12, false), Some(Action::Screenshot));
+        assert_eq!(
+            key_action(KeyName::Char("I"), false),
+            Some(Action::ToggleStats)
+        );
         assert_eq!(
             key_action(KeyName::Char("s"), true),
             None,

@@ -13,9 +13,22 @@ pub use app::{run, ViewOptions};
 /// Errors that stop the viewer.
 #[derive(Debug, thiserror::Error)]
 pub enum ViewerError {
-    /// No window or OpenGL context could be created (no display, no driver).
-    #[error("cannot open a window: {0}")]
+    /// No window or OpenGL context could be created (no driver, a display that refuses).
+    #[error(
+        "cannot open a window: {0}\n  without a working display: `xvfb-run -a plume view` runs \
+         the viewer on a virtual screen, `plume render --out smoke.png` draws a picture"
+    )]
     Window(String),
+    /// Neither an X11 nor a Wayland display is named in the environment.
+    #[error(
+        "no display to open the viewer's window on (DISPLAY and WAYLAND_DISPLAY are not set)\n  \
+         without one: `xvfb-run -a plume view` runs it on a virtual screen, `plume render --out \
+         smoke.png` draws a picture, `plume run --frames 60 --out DIR` exports frames"
+    )]
+    NoDisplay,
+    /// `--record` was given settings that cannot be recorded.
+    #[error("cannot record: {0}")]
+    Recording(String),
     /// Rendering failed.
     #[error(transparent)]
     Render(#[from] crate::render::RenderError),

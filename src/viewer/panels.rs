@@ -133,6 +133,8 @@ pub struct UiState {
     pub scene: Scene,
     /// The Scene menu's dialogs.
     pub menu: SceneMenu,
+    /// Show the statistics overlay over the 3D view (key I).
+    pub show_stats: bool,
 }
 
 /// The Export section's settings.
@@ -225,6 +227,7 @@ impl UiState {
             export: ExportUi::default(),
             scene: scene.clone(),
             menu: SceneMenu::default(),
+            show_stats: true,
         };
         s.set_scene(scene);
         s
@@ -334,37 +337,127 @@ fn log_slider(ui: &mut egui::Ui, label: &str, v: &mut f32, scale: LogScale, unit
     changed
 }
 
-/// Draws the side panel; returns the commands it produced.
+/// What drawing the side panel produced.
+pub struct SidePanelOutput {
+    /// Commands for the simulation and the viewer.
+    pub commands: Vec<UiCommand>,
+    /// How far the panel's content reaches past its visible height, in points (≤ 0 when it
+    /// fits; otherwise the always-visible scroll bar reaches the rest).
+    pub overflow: f32,
+}
+
+/// Draws the side panel. The scroll bar is always drawn, so a panel taller than the window
+/// shows at once that there is more below.
 pub fn side_panel(
     ctx: &egui::Context,
     st: &mut UiState,
     snap: Option<&Snapshot>,
-    fs: FrameStats,
-) -> Vec<UiCommand> {
+) -> SidePanelOutput {
     let mut out = Vec::new();
+    let mut overflow = 0.0;
     egui::SidePanel::left("controls")
         .resizable(true)
         .default_width(300.0)
         .show(ctx, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                ui.heading("Plume");
-                if let Some(m) = &st.message {
-                    ui.colored_label(egui::Color32::from_rgb(240, 200, 120), m);
-                }
-                if let Some(e) = snap.and_then(|s| s.error.as_ref()) {
-                    ui.colored_label(egui::Color32::from_rgb(255, 120, 120), e);
-                }
-                simulation(ui, st, &mut out);
-                fluid(ui, st, &mut out);
-                emitters(ui, st, &mut out);
-                rendering(ui, st, &mut out);
-                export_section(ui, st, snap, &mut out);
-                slice(ui, st);
-                statistics(ui, snap, fs);
-                controls(ui);
-            });
+            // egui's default floating scroll bar is invisible until hovered; a solid one
+            // shows at once that the panel goes on below.
+            ui.style_mut().spacing.scroll = egui::style::ScrollStyle::solid();
+            let scroll = egui::ScrollArea::vertical()
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+                .show(ui, |ui| {
+                    ui.heading("Plume");
+                    if let Some(m) = &st.message {
+                        ui.colored_label(egui::Color32::from_rgb(240, 200, 120), m);
+                    }
+                    if let Some(e) = snap.and_then(|s| s.error.as_ref()) {
+                        ui.colored_label(egui::Color32::from_rgb(255, 120, 120), e);
+                    }
+                    simulation(ui, st, &mut out);
+                    fluid(ui, st, &mut out);
+                    emitters(ui, st, &mut out);
+                    rendering(ui, st, &mut out);
+                    export_section(ui, st, snap, &mut out);
+                    slice(ui, st);
+                    controls(ui);
+                });
+            overflow = scroll.content_size.y - scroll.inner_rect.height();
         });
-    out
+    SidePanelOutput {
+        commands: out,
+        overflow,
+    }
+}
+
+/// The statistics as lines of text: frame timings, grid and time, every stage's
+/// milliseconds, the pressure solve, divergence and the amount of smoke.
+pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
+    let mut v = vec![format!(
+        "{:.1} frames/s, upload {:.2} ms, draw {:.2} ms",
+        fs.fps, fs.upload_ms, fs.render_ms
+    )];
+    let Some(s) = snap else {
+        v.push("waiting for the simulation…".into());
+        return v;
+    };
+    v.push(format!(
+        "grid {}, t = {:.2} s, step {}, {}",
+        s.grid.dims,
+        s.time,
+        s.steps,
+        if s.running { "running" } else { "paused" }
+    ));
+    v.push(format!("step {:8.2} ms", s.stats.total_ms));
+    for stage in &s.stats.stages {
+        v.push(format!("  {:<16}{:7.2} ms", stage.name, stage.ms));
+    }
+    v.push(format!(
+        "pressure {} it, residual {:.1e}",
+        s.stats.pressure_iterations, s.stats.pressure_residual
+    ));
+    v.push(format!(
+        "max div {:.1e} → {:.1e} 1/s",
+        s.stats.divergence_before, s.stats.divergence_after
+    ));
+    v.push(format!("total density {:.4e}", s.total_density));
+    v
+}
+
+/// Draws the statistics in a translucent box in the top-left corner of the 3D view `view`
+/// (as Blender's and EmberGen's viewports do), so they are visible whatever the panel shows.
+/// It takes no input: drags over it still orbit. Returns the box's rectangle.
+pub fn stats_overlay(
+    ctx: &egui::Context,
+    view: egui::Rect,
+    snap: Option<&Snapshot>,
+    fs: FrameStats,
+) -> egui::Rect {
+    let lines = stats_lines(snap, fs);
+    egui::Area::new(egui::Id::new("stats-overlay"))
+        .fixed_pos(view.min + egui::vec2(8.0, 8.0))
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(egui::Color32::from_black_alpha(150))
+                .corner_radius(4.0)
+                .inner_margin(6.0)
+                .show(ui, |ui| {
+                    for l in &lines {
+                        let text = egui::RichText::new(l)
+                            .monospace()
+                            .size(11.0)
+                            .color(egui::Color32::from_gray(225));
+                        ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+                    }
+                    ui.label(
+                        egui::RichText::new("I hides this")
+                            .size(10.0)
+                            .color(egui::Color32::from_gray(150)),
+                    );
+                });
+        })
+        .response
+        .rect
 }
 
 fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
@@ -440,9 +533,12 @@ fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                     st.steps_per_frame,
                 )));
             }
-            if ui.checkbox(&mut st.real_time, "real-time pace").changed() {
-                out.push(UiCommand::Sim(SimCommand::SetRealTime(st.real_time)));
-            }
+            ui.horizontal(|ui| {
+                if ui.checkbox(&mut st.real_time, "real-time pace").changed() {
+                    out.push(UiCommand::Sim(SimCommand::SetRealTime(st.real_time)));
+                }
+                ui.checkbox(&mut st.show_stats, "statistics (I)");
+            });
         });
 }
 
@@ -916,42 +1012,6 @@ fn slice(ui: &mut egui::Ui, st: &mut UiState) {
         });
 }
 
-fn statistics(ui: &mut egui::Ui, snap: Option<&Snapshot>, fs: FrameStats) {
-    egui::CollapsingHeader::new("Statistics")
-        .default_open(true)
-        .show(ui, |ui| {
-            ui.label(format!("{:.1} frames/s", fs.fps));
-            ui.label(format!(
-                "upload {:.2} ms, 3D draw + panel paint {:.2} ms (CPU)",
-                fs.upload_ms, fs.render_ms
-            ));
-            let Some(s) = snap else {
-                ui.label("waiting for the simulation…");
-                return;
-            };
-            ui.label(format!(
-                "grid {}, t = {:.2} s, step {}, {}",
-                s.grid.dims,
-                s.time,
-                s.steps,
-                if s.running { "running" } else { "paused" }
-            ));
-            ui.label(format!("step total {:.2} ms", s.stats.total_ms));
-            for stage in &s.stats.stages {
-                ui.label(format!("  {:<16} {:7.2} ms", stage.name, stage.ms));
-            }
-            ui.label(format!(
-                "pressure: {} iterations, residual {:.1e}",
-                s.stats.pressure_iterations, s.stats.pressure_residual
-            ));
-            ui.label(format!(
-                "max divergence {:.2e} before, {:.2e} after projection (1/s)",
-                s.stats.divergence_before, s.stats.divergence_after
-            ));
-            ui.label(format!("total density {:.4e}", s.total_density));
-        });
-}
-
 /// The controls, as the panel lists them.
 pub const CONTROLS: &[(&str, &str)] = &[
     ("left drag", "orbit"),
@@ -963,6 +1023,7 @@ pub const CONTROLS: &[(&str, &str)] = &[
     ("N", "one step while paused"),
     ("R", "reset"),
     ("S", "slice view on/off"),
+    ("I", "statistics overlay on/off"),
     ("F12", "screenshot"),
 ];
 
