@@ -60,30 +60,45 @@ fn simulate(a: SimulateArgs) -> Result<()> {
         solver.pressure_solver_name()
     );
     println!(
-        "    time   steps   smoke amount   centroid height   pressure it   residual   ms/step"
+        "    time   steps   smoke amount   emitted - fade   smoky cells   centroid height   \
+         pressure it   residual   sub-steps    CFL   ms/step"
     );
     let dt = solver.params().dt as f64;
     let total = (a.seconds / dt).ceil() as u64;
     let every = ((0.25 / dt).round() as u64).max(1);
     let mut out = std::io::stdout().lock();
     let mut ms = 0.0;
+    // What the emitters added, less what fade took: the most the box can hold.
+    let fade = (-f64::from(solver.params().fade) * dt).exp();
+    let mut budget = solver.total_density();
+    let (mut substeps, mut cfl) = (0u32, 0.0f32);
     for n in 1..=total {
-        ms += solver.step().total_ms;
+        let st = solver.try_step()?;
+        ms += st.total_ms;
+        substeps = substeps.max(st.substeps);
+        cfl = cfl.max(st.cfl);
+        budget = budget * fade + st.source_added;
         if n % every == 0 || n == total {
             let st = solver.stats();
             let h = solver.density_centroid().map_or(f64::NAN, |c| c[1]);
             writeln!(
                 out,
-                "{:7.2}s {:7} {:14.5} {:17.3} {:13} {:10.1e} {:9.2}",
+                "{:7.2}s {:7} {:14.5} {:16.5} {:12.1}% {:17.3} {:13} {:10.1e} {:11} {:6.2} {:9.2}",
                 solver.time(),
                 solver.steps(),
                 solver.total_density(),
+                budget,
+                100.0 * solver.fraction_above(0.01),
                 h,
                 st.pressure_iterations,
                 st.pressure_residual,
+                substeps,
+                cfl,
                 ms / every as f64
             )?;
             ms = 0.0;
+            substeps = 0;
+            cfl = 0.0;
         }
     }
     Ok(())
@@ -182,7 +197,7 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
         Some(k) => {
             let mut n = 0;
             for s in 1..=a.steps {
-                solver.step();
+                solver.try_step()?;
                 if s % k == 0 {
                     n += 1;
                     frame(&solver, a.out.join(format!("frame_{n:04}.png")))?;
@@ -194,7 +209,7 @@ fn render_cmd(a: RenderArgs) -> Result<()> {
         }
         None => {
             for _ in 0..a.steps {
-                solver.step();
+                solver.try_step()?;
             }
             frame(&solver, a.out.clone())?;
         }
@@ -265,7 +280,16 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     let start = std::time::Instant::now();
     for n in 1..=a.frames {
         for _ in 0..a.every {
-            solver.step();
+            if let Err(e) = solver.try_step() {
+                if let Some(bar) = &bar {
+                    bar.abandon();
+                }
+                return Err(anyhow::Error::new(e).context(format!(
+                    "stopped before frame {n}: frames 1 to {} are complete (manifest.json lists \
+                     them), no frame holds a non-finite value",
+                    n - 1
+                )));
+            }
         }
         let frame = VolumeFrame::capture(&solver, opts.fields);
         let files = export::write_frame(&a.out, n, &frame, &opts)?;

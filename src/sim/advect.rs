@@ -1,4 +1,5 @@
-//! Semi-Lagrangian advection on the staggered grid with trilinear interpolation.
+//! Semi-Lagrangian and MacCormack advection on the staggered grid: second-order (RK2)
+//! traces, trilinear interpolation, outside air entering through open and inflow faces.
 //!
 //! Positions are in "cell-index space": world position = origin + X·h, so the centre of
 //! cell i is at X = i + 0.5 and the x-face i (between cells i−1 and i) at X = i.
@@ -218,9 +219,109 @@ impl VelocityRef<'_> {
     }
 }
 
+/// Where air comes from when a trace leaves the domain: for each axis and side (0 minimum,
+/// 1 maximum), `None` for a wall (the trace is clamped to the domain: no flow crosses a wall,
+/// so only interpolation reaches past it), or the velocity of the outside air for an open
+/// face (at rest) or an inflow (its speed along the inward normal). A trace that leaves
+/// through such a face samples the outside air: density 0, ambient temperature, that
+/// velocity; never the edge cells' own values, which would let smoke re-enter.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Exits {
+    /// `sides[axis][side]`.
+    pub sides: [[Option<[f32; 3]>; 2]; 3],
+}
+
+impl Exits {
+    /// How much of the outside air a sample at `p` takes, and that air's velocity, when `p`
+    /// lies beyond the first (0) or `last` sample of an axis whose face there lets air in.
+    /// The outside air sits in a ghost layer one sample beyond the last (as a Dirichlet
+    /// boundary value), so between the last sample and the ghost the weight grows linearly
+    /// from 0 to 1: air enters at the rate the flow carries it, however small the CFL number
+    /// (a trace that stays within the last half cell reaches outside air too). Several axes
+    /// combine as 1 − Π(1 − wₐ). `None` inside, beyond walls, and for NaN coordinates.
+    #[inline(always)]
+    pub fn blend(&self, p: [f32; 3], last: [f32; 3]) -> Option<(f32, [f32; 3])> {
+        let mut keep = 1.0f32;
+        let mut best = 0.0f32;
+        let mut air = None;
+        for a in 0..3 {
+            let (side, w) = if p[a] < 0.0 {
+                (0, -p[a])
+            } else if p[a] > last[a] {
+                (1, p[a] - last[a])
+            } else {
+                continue;
+            };
+            if let Some(v) = self.sides[a][side] {
+                let w = if w < 1.0 { w } else { 1.0 };
+                keep *= 1.0 - w;
+                if w > best || air.is_none() {
+                    best = w;
+                    air = Some(v);
+                }
+            }
+        }
+        air.map(|v| (1.0 - keep, v))
+    }
+
+    /// `true` when no face lets air in (a closed box).
+    pub fn none(&self) -> bool {
+        self.sides.iter().flatten().all(Option::is_none)
+    }
+}
+
+/// Trilinear samplers of the three face-velocity components, built once per pass, for the
+/// midpoints of second-order (RK2) traces.
+#[derive(Clone, Copy)]
+pub struct VelSampler<'a> {
+    s: [Sampler<'a>; 3],
+}
+
+impl<'a> VelSampler<'a> {
+    /// Samplers over `vel`'s components.
+    pub fn new(vel: VelocityRef<'a>) -> Self {
+        let d = vel.dims;
+        Self {
+            s: [
+                Sampler::new(vel.u, d.faces(0)),
+                Sampler::new(vel.v, d.faces(1)),
+                Sampler::new(vel.w, d.faces(2)),
+            ],
+        }
+    }
+
+    /// Velocity at `p` in cell-array coordinates (cell i's centre at i): each component
+    /// interpolated on its own staggered grid, where the face between cells i−1 and i sits at
+    /// i − 0.5.
+    #[inline(always)]
+    pub fn at_cell_coords(&self, p: [f32; 3]) -> [f32; 3] {
+        [
+            self.s[0].at([p[0] + 0.5, p[1], p[2]]),
+            self.s[1].at([p[0], p[1] + 0.5, p[2]]),
+            self.s[2].at([p[0], p[1], p[2] + 0.5]),
+        ]
+    }
+}
+
+/// The second-order (midpoint, RK2) trace from `p` (cell-array coordinates) over `k`
+/// (signed: −k_dt backwards, +k_dt forwards) cells per unit velocity, given the velocity `u0`
+/// at `p`: half a step with `u0`, then the whole step with the velocity found there.
+#[inline(always)]
+pub fn rk2(vs: &VelSampler<'_>, p: [f32; 3], u0: [f32; 3], k: f32) -> [f32; 3] {
+    let mid = [
+        p[0] + 0.5 * k * u0[0],
+        p[1] + 0.5 * k * u0[1],
+        p[2] + 0.5 * k * u0[2],
+    ];
+    let um = vs.at_cell_coords(mid);
+    [p[0] + k * um[0], p[1] + k * um[1], p[2] + k * um[2]]
+}
+
 /// Advects the face-velocity component along `axis` (`src` → `dst`) through `vel` for
-/// `k_dt = dt/h` cells per unit velocity. Faces on the two ends of `axis` whose flag in
-/// `fixed` is set (walls) are left untouched.
+/// `k_dt = dt/h` cells per unit velocity, along second-order (RK2) backtraces; a trace that
+/// leaves through an open or inflow face takes the outside air's velocity from `exits`.
+/// Faces on the two ends of `axis` whose flag in `fixed` is set (walls, inflows) are left
+/// untouched.
 pub fn advect_faces(
     axis: usize,
     dst: &mut [f32],
@@ -228,11 +329,12 @@ pub fn advect_faces(
     vel: VelocityRef<'_>,
     k_dt: f32,
     fixed: [bool; 2],
+    exits: &Exits,
 ) {
     match axis {
-        0 => advect_faces_axis::<0>(dst, src, vel, k_dt, fixed),
-        1 => advect_faces_axis::<1>(dst, src, vel, k_dt, fixed),
-        _ => advect_faces_axis::<2>(dst, src, vel, k_dt, fixed),
+        0 => advect_faces_axis::<0>(dst, src, vel, k_dt, fixed, exits),
+        1 => advect_faces_axis::<1>(dst, src, vel, k_dt, fixed, exits),
+        _ => advect_faces_axis::<2>(dst, src, vel, k_dt, fixed, exits),
     }
 }
 
@@ -275,11 +377,19 @@ fn advect_faces_axis<const A: usize>(
     vel: VelocityRef<'_>,
     k_dt: f32,
     fixed: [bool; 2],
+    exits: &Exits,
 ) {
     let d = vel.dims;
     let fd = d.faces(A);
     assert_eq!(dst.len(), fd.cells());
     let samp = Sampler::new(src, fd);
+    let vs = VelSampler::new(vel);
+    // The last sample on each axis of this component's array (its faces along A sit at
+    // 0..=n_A, its samples across at cell centres 0..n−1).
+    let last = [0, 1, 2].map(|b| (fd.as_array()[b] - 1) as f32);
+    // Face array coordinates → cell-array coordinates.
+    let mut shift = [0.0f32; 3];
+    shift[A] = -0.5;
     let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
     assert_eq!(vel.u.len(), du.cells());
     assert_eq!(vel.v.len(), dv.cells());
@@ -333,15 +443,22 @@ fn advect_faces_axis<const A: usize>(
                     }
                 }
                 let row = &mut out[j * fnx..][..fnx];
-                let (lo, hi) = if A == 0 {
+                let (i0, i1) = if A == 0 {
                     (usize::from(fixed[0]), fnx - usize::from(fixed[1]))
                 } else {
                     (0, fnx)
                 };
                 let (y, z) = (j as f32, k as f32);
                 let (vx, vy, vz) = (&vx[..fnx], &vy[..fnx], &vz[..fnx]);
-                for i in lo..hi {
-                    row[i] = samp.at([i as f32 - k_dt * vx[i], y - k_dt * vy[i], z - k_dt * vz[i]]);
+                for i in i0..i1 {
+                    let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
+                    let b = rk2(&vs, p, [vx[i], vy[i], vz[i]], -k_dt);
+                    let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
+                    let v = samp.at(q);
+                    row[i] = match exits.blend(q, last) {
+                        Some((w, air)) => v + w * (air[A] - v),
+                        None => v,
+                    };
                 }
             }
         },
@@ -357,25 +474,41 @@ pub struct Scalar<'a> {
     pub scale: f32,
     /// Added after scaling.
     pub offset: f32,
+    /// The field's value in the air outside the domain (0 for density, the ambient
+    /// temperature), which traces leaving through an open or inflow face sample.
+    pub outside: f32,
 }
 
 /// Semi-Lagrangian advection of N cell-centred fields (`f[n].src` → `dst[n]`, result
-/// `scale·φ + offset`: fading and cooling fused into the pass) in one pass: each backtrace is
-/// located once and every field sampled there.
+/// `scale·φ + offset`: fading and cooling fused into the pass) in one pass along second-order
+/// backtraces: each is located once and every field sampled there. A trace that leaves
+/// through an open or inflow face (see `exits`) takes each field's outside value.
 pub fn advect_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
     vel: VelocityRef<'_>,
     k_dt: f32,
+    exits: &Exits,
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
-    cell_pass(dst, [], vel, k_dt, |back, _, _| {
+    let last = last_cell(vel.dims);
+    cell_pass(dst, [], vel, -k_dt, |back, _| {
         let l = samp[0].locate(back);
+        let w = exits.blend(back, last).map_or(0.0, |b| b.0);
         (
-            std::array::from_fn(|n| f[n].scale * samp[n].at_loc(&l) + f[n].offset),
+            std::array::from_fn(|n| {
+                let v = samp[n].at_loc(&l);
+                f[n].scale * (v + w * (f[n].outside - v)) + f[n].offset
+            }),
             [],
         )
     });
+}
+
+/// The last cell centre on each axis in cell-array coordinates.
+fn last_cell(d: Dims) -> [f32; 3] {
+    let n = d.as_array();
+    [0, 1, 2].map(|a| (n[a] - 1) as f32)
 }
 
 /// MacCormack advection (Selle, Fedkiw, Kim, Liu and Rossignac 2008) of N fields through the
@@ -392,22 +525,32 @@ pub fn maccormack_cells_n<const N: usize>(
     range: [&mut [[f32; 2]]; N],
     vel: VelocityRef<'_>,
     k_dt: f32,
+    exits: &Exits,
 ) {
     let d = vel.dims;
     let s_src = f.map(|s| Sampler::new(s.src, d));
+    let last = last_cell(d);
     let mut hat = hat;
     let mut range = range;
     {
         let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
         let r: [&mut [[f32; 2]]; N] = range.each_mut().map(|r| &mut **r);
-        cell_pass(h, r, vel, k_dt, |back, _, _| {
+        cell_pass(h, r, vel, -k_dt, |back, _| {
             let l = s_src[0].locate(back);
+            let w = exits.blend(back, last).map_or(0.0, |b| b.0);
             let mut v = [0.0; N];
             let mut lh = [[0.0; 2]; N];
             for n in 0..N {
                 let (a, lo, hi) = s_src[n].at_and_range(&l);
-                v[n] = a;
-                lh[n] = [lo, hi];
+                if w > 0.0 {
+                    // Outside air mixed in: it joins the clamping range.
+                    let o = f[n].outside;
+                    v[n] = a + w * (o - a);
+                    lh[n] = [lo.min(o), hi.max(o)];
+                } else {
+                    v[n] = a;
+                    lh[n] = [lo, hi];
+                }
             }
             (v, lh)
         });
@@ -415,7 +558,18 @@ pub fn maccormack_cells_n<const N: usize>(
     let hat: [&[f32]; N] = hat.map(|h| &*h);
     let range: [&[[f32; 2]]; N] = range.map(|r| &*r);
     let s_hat = hat.map(|h| Sampler::new(h, d));
-    cell_pass(dst, [], vel, k_dt, |_, fwd, c| {
+    // The forward trace must land where φ̂ is defined: between the first and last cell
+    // centres. Where it would be clamped (next to a face), the error estimate is meaningless
+    // and the cell keeps the semi-Lagrangian value.
+    let inner = [0, 1, 2].map(|a| (d.as_array()[a] - 1) as f32);
+    cell_pass(dst, [], vel, k_dt, |fwd, c| {
+        let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]));
+        if clamped {
+            return (
+                std::array::from_fn(|n| f[n].scale * hat[n][c] + f[n].offset),
+                [],
+            );
+        }
         let lf = s_hat[0].locate(fwd);
         (
             std::array::from_fn(|n| {
@@ -433,17 +587,18 @@ pub fn maccormack_cells_n<const N: usize>(
 /// One z-plane of each output of [`cell_pass`].
 type PlaneOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [[f32; 2]]; M]);
 
-/// Runs `f(backtrace point, forward point, cell index)` for every cell, in parallel over
-/// z-planes, writing its N values to the N arrays of `dst` and its M pairs to the M arrays of
-/// `aux`. The points are `x ∓ k_dt·u(x)` in array coordinates (cell i's sample sits at i), with
-/// u the cell-centred velocity.
+/// Runs `f(trace end, cell index)` for every cell, in parallel over z-planes, writing its N
+/// values to the N arrays of `dst` and its M pairs to the M arrays of `aux`. The trace is the
+/// second-order (RK2) one from the cell's centre over `k` cells per unit velocity (−k_dt
+/// backwards, +k_dt forwards), in array coordinates (cell i's sample sits at i).
 fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
     aux: [&mut [[f32; 2]]; M],
     vel: VelocityRef<'_>,
-    k_dt: f32,
-    f: impl Fn([f32; 3], [f32; 3], usize) -> ([f32; N], [[f32; 2]; M]) + Sync,
+    k: f32,
+    f: impl Fn([f32; 3], usize) -> ([f32; N], [[f32; 2]; M]) + Sync,
 ) {
+    let vs = VelSampler::new(vel);
     let d = vel.dims;
     for o in &dst {
         assert_eq!(o.len(), d.cells());
@@ -470,20 +625,22 @@ fn cell_pass<const N: usize, const M: usize>(
     planes
         .into_par_iter()
         .enumerate()
-        .for_each(|(k, (mut out, mut out2))| {
+        .for_each(|(kz, (mut out, mut out2))| {
             for j in 0..d.ny {
-                let ur = &vel.u[du.idx(0, j, k)..][..d.nx + 1];
-                let vb = &vel.v[dv.idx(0, j, k)..][..d.nx];
-                let vt = &vel.v[dv.idx(0, j + 1, k)..][..d.nx];
-                let wb = &vel.w[dw.idx(0, j, k)..][..d.nx];
-                let wf = &vel.w[dw.idx(0, j, k + 1)..][..d.nx];
-                let base = k * plane + j * d.nx;
+                let ur = &vel.u[du.idx(0, j, kz)..][..d.nx + 1];
+                let vb = &vel.v[dv.idx(0, j, kz)..][..d.nx];
+                let vt = &vel.v[dv.idx(0, j + 1, kz)..][..d.nx];
+                let wb = &vel.w[dw.idx(0, j, kz)..][..d.nx];
+                let wf = &vel.w[dw.idx(0, j, kz + 1)..][..d.nx];
+                let base = kz * plane + j * d.nx;
                 for i in 0..d.nx {
-                    let u = 0.5 * (ur[i] + ur[i + 1]) * k_dt;
-                    let v = 0.5 * (vb[i] + vt[i]) * k_dt;
-                    let w = 0.5 * (wb[i] + wf[i]) * k_dt;
-                    let (x, y, z) = (i as f32, j as f32, k as f32);
-                    let (r, r2) = f([x - u, y - v, z - w], [x + u, y + v, z + w], base + i);
+                    let u0 = [
+                        0.5 * (ur[i] + ur[i + 1]),
+                        0.5 * (vb[i] + vt[i]),
+                        0.5 * (wb[i] + wf[i]),
+                    ];
+                    let end = rk2(&vs, [i as f32, j as f32, kz as f32], u0, k);
+                    let (r, r2) = f(end, base + i);
                     let o = j * d.nx + i;
                     for (a, v) in out.iter_mut().zip(r) {
                         a[o] = v;
@@ -533,6 +690,7 @@ mod tests {
             }
             0.25 * sum
         };
+        let vs = VelSampler::new(vel);
         let mut out = vec![0.0; fd.cells()];
         for k in 0..fd.nz {
             for j in 0..fd.ny {
@@ -546,11 +704,12 @@ mod tests {
                             comp(b, p)
                         };
                     }
-                    out[fd.idx(i, j, k)] = samp.at([
-                        i as f32 - k_dt * u[0],
-                        j as f32 - k_dt * u[1],
-                        k as f32 - k_dt * u[2],
-                    ]);
+                    // The RK2 trace in cell coordinates, sampled in the face array's.
+                    let mut p = [i as f32, j as f32, k as f32];
+                    p[axis] -= 0.5;
+                    let mut q = rk2(&vs, p, u, -k_dt);
+                    q[axis] += 0.5;
+                    out[fd.idx(i, j, k)] = samp.at(q);
                 }
             }
         }
@@ -578,7 +737,7 @@ mod tests {
             let want = reference(axis, &src, vel, 0.7);
             for fixed in [[false, false], [true, true], [true, false]] {
                 let mut got = vec![-9.0; fd.cells()];
-                advect_faces(axis, &mut got, &src, vel, 0.7, fixed);
+                advect_faces(axis, &mut got, &src, vel, 0.7, fixed, &Exits::default());
                 for k in 0..fd.nz {
                     for j in 0..fd.ny {
                         for i in 0..fd.nx {

@@ -5,13 +5,13 @@ use super::grid::Dims;
 use rayon::prelude::*;
 
 /// Buoyancy after Fedkiw, Stam and Jensen (2001): adds `dt·(−α·ρ + β·(T − T_amb))` to every
-/// y-face velocity, with ρ and T the means of the two cells sharing the face (the inside cell's
-/// at an open face). Fixed faces (walls, inflows) are left alone. `temperature` may be `None`
-/// when the whole field is at ambient.
+/// interior y-face velocity, with ρ and T the means of the two cells sharing the face. Faces on
+/// the domain's boundary get nothing: walls and inflows are fixed, and an open face's velocity
+/// is set by the projection (a force there would draw air in that nothing balances).
+/// `temperature` may be `None` when the whole field is at ambient.
 #[allow(clippy::too_many_arguments)]
 pub fn buoyancy(
     dims: Dims,
-    b: &Boundaries,
     density: &[f32],
     temperature: Option<&[f32]>,
     v: &mut [f32],
@@ -25,8 +25,6 @@ pub fn buoyancy(
         return;
     }
     let (nx, ny) = (dims.nx, dims.ny);
-    let open0 = b.y_min.is_open();
-    let open1 = b.y_max.is_open();
     let plane = nx * ny;
     // Upward acceleration of one cell.
     let acc = |c: usize, tk: Option<&[f32]>, dk: &[f32]| -> f32 {
@@ -45,11 +43,6 @@ pub fn buoyancy(
                         let lo = acc(i + (j - 1) * nx, tk, dk);
                         let hi = acc(i + j * nx, tk, dk);
                         *e += 0.5 * dt * (lo + hi);
-                    }
-                } else if (j == 0 && open0) || (j == ny && open1) {
-                    let jj = if j == 0 { 0 } else { ny - 1 };
-                    for (i, e) in row.iter_mut().enumerate() {
-                        *e += dt * acc(i + jj * nx, tk, dk);
                     }
                 }
             }

@@ -42,6 +42,21 @@ pub enum SimError {
         /// What is wrong, with the allowed range.
         message: String,
     },
+    /// A field stopped being finite during a step (the step is not undone; the caller stops).
+    #[error(
+        "the simulation blew up at step {step} (t = {time:.3} s): the {field} is no longer \
+         finite; likely cause: {cause}"
+    )]
+    NonFinite {
+        /// The step that produced it (counted from 1).
+        step: u64,
+        /// Simulated time after that step, s.
+        time: f64,
+        /// Which field: `density`, `temperature`, `velocity` or `pressure`.
+        field: &'static str,
+        /// The parameter most likely responsible, with its value.
+        cause: String,
+    },
 }
 
 impl SimError {

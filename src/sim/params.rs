@@ -34,8 +34,18 @@ pub enum Advection {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FluidParams {
-    /// Time step in seconds. Default 1/60 s; allowed (0, 1].
+    /// Time step in seconds: how much simulated time one step (one frame) advances. Default
+    /// 1/60 s; allowed (0, 1]. A step runs as many sub-steps as `max_cfl` needs.
     pub dt: f32,
+    /// Largest CFL number of a sub-step: the fastest face velocity may carry the flow at most
+    /// this many cells per sub-step, and each step is split into as many sub-steps as that
+    /// needs, chosen again before each one (adaptive time steps, as Mantaflow's). Default 2;
+    /// allowed [0.25, 16].
+    pub max_cfl: f32,
+    /// Most sub-steps one step may take. When `max_cfl` would need more, the speed limit
+    /// `max_cfl·max_substeps·h/dt` holds the flow to what they can carry. Default 64; allowed
+    /// 1..=1000.
+    pub max_substeps: u32,
     /// Diffusion coefficient κ of the density in domain-units²/s. Default 0 (stage skipped);
     /// allowed [0, 1].
     pub diffusion: f32,
@@ -59,7 +69,8 @@ pub struct FluidParams {
     /// Vorticity confinement strength ε (Fedkiw et al. 2001): adds ε·h·(N × ω) so small swirls
     /// that the grid would smear out survive. Default 0 (stage skipped); allowed [0, 100].
     pub vorticity: f32,
-    /// Advection scheme for density and temperature. Velocity is always semi-Lagrangian.
+    /// Advection scheme for density and temperature. Velocity is semi-Lagrangian; every
+    /// trace is second order (RK2).
     pub advection: Advection,
     /// Pressure solve stops when max|residual| ≤ tolerance · max|right-hand side|.
     /// Default 1e-3; allowed [1e-7, 1).
@@ -82,6 +93,8 @@ impl Default for FluidParams {
     fn default() -> Self {
         Self {
             dt: 1.0 / 60.0,
+            max_cfl: 2.0,
+            max_substeps: 64,
             diffusion: 0.0,
             viscosity: 0.0,
             fade: 0.05,
@@ -128,6 +141,16 @@ impl FluidParams {
     /// Checks every field against its documented range.
     pub fn validate(&self) -> Result<(), SimError> {
         check("dt", self.dt, 0.0, 1.0, false, true)?;
+        check("max_cfl", self.max_cfl, 0.25, 16.0, false, false)?;
+        if !(1..=1000).contains(&self.max_substeps) {
+            return Err(SimError::field(
+                "max_substeps",
+                format!(
+                    "max_substeps = {} is outside the allowed range [1, 1000]",
+                    self.max_substeps
+                ),
+            ));
+        }
         check("diffusion", self.diffusion, 0.0, 1.0, false, false)?;
         check("viscosity", self.viscosity, 0.0, 1.0, false, false)?;
         check("fade", self.fade, 0.0, 1000.0, false, false)?;

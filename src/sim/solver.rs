@@ -1,7 +1,7 @@
 //! The `Solver` (Plume's FluidCube): fields, emitters, and the step as a flat list of stages.
 
-use super::advect::{self, Scalar, VelocityRef, CENTER};
-use super::boundary::Boundaries;
+use super::advect::{self, Exits, Scalar, VelocityRef, CENTER};
+use super::boundary::{Boundaries, Face};
 use super::diffuse;
 use super::forces;
 use super::grid::{Dims, Grid};
@@ -46,6 +46,49 @@ pub struct StepStats {
     pub diffusion_iterations: u32,
     /// Total of all stages, ms.
     pub total_ms: f64,
+    /// Sub-steps the step took (see `FluidParams::max_cfl`).
+    pub substeps: u32,
+    /// Largest CFL number of its sub-steps: the fastest face velocity at the start of a
+    /// sub-step times its length, in cells.
+    pub cfl: f32,
+    /// Faces the speed limit `max_cfl·max_substeps·h/dt` held back during the step (0 in
+    /// any flow the sub-steps can carry).
+    pub speed_limited: u64,
+    /// Smoke that left through open faces during the step (Σ density·h³, estimated upwind
+    /// from the projected velocity at the faces).
+    pub outflow: f64,
+    /// Factor the mass correction scaled the advected density by, in the last sub-step
+    /// (1 = none was needed).
+    pub mass_correction: f32,
+    /// Smoke the emitters added during the step (Σ density·h³).
+    pub source_added: f64,
+}
+
+impl StepStats {
+    /// Adds a sub-step's statistics: stage times and iterations summed, residuals,
+    /// divergences and the CFL number the largest.
+    fn absorb(&mut self, s: &StepStats) {
+        for st in &s.stages {
+            match self.stages.iter_mut().find(|x| x.name == st.name) {
+                Some(x) => x.ms += st.ms,
+                None => self.stages.push(st.clone()),
+            }
+        }
+        self.pressure_iterations += s.pressure_iterations;
+        self.pressure_residual = self.pressure_residual.max(s.pressure_residual);
+        self.pressure_initial_residual = self
+            .pressure_initial_residual
+            .max(s.pressure_initial_residual);
+        self.divergence_before = self.divergence_before.max(s.divergence_before);
+        self.divergence_after = self.divergence_after.max(s.divergence_after);
+        self.viscosity_iterations += s.viscosity_iterations;
+        self.diffusion_iterations += s.diffusion_iterations;
+        self.total_ms += s.total_ms;
+        self.speed_limited += s.speed_limited;
+        self.outflow += s.outflow;
+        self.mass_correction = s.mass_correction;
+        self.source_added += s.source_added;
+    }
 }
 
 /// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.
@@ -80,6 +123,16 @@ pub struct Solver {
     time: f64,
     steps: u64,
     stats: StepStats,
+    /// Length of the sub-step being taken (dt outside a step).
+    sub_dt: f32,
+    /// Smoke that left through open faces in the current sub-step (Σ density, cell units).
+    outflow: f64,
+    /// The mass correction's factor in the current sub-step.
+    mass_factor: f32,
+    /// The field that held a non-finite value after the last step.
+    non_finite: Option<&'static str>,
+    /// Σ density after the sources of the current sub-step.
+    before_advection: f64,
 }
 
 fn pressure_solver_for(m: PressureMethod) -> Box<dyn PressureSolver> {
@@ -101,6 +154,7 @@ impl Solver {
             .validate()
             .map_err(|(face, m)| SimError::field(face, m))?;
         let ambient = params.ambient_temperature;
+        let params_dt = params.dt;
         let mut s = Self {
             grid,
             pressure_solver: pressure_solver_for(params.pressure_method),
@@ -126,6 +180,11 @@ impl Solver {
             time: 0.0,
             steps: 0,
             stats: StepStats::default(),
+            sub_dt: params_dt,
+            outflow: 0.0,
+            mass_factor: 1.0,
+            non_finite: None,
+            before_advection: 0.0,
         };
         s.start_flow();
         Ok(s)
@@ -232,6 +291,7 @@ impl Solver {
         if !self.temperature_active {
             self.temperature.fill(p.ambient_temperature);
         }
+        self.sub_dt = p.dt;
         self.params = p;
         Ok(())
     }
@@ -367,6 +427,17 @@ impl Solver {
     pub fn total_density(&self) -> f64 {
         let h = self.grid.h as f64;
         self.density_sum() * h * h * h
+    }
+
+    /// The fraction of cells whose density exceeds `threshold` (how much of the box is
+    /// smoky: a plume fills a small part, a box of fog all of it).
+    pub fn fraction_above(&self, threshold: f32) -> f64 {
+        let n: usize = self
+            .density
+            .par_chunks(4096)
+            .map(|c| c.iter().filter(|&&x| x > threshold).count())
+            .sum();
+        n as f64 / self.density.len().max(1) as f64
     }
 
     /// Density-weighted centroid in world coordinates, or `None` when there is no smoke.
@@ -505,7 +576,7 @@ impl Solver {
     /// Returns the solver's iterations and residual, and the max divergence before and after.
     pub fn project(&mut self) -> (SolveStats, f32, f32) {
         let d = self.grid.dims;
-        let (h, dt) = (self.grid.h, self.params.dt);
+        let (h, dt) = (self.grid.h, self.sub_dt);
         let closed = !self.boundaries.any_open();
         let has_solids = !self.solids.is_empty();
         let vr = VelocityRef {
@@ -550,10 +621,180 @@ impl Solver {
         (s, before, after)
     }
 
-    /// Advances the simulation by one time step `dt`: sources → advect velocity → buoyancy →
-    /// vorticity confinement → viscosity → project → advect density and temperature →
-    /// diffuse density.
+    /// Advances the simulation by one time step `dt`, in as many sub-steps as `max_cfl`
+    /// needs: before each, the sub-step's length is chosen from the fastest face velocity
+    /// (`max_cfl·h/|u|max`, at least `dt/max_substeps`, the last two split what is left
+    /// evenly so no sliver remains). Each sub-step runs the stages of [`Solver::substep`].
+    /// Afterwards every field is checked for non-finite values ([`Solver::try_step`] turns
+    /// that into an error).
     pub fn step(&mut self) -> &StepStats {
+        let dt = f64::from(self.params.dt);
+        let h = f64::from(self.grid.h);
+        let max_n = self.params.max_substeps;
+        let min_dt = dt / f64::from(max_n);
+        let cfl = f64::from(self.params.max_cfl);
+        let mut total = StepStats::default();
+        let mut remaining = dt;
+        let mut n = 0u32;
+        while remaining > 1e-9 * dt {
+            let speed = f64::from(self.max_speed());
+            let mut sdt = if speed > 0.0 {
+                cfl * h / speed
+            } else {
+                remaining
+            };
+            if sdt >= remaining || n + 1 >= max_n {
+                sdt = remaining;
+            } else if remaining < 2.0 * sdt {
+                sdt = 0.5 * remaining;
+            }
+            let sdt = sdt.max(min_dt).min(remaining);
+            let st = self.substep(sdt as f32);
+            total.absorb(&st);
+            total.cfl = total.cfl.max((speed * sdt / h) as f32);
+            remaining -= sdt;
+            n += 1;
+        }
+        total.substeps = n;
+        self.sub_dt = self.params.dt;
+        self.steps += 1;
+        let t = Instant::now();
+        self.non_finite = self.first_non_finite();
+        total.stages.push(StageTime {
+            name: "finite_check",
+            ms: t.elapsed().as_secs_f64() * 1e3,
+        });
+        total.total_ms = total.stages.iter().map(|s| s.ms).sum();
+        self.stats = total;
+        &self.stats
+    }
+
+    /// [`Solver::step`], then an error naming the step, the field and the likely cause if any
+    /// field holds a non-finite value. The fields are left as they are (for inspection); a
+    /// caller should stop, not write them.
+    pub fn try_step(&mut self) -> Result<&StepStats, SimError> {
+        self.step();
+        match self.non_finite {
+            None => Ok(&self.stats),
+            Some(field) => Err(SimError::NonFinite {
+                step: self.steps,
+                time: self.time,
+                field,
+                cause: self.likely_cause(),
+            }),
+        }
+    }
+
+    /// The field that holds a non-finite value after the last step, if any.
+    pub fn non_finite_field(&self) -> Option<&'static str> {
+        self.non_finite
+    }
+
+    fn first_non_finite(&self) -> Option<&'static str> {
+        let bad = |f: &[f32]| f.par_chunks(4096).any(|c| c.iter().any(|x| !x.is_finite()));
+        if bad(&self.density) {
+            Some("density")
+        } else if self.temperature_active && bad(&self.temperature) {
+            Some("temperature")
+        } else if self.vel.iter().any(|v| bad(v)) {
+            Some("velocity")
+        } else if bad(&self.pressure) {
+            Some("pressure")
+        } else {
+            None
+        }
+    }
+
+    /// The parameter most likely to have made a field non-finite, with its value.
+    fn likely_cause(&self) -> String {
+        let p = &self.params;
+        if p.vorticity > 15.0 {
+            format!(
+                "vorticity = {} (above ~15 the flow turns chaotic; 3–10 is the useful range)",
+                p.vorticity
+            )
+        } else if p.buoyancy.abs() > 100.0 || p.smoke_weight.abs() > 100.0 {
+            format!(
+                "buoyancy = {}, smoke_weight = {} (forces this strong outrun the grid)",
+                p.buoyancy, p.smoke_weight
+            )
+        } else {
+            format!(
+                "dt = {} s with max_cfl = {} and max_substeps = {} (try a smaller dt)",
+                p.dt, p.max_cfl, p.max_substeps
+            )
+        }
+    }
+
+    /// The largest |face velocity| (domain-units/s); NaN counts as 0 here (the finite check
+    /// after the step reports it).
+    fn max_speed(&self) -> f32 {
+        self.vel
+            .iter()
+            .map(|v| {
+                v.par_chunks(4096)
+                    .map(|c| c.iter().fold(0.0f32, |m, x| m.max(x.abs())))
+                    .reduce(|| 0.0, f32::max)
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// Holds every face velocity within ±`max_cfl·max_substeps·h/dt`, the fastest flow the
+    /// sub-steps can carry (far beyond any flow a scene sets up: 128 domain-units/s at the
+    /// defaults on a 64³ grid). Without it, parameters at the ends of their ranges (vorticity
+    /// confinement ε = 100 feeds swirls e^(ε·t)) could grow the velocity without bound.
+    /// Returns how many faces it held back.
+    fn limit_speed(&mut self) -> u64 {
+        let p = &self.params;
+        let lim = p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt;
+        self.vel
+            .iter_mut()
+            .map(|v| {
+                v.par_chunks_mut(4096)
+                    .map(|c| {
+                        let mut n = 0u64;
+                        for x in c {
+                            if x.abs() > lim {
+                                *x = x.clamp(-lim, lim);
+                                n += 1;
+                            }
+                        }
+                        n
+                    })
+                    .sum::<u64>()
+            })
+            .sum()
+    }
+
+    /// The exits of the domain for advection. For scalars (`velocity` false) open faces let
+    /// ambient air in; for the velocity an open face is zero-gradient (a trace beyond it is
+    /// clamped to the domain: the do-nothing outflow condition, pressure 0 outside), so a
+    /// flow keeps its momentum through it. Inflows let their own air in at their speed;
+    /// walls nothing.
+    fn exits(&self, velocity: bool) -> Exits {
+        let mut e = Exits::default();
+        for a in 0..3 {
+            for side in 0..2 {
+                e.sides[a][side] = match self.boundaries.face(a, side) {
+                    Face::Wall => None,
+                    Face::Open if velocity => None,
+                    Face::Open => Some([0.0; 3]),
+                    Face::Inflow(_) => {
+                        let mut v = [0.0; 3];
+                        v[a] = self.boundaries.normal_velocity(a, side).unwrap_or(0.0);
+                        Some(v)
+                    }
+                };
+            }
+        }
+        e
+    }
+
+    /// One sub-step of length `dt`: sources → advect velocity → buoyancy → vorticity
+    /// confinement → viscosity → speed limit → project → advect density and temperature
+    /// (with the mass correction) → diffuse density.
+    pub fn substep(&mut self, dt: f32) -> StepStats {
+        self.sub_dt = dt;
         let mut stats = StepStats::default();
         let mut timed = |name: &'static str, t: Instant| {
             stats.stages.push(StageTime {
@@ -562,10 +803,13 @@ impl Solver {
             })
         };
         let d = self.grid.dims;
-        let (h, dt) = (self.grid.h, self.params.dt);
+        let h = self.grid.h;
         let b = self.boundaries;
+        let exits = self.exits(false);
+        let vel_exits = self.exits(true);
 
         let t = Instant::now();
+        let m0 = det_sum(&self.density);
         self.apply_emitters();
         timed("sources", t);
 
@@ -578,7 +822,15 @@ impl Solver {
                 w: &self.vel[2],
             };
             let fixed = [0, 1].map(|side| b.face(a, side).is_fixed());
-            advect::advect_faces(a, &mut self.vel_tmp[a], &self.vel[a], vr, dt / h, fixed);
+            advect::advect_faces(
+                a,
+                &mut self.vel_tmp[a],
+                &self.vel[a],
+                vr,
+                dt / h,
+                fixed,
+                &vel_exits,
+            );
         }
         std::mem::swap(&mut self.vel, &mut self.vel_tmp);
         self.enforce_boundaries();
@@ -588,7 +840,6 @@ impl Solver {
         let p = &self.params;
         forces::buoyancy(
             d,
-            &b,
             &self.density,
             self.temperature_active
                 .then_some(self.temperature.as_slice()),
@@ -604,7 +855,7 @@ impl Solver {
             let t = Instant::now();
             let [u, v, w] = &mut self.vel;
             self.confinement
-                .apply(d, h, self.params.vorticity, dt, &b, u, v, w);
+                .apply(d, h, self.params.vorticity, dt, u, v, w);
             self.enforce_boundaries();
             timed("vorticity", t);
         }
@@ -629,6 +880,8 @@ impl Solver {
             timed("viscosity", t);
         }
 
+        stats.speed_limited = self.limit_speed();
+
         let t = Instant::now();
         let (ps, before, after) = self.project();
         stats.pressure_iterations = ps.iterations;
@@ -639,7 +892,11 @@ impl Solver {
         timed("project", t);
 
         let t = Instant::now();
-        self.advect_scalars();
+        self.advect_scalars(&exits);
+        let cell = f64::from(h).powi(3);
+        stats.outflow = self.outflow * cell;
+        stats.source_added = (self.before_advection - m0) * cell;
+        stats.mass_correction = self.mass_factor;
         timed("advect_density", t);
 
         if self.params.diffusion > 0.0 {
@@ -659,16 +916,15 @@ impl Solver {
         }
 
         stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
-        self.time += dt as f64;
-        self.steps += 1;
-        self.stats = stats;
-        &self.stats
+        self.time += f64::from(dt);
+        stats
     }
 
-    /// Advects density (with fade) and, while it is not uniform, temperature (with cooling).
-    fn advect_scalars(&mut self) {
+    /// Advects density (with fade) and, while it is not uniform, temperature (with cooling),
+    /// then corrects the density's total (see [`Solver::correct_mass`]).
+    fn advect_scalars(&mut self, exits: &Exits) {
         let d = self.grid.dims;
-        let (h, dt) = (self.grid.h, self.params.dt);
+        let (h, dt) = (self.grid.h, self.sub_dt);
         let k_dt = dt / h;
         let mac = self.params.advection == Advection::MacCormack;
         if mac && self.mac_tmp.len() != d.cells() {
@@ -677,12 +933,13 @@ impl Solver {
         let amb = self.params.ambient_temperature;
         let fade = (-self.params.fade * dt).exp();
         let cool = (-self.params.cooling * dt).exp();
-        let vr = VelocityRef {
-            dims: d,
-            u: &self.vel[0],
-            v: &self.vel[1],
-            w: &self.vel[2],
-        };
+        // What the density should total after advection: what it held, less what leaves
+        // through open faces in this sub-step, faded (before the extrapolation into solids,
+        // which advection reads from but which holds no smoke).
+        let before = det_sum(&self.density);
+        self.before_advection = before;
+        self.outflow = self.outflow_estimate(k_dt);
+        let target = f64::from(fade) * (before - self.outflow).max(0.0);
         let solids = &self.solids;
         let n = d.cells();
         // Both fields move with the same velocity: one pass locates each trace once for both.
@@ -698,10 +955,18 @@ impl Solver {
                 solids.extrapolate(d, &mut self.temperature);
             }
         }
+        let vr = VelocityRef {
+            dims: d,
+            u: &self.vel[0],
+            v: &self.vel[1],
+            w: &self.vel[2],
+        };
+        let solids = &self.solids;
         let dens = Scalar {
             src: &self.density,
             scale: fade,
             offset: 0.0,
+            outside: 0.0,
         };
         if both {
             self.temperature_tmp.resize(n, 0.0);
@@ -709,15 +974,16 @@ impl Solver {
                 src: &self.temperature,
                 scale: cool,
                 offset: (1.0 - cool) * amb,
+                outside: amb,
             };
             let dst = [&mut self.density_tmp[..], &mut self.temperature_tmp[..]];
             if mac {
                 self.mac_tmp2.resize(n, 0.0);
                 let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
                 let (r0, r1) = self.mac_range.split_at_mut(n);
-                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, k_dt);
+                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, k_dt, exits);
             } else {
-                advect::advect_cells_n(dst, [dens, temp], vr, k_dt);
+                advect::advect_cells_n(dst, [dens, temp], vr, k_dt, exits);
             }
             std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
             solids.fill_cells(&mut self.temperature, amb);
@@ -725,20 +991,77 @@ impl Solver {
             let dst = [&mut self.density_tmp[..]];
             if mac {
                 let hat = [&mut self.mac_tmp[..]];
-                advect::maccormack_cells_n(dst, [dens], hat, [&mut self.mac_range[..]], vr, k_dt);
+                let range = [&mut self.mac_range[..]];
+                advect::maccormack_cells_n(dst, [dens], hat, range, vr, k_dt, exits);
             } else {
-                advect::advect_cells_n(dst, [dens], vr, k_dt);
+                advect::advect_cells_n(dst, [dens], vr, k_dt, exits);
             }
         }
         std::mem::swap(&mut self.density, &mut self.density_tmp);
         solids.fill_cells(&mut self.density, 0.0);
+        self.mass_factor = self.correct_mass(target);
+    }
+
+    /// Smoke leaving through the open faces in a sub-step of `k_dt = dt/h` cells per unit
+    /// velocity (Σ density, cell units): at every open boundary face whose projected velocity
+    /// points out, the inside cell's density times the cells the flow carries past the face.
+    fn outflow_estimate(&self, k_dt: f32) -> f64 {
+        let d = self.grid.dims;
+        let mut out = 0.0f64;
+        for a in 0..3 {
+            for side in 0..2 {
+                if !self.boundaries.face(a, side).is_open() {
+                    continue;
+                }
+                let fd = d.faces(a);
+                let n = d.as_array();
+                let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+                let sign = if side == 0 { -1.0 } else { 1.0 };
+                let mut sum = 0.0f64;
+                for q in 0..n[c] {
+                    for p in 0..n[b] {
+                        let mut f = [0; 3];
+                        f[a] = if side == 0 { 0 } else { n[a] };
+                        f[b] = p;
+                        f[c] = q;
+                        let mut cell = f;
+                        cell[a] = if side == 0 { 0 } else { n[a] - 1 };
+                        let un = sign * self.vel[a][fd.idx(f[0], f[1], f[2])];
+                        if un > 0.0 {
+                            let rho = self.density[d.idx(cell[0], cell[1], cell[2])];
+                            sum += f64::from(rho) * f64::from((un * k_dt).min(1.0));
+                        }
+                    }
+                }
+                out += sum;
+            }
+        }
+        out
+    }
+
+    /// Semi-Lagrangian and MacCormack advection neither create nor keep mass exactly (the
+    /// interpolation is not conservative: +12% to +117% over 14 s in a closed box). After each
+    /// advection the density is scaled so its total equals what it held before, less the
+    /// estimated outflow through open faces, times the fade: sources (added before) and the
+    /// smoke that leaves are untouched, only advection's error is taken back. The factor is
+    /// bounded to [0.8, 1.25] per sub-step so a bad estimate cannot run away. Returns it.
+    fn correct_mass(&mut self, target: f64) -> f32 {
+        let now = det_sum(&self.density);
+        if !(now > 0.0 && target > 0.0) {
+            return 1.0;
+        }
+        let f = (target / now).clamp(0.8, 1.25) as f32;
+        if f != 1.0 {
+            self.density.par_iter_mut().for_each(|x| *x *= f);
+        }
+        f
     }
 
     /// Applies every emitter that is on at the current time: adds density, blends the
     /// temperature and velocity of the covered cells/faces towards the emitter's.
     fn apply_emitters(&mut self) {
         let g = self.grid;
-        let dt = self.params.dt;
+        let dt = self.sub_dt;
         let t = self.time;
         for e in &self.emitters {
             if !e.active_at(t) {

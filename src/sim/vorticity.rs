@@ -3,7 +3,6 @@
 //! `f = ε·h·(N × ω)` with `ω = ∇ × u` and `N = ∇|ω| / |∇|ω||`.
 
 use super::advect::VelocityRef;
-use super::boundary::Boundaries;
 use super::grid::Dims;
 use super::stencil::det_sum;
 use rayon::prelude::*;
@@ -189,8 +188,10 @@ impl Confinement {
             * 4
     }
 
-    /// Adds `dt·ε·h·(N × ω)` to the face velocities (each face gets the mean of its two
-    /// cells; faces on open boundaries the inside cell's, fixed faces nothing).
+    /// Adds `dt·ε·h·(N × ω)` to the interior face velocities (each face gets the mean of its
+    /// two cells). Faces on the domain's boundary get nothing, whatever their type: walls and
+    /// inflows are fixed, and an open face's velocity is set by the projection (pressure 0
+    /// outside); a force there would feed a flow in from outside that nothing balances.
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
@@ -198,7 +199,6 @@ impl Confinement {
         h: f32,
         eps: f32,
         dt: f32,
-        b: &Boundaries,
         u: &mut [f32],
         v: &mut [f32],
         w: &mut [f32],
@@ -249,27 +249,21 @@ impl Confinement {
         });
         let force = &self.cell;
         for (axis, f) in [u, v, w].into_iter().enumerate() {
-            add_to_faces(d, axis, b, &force[axis], dt, f);
+            add_to_faces(d, axis, &force[axis], dt, f);
         }
     }
 }
 
-/// Adds `dt·` the mean of the two cells' values of `fc` to each face along `axis` (faces on
-/// open ends the inside cell's value, faces on fixed ends nothing).
-fn add_to_faces(d: Dims, axis: usize, b: &Boundaries, fc: &[f32], dt: f32, f: &mut [f32]) {
+/// Adds `dt·` the mean of the two cells' values of `fc` to each interior face along `axis`;
+/// the faces on the domain's boundary get nothing.
+fn add_to_faces(d: Dims, axis: usize, fc: &[f32], dt: f32, f: &mut [f32]) {
     let fd = d.faces(axis);
-    let open = [b.face(axis, 0).is_open(), b.face(axis, 1).is_open()];
     let nx = d.nx;
     let crow = |j: usize, k: usize| &fc[d.idx(0, j, k)..][..nx];
     let h = 0.5 * dt;
     let mean = |o: &mut [f32], a: &[f32], c: &[f32]| {
         for ((e, x), y) in o.iter_mut().zip(a).zip(c) {
             *e += h * (x + y);
-        }
-    };
-    let one = |o: &mut [f32], a: &[f32]| {
-        for (e, x) in o.iter_mut().zip(a) {
-            *e += dt * x;
         }
     };
     f.par_chunks_mut(fd.nx * fd.ny)
@@ -281,29 +275,15 @@ fn add_to_faces(d: Dims, axis: usize, b: &Boundaries, fc: &[f32], dt: f32, f: &m
                     0 => {
                         let c = crow(j, k);
                         mean(&mut row[1..nx], &c[..nx - 1], &c[1..]);
-                        if open[0] {
-                            row[0] += dt * c[0];
-                        }
-                        if open[1] {
-                            row[nx] += dt * c[nx - 1];
-                        }
                     }
                     1 => {
                         if j > 0 && j < d.ny {
                             mean(row, crow(j - 1, k), crow(j, k));
-                        } else if j == 0 && open[0] {
-                            one(row, crow(0, k));
-                        } else if j == d.ny && open[1] {
-                            one(row, crow(d.ny - 1, k));
                         }
                     }
                     _ => {
                         if k > 0 && k < d.nz {
                             mean(row, crow(j, k - 1), crow(j, k));
-                        } else if k == 0 && open[0] {
-                            one(row, crow(j, 0));
-                        } else if k == d.nz && open[1] {
-                            one(row, crow(j, d.nz - 1));
                         }
                     }
                 }
@@ -392,8 +372,7 @@ mod tests {
         });
         let before_v = v.clone();
         let mut conf = Confinement::default();
-        let b = Boundaries::closed();
-        conf.apply(d, h, 2.0, 0.1, &b, &mut u, &mut v, &mut w);
+        conf.apply(d, h, 2.0, 0.1, &mut u, &mut v, &mut w);
         let dv = d.faces(1);
         // Interior y-faces moved towards −y where ω_z > 0.
         let c = dv.idx(4, 4, 2);

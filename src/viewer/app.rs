@@ -493,6 +493,10 @@ impl Running {
             };
         }
         if let Some(snap) = self.sim.take_latest() {
+            // The simulation pauses itself when a field blows up: show it paused.
+            if !snap.running && snap.error.is_some() {
+                self.ui.running = false;
+            }
             self.snapshot = Some(snap);
         }
         if let Some(snap) = &self.snapshot {

@@ -128,6 +128,22 @@ impl Worker {
     }
 
     /// After a step: queue a frame when recording asks for one; stop recording on failure.
+    /// One step; when a field stops being finite the simulation pauses with the error shown
+    /// (and that step is neither recorded nor exported). Returns whether it succeeded.
+    fn advance(&mut self) -> bool {
+        match self.solver.try_step() {
+            Ok(_) => {
+                self.after_step();
+                true
+            }
+            Err(e) => {
+                self.running = false;
+                self.error = Some(format!("{e}. Paused: change that parameter, then Reset."));
+                false
+            }
+        }
+    }
+
     fn after_step(&mut self) {
         let Some(spec) = &self.recording else { return };
         let Some(rec) = &self.recorder else { return };
@@ -149,8 +165,7 @@ impl Worker {
             SimCommand::SetRunning(r) => self.running = r,
             SimCommand::StepOnce => {
                 self.running = false;
-                self.solver.step();
-                self.after_step();
+                self.advance();
                 return true;
             }
             SimCommand::ExportFrame(dir, opts) => {
@@ -359,8 +374,9 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
         }
         if w.running {
             for _ in 0..w.steps_per_frame {
-                w.solver.step();
-                w.after_step();
+                if !w.advance() {
+                    break;
+                }
             }
             changed = true;
             if w.real_time {
