@@ -201,13 +201,21 @@ fn simulate_prints_the_plume_rising() {
         })
         .map(|l| {
             l.split_whitespace()
-                .map(|w| w.trim_end_matches('s').parse().expect("number"))
+                .map(|w| w.trim_end_matches(['s', '%']).parse().expect("number"))
                 .collect()
         })
         .collect();
     assert_eq!(rows.len(), 4, "{text}");
-    // Column 3 is the centroid height: the smoke rises.
-    assert!(rows[3][3] > rows[0][3], "{text}");
+    // Columns: time, steps, smoke, emitted − fade, smoky %, centroid height, pressure
+    // iterations, residual, sub-steps, CFL, ms. The smoke rises.
+    assert!(rows[3][5] > rows[0][5], "{text}");
+    for r in &rows {
+        assert_eq!(r.len(), 11, "{text}");
+        // Never more smoke than the emitter added minus fade; a small part of the box.
+        assert!(r[2] <= r[3] * 1.0001 && r[2] > 0.0, "{text}");
+        assert!(r[4] > 0.0 && r[4] < 25.0, "{text}");
+        assert!(r[8] >= 1.0 && r[9] > 0.0 && r[9] <= 2.0001, "{text}");
+    }
 }
 
 #[test]

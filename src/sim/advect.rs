@@ -225,13 +225,72 @@ impl VelocityRef<'_> {
 /// face (at rest) or an inflow (its speed along the inward normal). A trace that leaves
 /// through such a face samples the outside air: density 0, ambient temperature, that
 /// velocity; never the edge cells' own values, which would let smoke re-enter.
+///
+/// It also carries the solid cells (1 = solid, cell-centred, x-fastest), where traces stop.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Exits {
+pub struct Exits<'a> {
     /// `sides[axis][side]`.
     pub sides: [[Option<[f32; 3]>; 2]; 3],
+    /// Solid cells: a trace that would cross one stops at the last fluid point before it.
+    pub solid: Option<&'a [u8]>,
 }
 
-impl Exits {
+/// The end of the trace from `start` to `end` (cell-array coordinates) cut at the first
+/// solid cell on the straight line between them, checked every half cell: smoke is not
+/// carried through an obstacle, however thin. Points outside the grid count as fluid.
+#[inline(always)]
+pub fn stop_at_solid(mask: &[u8], d: Dims, start: [f32; 3], end: [f32; 3]) -> [f32; 3] {
+    let n = d.as_array();
+    let solid = |p: [f32; 3]| {
+        let mut idx = [0usize; 3];
+        for a in 0..3 {
+            let r = (p[a] + 0.5).floor();
+            if !(r >= 0.0 && r < n[a] as f32) {
+                return false;
+            }
+            idx[a] = r as usize;
+        }
+        mask[d.idx(idx[0], idx[1], idx[2])] != 0
+    };
+    let dist = (0..3).fold(0.0f32, |m, a| m.max((end[a] - start[a]).abs()));
+    let mid = [0, 1, 2].map(|a| 0.5 * (start[a] + end[a]));
+    if dist <= 0.5 && !solid(end) {
+        return end;
+    }
+    if dist > 0.5 || solid(end) || solid(mid) {
+        let steps = ((2.0 * dist).ceil() as usize).clamp(1, 4096);
+        let mut last = start;
+        for s in 1..=steps {
+            let t = s as f32 / steps as f32;
+            let p = [0, 1, 2].map(|a| start[a] + t * (end[a] - start[a]));
+            if solid(p) {
+                return last;
+            }
+            last = p;
+        }
+    }
+    end
+}
+
+/// Whether any of the eight cells a trilinear sample at `p` (inside the grid) reads is solid.
+#[inline(always)]
+fn touches_solid(mask: &[u8], d: Dims, p: [f32; 3]) -> bool {
+    let n = d.as_array();
+    let lo = [0, 1, 2].map(|a| (p[a].floor().max(0.0) as usize).min(n[a] - 1));
+    let hi = [0, 1, 2].map(|a| (lo[a] + 1).min(n[a] - 1));
+    for k in [lo[2], hi[2]] {
+        for j in [lo[1], hi[1]] {
+            for i in [lo[0], hi[0]] {
+                if mask[d.idx(i, j, k)] != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+impl Exits<'_> {
     /// How much of the outside air a sample at `p` takes, and that air's velocity, when `p`
     /// lies beyond the first (0) or `last` sample of an axis whose face there lets air in.
     /// The outside air sits in a ghost layer one sample beyond the last (as a Dirichlet
@@ -329,13 +388,69 @@ pub fn advect_faces(
     vel: VelocityRef<'_>,
     k_dt: f32,
     fixed: [bool; 2],
-    exits: &Exits,
+    exits: &Exits<'_>,
+) {
+    face_pass(axis, dst, src, vel, -k_dt, fixed, exits, None, false);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn face_pass(
+    axis: usize,
+    dst: &mut [f32],
+    src: &[f32],
+    vel: VelocityRef<'_>,
+    kt: f32,
+    fixed: [bool; 2],
+    exits: &Exits<'_>,
+    range: Option<&mut [[f32; 2]]>,
+    mark: bool,
 ) {
     match axis {
-        0 => advect_faces_axis::<0>(dst, src, vel, k_dt, fixed, exits),
-        1 => advect_faces_axis::<1>(dst, src, vel, k_dt, fixed, exits),
-        _ => advect_faces_axis::<2>(dst, src, vel, k_dt, fixed, exits),
+        0 => advect_faces_axis::<0>(dst, src, vel, kt, fixed, exits, range, mark),
+        1 => advect_faces_axis::<1>(dst, src, vel, kt, fixed, exits, range, mark),
+        _ => advect_faces_axis::<2>(dst, src, vel, kt, fixed, exits, range, mark),
     }
+}
+
+/// MacCormack advection of the face-velocity component along `axis` (Selle et al. 2008, as
+/// [`maccormack_cells_n`] for cells): `φ̂` by a backward RK2 trace (into `hat`, keeping the
+/// range of the eight values interpolated in `range`), `φ̃` from `φ̂` by a forward trace
+/// (into `tilde`), and `φ = φ̂ + ½(φⁿ − φ̃)` clamped to that range. Where the forward trace
+/// leaves the samples (at a face of the domain) or touches a solid cell, the face keeps the
+/// semi-Lagrangian `φ̂`. Fixed faces are left as in [`advect_faces`].
+#[allow(clippy::too_many_arguments)]
+pub fn maccormack_faces(
+    axis: usize,
+    dst: &mut [f32],
+    src: &[f32],
+    vel: VelocityRef<'_>,
+    k_dt: f32,
+    fixed: [bool; 2],
+    exits: &Exits<'_>,
+    hat: &mut [f32],
+    tilde: &mut [f32],
+    range: &mut [[f32; 2]],
+) {
+    face_pass(axis, hat, src, vel, -k_dt, fixed, exits, Some(range), false);
+    face_pass(axis, tilde, hat, vel, k_dt, fixed, exits, None, true);
+    dst.par_iter_mut()
+        .zip(hat.par_iter())
+        .zip(tilde.par_iter())
+        .zip(src.par_iter())
+        .zip(range.par_iter())
+        .for_each(|((((o, &h), &t), &s), &[lo, hi])| {
+            *o = if t.is_finite() {
+                let v = h + 0.5 * (s - t);
+                let v = if v > lo { v } else { lo };
+                if v < hi {
+                    v
+                } else {
+                    hi
+                }
+            } else {
+                h
+            };
+        });
 }
 
 /// Velocity at the x-faces of one row from two rows of cells-wide samples `r0`, `r1` (the
@@ -371,13 +486,22 @@ fn quad(out: &mut [f32], a: &[f32], b: &[f32], c: &[f32], d: &[f32]) {
     }
 }
 
+/// One pass over the faces of component `A`: the value of `src` at the RK2 trace over `kt`
+/// cells per unit velocity (negative: backwards) from each face, outside air blended in
+/// beyond open and inflow faces. With `range`, also the range of the eight values
+/// interpolated (outside air included). With `mark`, a trace that leaves the samples or
+/// touches a solid cell gives NaN (MacCormack's forward pass: no estimate there); without it,
+/// traces stop at solid cells.
+#[allow(clippy::too_many_arguments)]
 fn advect_faces_axis<const A: usize>(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
-    k_dt: f32,
+    kt: f32,
     fixed: [bool; 2],
-    exits: &Exits,
+    exits: &Exits<'_>,
+    range: Option<&mut [[f32; 2]]>,
+    mark: bool,
 ) {
     let d = vel.dims;
     let fd = d.faces(A);
@@ -399,9 +523,16 @@ fn advect_faces_axis<const A: usize>(
     let urow = |j: usize, k: usize| &vel.u[du.idx(0, j, k)..][..nx + 1];
     let vrow = |j: usize, k: usize| &vel.v[dv.idx(0, j, k)..][..nx];
     let wrow = |j: usize, k: usize| &vel.w[dw.idx(0, j, k)..][..nx];
-    dst.par_chunks_mut(fnx * fd.ny).enumerate().for_each_init(
+    let plane = fnx * fd.ny;
+    let mut ranges = range.map(|r| r.chunks_mut(plane));
+    type FacePlane<'a> = (&'a mut [f32], Option<&'a mut [[f32; 2]]>);
+    let planes: Vec<FacePlane<'_>> = dst
+        .chunks_mut(plane)
+        .map(|o| (o, ranges.as_mut().and_then(|it| it.next())))
+        .collect();
+    planes.into_par_iter().enumerate().for_each_init(
         || vec![0.0f32; 3 * (nx + 1)],
-        |sc, (k, out)| {
+        |sc, (k, (out, mut rg))| {
             for j in 0..fd.ny {
                 // Faces on a wall along A keep their value.
                 let (p, n) = if A == 1 { (j, ny) } else { (k, nz) };
@@ -452,13 +583,35 @@ fn advect_faces_axis<const A: usize>(
                 let (vx, vy, vz) = (&vx[..fnx], &vy[..fnx], &vz[..fnx]);
                 for i in i0..i1 {
                     let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
-                    let b = rk2(&vs, p, [vx[i], vy[i], vz[i]], -k_dt);
+                    let mut b = rk2(&vs, p, [vx[i], vy[i], vz[i]], kt);
                     let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
-                    let v = samp.at(q);
-                    row[i] = match exits.blend(q, last) {
-                        Some((w, air)) => v + w * (air[A] - v),
-                        None => v,
+                    if mark {
+                        let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
+                        if off || exits.solid.is_some_and(|m| touches_solid(m, d, b)) {
+                            row[i] = f32::NAN;
+                            continue;
+                        }
+                    } else if let Some(m) = exits.solid {
+                        b = stop_at_solid(m, d, p, b);
+                    }
+                    let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
+                    let l = samp.locate(q);
+                    let (v, lo, hi) = if rg.is_some() {
+                        samp.at_and_range(&l)
+                    } else {
+                        (samp.at_loc(&l), 0.0, 0.0)
                     };
+                    let (v, lo, hi) = match exits.blend(q, last) {
+                        Some((w, air)) => {
+                            let o = air[A];
+                            (v + w * (o - v), lo.min(o), hi.max(o))
+                        }
+                        None => (v, lo, hi),
+                    };
+                    row[i] = v;
+                    if let Some(r) = rg.as_deref_mut() {
+                        r[j * fnx + i] = [lo, hi];
+                    }
                 }
             }
         },
@@ -488,11 +641,11 @@ pub fn advect_cells_n<const N: usize>(
     f: [Scalar<'_>; N],
     vel: VelocityRef<'_>,
     k_dt: f32,
-    exits: &Exits,
+    exits: &Exits<'_>,
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
     let last = last_cell(vel.dims);
-    cell_pass(dst, [], vel, -k_dt, |back, _| {
+    cell_pass(dst, [], vel, -k_dt, exits.solid, |back, _| {
         let l = samp[0].locate(back);
         let w = exits.blend(back, last).map_or(0.0, |b| b.0);
         (
@@ -525,7 +678,7 @@ pub fn maccormack_cells_n<const N: usize>(
     range: [&mut [[f32; 2]]; N],
     vel: VelocityRef<'_>,
     k_dt: f32,
-    exits: &Exits,
+    exits: &Exits<'_>,
 ) {
     let d = vel.dims;
     let s_src = f.map(|s| Sampler::new(s.src, d));
@@ -535,7 +688,7 @@ pub fn maccormack_cells_n<const N: usize>(
     {
         let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
         let r: [&mut [[f32; 2]]; N] = range.each_mut().map(|r| &mut **r);
-        cell_pass(h, r, vel, -k_dt, |back, _| {
+        cell_pass(h, r, vel, -k_dt, exits.solid, |back, _| {
             let l = s_src[0].locate(back);
             let w = exits.blend(back, last).map_or(0.0, |b| b.0);
             let mut v = [0.0; N];
@@ -562,8 +715,11 @@ pub fn maccormack_cells_n<const N: usize>(
     // centres. Where it would be clamped (next to a face), the error estimate is meaningless
     // and the cell keeps the semi-Lagrangian value.
     let inner = [0, 1, 2].map(|a| (d.as_array()[a] - 1) as f32);
-    cell_pass(dst, [], vel, k_dt, |fwd, c| {
-        let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]));
+    // The forward trace is not cut at solids: where it would reach one, the cell keeps the
+    // semi-Lagrangian value instead.
+    cell_pass(dst, [], vel, k_dt, None, |fwd, c| {
+        let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]))
+            || exits.solid.is_some_and(|m| touches_solid(m, d, fwd));
         if clamped {
             return (
                 std::array::from_fn(|n| f[n].scale * hat[n][c] + f[n].offset),
@@ -596,6 +752,7 @@ fn cell_pass<const N: usize, const M: usize>(
     aux: [&mut [[f32; 2]]; M],
     vel: VelocityRef<'_>,
     k: f32,
+    solid: Option<&[u8]>,
     f: impl Fn([f32; 3], usize) -> ([f32; N], [[f32; 2]; M]) + Sync,
 ) {
     let vs = VelSampler::new(vel);
@@ -639,7 +796,11 @@ fn cell_pass<const N: usize, const M: usize>(
                         0.5 * (vb[i] + vt[i]),
                         0.5 * (wb[i] + wf[i]),
                     ];
-                    let end = rk2(&vs, [i as f32, j as f32, kz as f32], u0, k);
+                    let p = [i as f32, j as f32, kz as f32];
+                    let mut end = rk2(&vs, p, u0, k);
+                    if let Some(m) = solid {
+                        end = stop_at_solid(m, d, p, end);
+                    }
                     let (r, r2) = f(end, base + i);
                     let o = j * d.nx + i;
                     for (a, v) in out.iter_mut().zip(r) {

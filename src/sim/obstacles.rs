@@ -136,6 +136,62 @@ impl Solids {
         }
     }
 
+    /// Extrapolates each velocity component into the faces that touch solid cells, `layers`
+    /// deep: each layer gives the faces next to known ones (the fluid's faces, then the
+    /// layers already filled) the mean of their known neighbours in the same component.
+    /// Deeper faces keep their value. Advection then reads the fluid's own velocity next to
+    /// an obstacle instead of the zeros the obstacle holds.
+    pub fn extrapolate_faces(&self, d: Dims, vel: [&mut [f32]; 3], layers: usize) {
+        for (axis, f) in vel.into_iter().enumerate() {
+            let list = &self.faces[axis];
+            if list.is_empty() {
+                continue;
+            }
+            let fd = d.faces(axis);
+            let mut known = vec![1u8; fd.cells()];
+            for &i in list {
+                known[i as usize] = 0;
+            }
+            let mut pending: Vec<u32> = list.clone();
+            for _ in 0..layers {
+                let mut filled = Vec::new();
+                pending.retain(|&c| {
+                    let [i, j, k] = unflatten(fd, c as usize);
+                    let (mut sum, mut cnt) = (0.0f32, 0u32);
+                    for q in neighbours(fd, [i, j, k]) {
+                        let qi = fd.idx(q[0], q[1], q[2]);
+                        if known[qi] != 0 {
+                            sum += f[qi];
+                            cnt += 1;
+                        }
+                    }
+                    if cnt > 0 {
+                        filled.push((c, sum / cnt as f32));
+                        false
+                    } else {
+                        true
+                    }
+                });
+                if filled.is_empty() {
+                    break;
+                }
+                for (c, v) in filled {
+                    f[c as usize] = v;
+                    known[c as usize] = 1;
+                }
+            }
+        }
+    }
+
+    /// Per face of the component along `axis`: 1 where the face touches a solid cell.
+    pub fn face_mask(&self, d: Dims, axis: usize) -> Vec<u8> {
+        let mut m = vec![0u8; d.faces(axis).cells()];
+        for &i in &self.faces[axis] {
+            m[i as usize] = 1;
+        }
+        m
+    }
+
     /// Diagonal of the pressure operator per cell: the number of neighbours that are fluid
     /// cells or lie beyond an open face; 0 for solid cells (their pressure stays 0).
     pub fn pressure_diag(&self, d: Dims, b: &Boundaries) -> Vec<f32> {

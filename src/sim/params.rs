@@ -69,9 +69,12 @@ pub struct FluidParams {
     /// Vorticity confinement strength ε (Fedkiw et al. 2001): adds ε·h·(N × ω) so small swirls
     /// that the grid would smear out survive. Default 0 (stage skipped); allowed [0, 100].
     pub vorticity: f32,
-    /// Advection scheme for density and temperature. Velocity is semi-Lagrangian; every
-    /// trace is second order (RK2).
+    /// Advection scheme for density and temperature. Every trace is second order (RK2).
     pub advection: Advection,
+    /// Advection scheme for the velocity: semi-Lagrangian (the default) or MacCormack, which
+    /// keeps small swirls with less confinement for about 2.5 times the cost of that stage
+    /// and 4 more floats a face.
+    pub velocity_advection: Advection,
     /// Pressure solve stops when max|residual| ≤ tolerance · max|right-hand side|.
     /// Default 1e-3; allowed [1e-7, 1).
     pub pressure_tolerance: f32,
@@ -104,6 +107,7 @@ impl Default for FluidParams {
             cooling: 0.5,
             vorticity: 0.0,
             advection: Advection::SemiLagrangian,
+            velocity_advection: Advection::SemiLagrangian,
             pressure_tolerance: 1e-3,
             pressure_max_iterations: 200,
             sor_omega: 1.9,

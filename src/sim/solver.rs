@@ -117,6 +117,9 @@ pub struct Solver {
     confinement: Confinement,
     vel: [Vec<f32>; 3],
     vel_tmp: [Vec<f32>; 3],
+    /// MacCormack's scratch for each velocity component (φ̂, φ̃, clamping ranges), allocated
+    /// while `velocity_advection` is MacCormack.
+    vel_mac: [(Vec<f32>, Vec<f32>, Vec<[f32; 2]>); 3],
     pressure: Vec<f32>,
     rhs: Vec<f32>,
     pressure_solver: Box<dyn PressureSolver>,
@@ -175,6 +178,7 @@ impl Solver {
             confinement: Confinement::default(),
             vel: faces.map(|m| vec![0.0; m]),
             vel_tmp: faces.map(|m| vec![0.0; m]),
+            vel_mac: Default::default(),
             pressure: vec![0.0; n],
             rhs: vec![0.0; n],
             time: 0.0,
@@ -226,7 +230,12 @@ impl Solver {
             + self.temperature_tmp.len()
             + 2 * self.mac_range.len()
             + self.pressure_diag.len()
-            + self.vel.iter().map(Vec::len).sum::<usize>() * 2;
+            + self.vel.iter().map(Vec::len).sum::<usize>() * 2
+            + self
+                .vel_mac
+                .iter()
+                .map(|(a, b, r)| a.len() + b.len() + 2 * r.len())
+                .sum::<usize>();
         floats * std::mem::size_of::<f32>()
             + self.solids.mask.len()
             + self.confinement.memory_bytes()
@@ -766,16 +775,16 @@ impl Solver {
             .sum()
     }
 
-    /// The exits of the domain for advection. For scalars (`velocity` false) open faces let
-    /// ambient air in; for the velocity an open face is zero-gradient (a trace beyond it is
-    /// clamped to the domain: the do-nothing outflow condition, pressure 0 outside), so a
-    /// flow keeps its momentum through it. Inflows let their own air in at their speed;
-    /// walls nothing.
-    fn exits(&self, velocity: bool) -> Exits {
-        let mut e = Exits::default();
-        for a in 0..3 {
-            for side in 0..2 {
-                e.sides[a][side] = match self.boundaries.face(a, side) {
+    /// Where air comes from at each face for advection. For scalars (`velocity` false) open
+    /// faces let ambient air in; for the velocity an open face is zero-gradient (a trace
+    /// beyond it is clamped to the domain: the do-nothing outflow condition, pressure 0
+    /// outside), so a flow keeps its momentum through it. Inflows let their own air in at
+    /// their speed; walls nothing. See [`Exits`].
+    fn exit_sides(&self, velocity: bool) -> [[Option<[f32; 3]>; 2]; 3] {
+        let mut e = [[None; 2]; 3];
+        for (a, sides) in e.iter_mut().enumerate() {
+            for (side, x) in sides.iter_mut().enumerate() {
+                *x = match self.boundaries.face(a, side) {
                     Face::Wall => None,
                     Face::Open if velocity => None,
                     Face::Open => Some([0.0; 3]),
@@ -805,8 +814,8 @@ impl Solver {
         let d = self.grid.dims;
         let h = self.grid.h;
         let b = self.boundaries;
-        let exits = self.exits(false);
-        let vel_exits = self.exits(true);
+        let scalar_sides = self.exit_sides(false);
+        let vel_sides = self.exit_sides(true);
 
         let t = Instant::now();
         let m0 = det_sum(&self.density);
@@ -814,6 +823,26 @@ impl Solver {
         timed("sources", t);
 
         let t = Instant::now();
+        if !self.solids.is_empty() {
+            // Advection reads velocities inside obstacles next to the fluid: give them the
+            // fluid's (two layers), not the zeros the obstacle holds, which would drag the
+            // flow along its surface. The solid faces are zeroed again afterwards.
+            let [u, v, w] = &mut self.vel;
+            self.solids.extrapolate_faces(d, [u, v, w], 2);
+        }
+        let vel_exits = Exits {
+            sides: vel_sides,
+            solid: (!self.solids.is_empty()).then_some(self.solids.mask.as_slice()),
+        };
+        let mac_vel = self.params.velocity_advection == Advection::MacCormack;
+        if mac_vel && self.vel_mac[0].0.len() != self.vel[0].len() {
+            for a in 0..3 {
+                let m = self.vel[a].len();
+                self.vel_mac[a] = (vec![0.0; m], vec![0.0; m], vec![[0.0; 2]; m]);
+            }
+        } else if !mac_vel && !self.vel_mac[0].0.is_empty() {
+            self.vel_mac = Default::default();
+        }
         for a in 0..3 {
             let vr = VelocityRef {
                 dims: d,
@@ -822,15 +851,31 @@ impl Solver {
                 w: &self.vel[2],
             };
             let fixed = [0, 1].map(|side| b.face(a, side).is_fixed());
-            advect::advect_faces(
-                a,
-                &mut self.vel_tmp[a],
-                &self.vel[a],
-                vr,
-                dt / h,
-                fixed,
-                &vel_exits,
-            );
+            if mac_vel {
+                let (hat, tilde, range) = &mut self.vel_mac[a];
+                advect::maccormack_faces(
+                    a,
+                    &mut self.vel_tmp[a],
+                    &self.vel[a],
+                    vr,
+                    dt / h,
+                    fixed,
+                    &vel_exits,
+                    hat,
+                    tilde,
+                    range,
+                );
+            } else {
+                advect::advect_faces(
+                    a,
+                    &mut self.vel_tmp[a],
+                    &self.vel[a],
+                    vr,
+                    dt / h,
+                    fixed,
+                    &vel_exits,
+                );
+            }
         }
         std::mem::swap(&mut self.vel, &mut self.vel_tmp);
         self.enforce_boundaries();
@@ -864,16 +909,49 @@ impl Solver {
             let t = Instant::now();
             let a = diffuse::coupling(self.params.viscosity, dt, h);
             for axis in 0..3 {
-                let s = diffuse::diffuse_component(
-                    axis,
-                    &mut self.vel[axis],
-                    &mut self.vel_tmp[axis],
-                    d,
-                    &b,
-                    a,
-                    self.params.diffusion_tolerance,
-                    self.params.diffusion_max_iterations,
-                );
+                let s = if self.solids.is_empty() {
+                    diffuse::diffuse_component(
+                        axis,
+                        &mut self.vel[axis],
+                        &mut self.vel_tmp[axis],
+                        d,
+                        &b,
+                        a,
+                        self.params.diffusion_tolerance,
+                        self.params.diffusion_max_iterations,
+                    )
+                } else {
+                    // Faces on obstacles hold 0 and faces on walls and inflows their normal
+                    // velocity; their neighbours see those values (no slip at obstacles).
+                    let fd = d.faces(axis);
+                    let mut mask = self.solids.face_mask(d, axis);
+                    let n = fd.as_array();
+                    for side in 0..2 {
+                        if !b.face(axis, side).is_fixed() {
+                            continue;
+                        }
+                        let at = if side == 0 { 0 } else { n[axis] };
+                        for k in 0..fd.nz {
+                            for j in 0..fd.ny {
+                                for i in 0..fd.nx {
+                                    if [i, j, k][axis] == at {
+                                        mask[fd.idx(i, j, k)] = 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    diffuse::diffuse_masked(
+                        &mut self.vel[axis],
+                        &mut self.vel_tmp[axis],
+                        n,
+                        &mask,
+                        diffuse::Masked::Fixed,
+                        a,
+                        self.params.diffusion_tolerance,
+                        self.params.diffusion_max_iterations,
+                    )
+                };
                 stats.viscosity_iterations += s.iterations;
             }
             self.enforce_boundaries();
@@ -892,7 +970,7 @@ impl Solver {
         timed("project", t);
 
         let t = Instant::now();
-        self.advect_scalars(&exits);
+        self.advect_scalars(scalar_sides);
         let cell = f64::from(h).powi(3);
         stats.outflow = self.outflow * cell;
         stats.source_added = (self.before_advection - m0) * cell;
@@ -902,14 +980,28 @@ impl Solver {
         if self.params.diffusion > 0.0 {
             let t = Instant::now();
             let a = diffuse::coupling(self.params.diffusion, dt, h);
-            let s = diffuse::diffuse_scalar(
-                &mut self.density,
-                &mut self.density_tmp,
-                d,
-                a,
-                self.params.diffusion_tolerance,
-                self.params.diffusion_max_iterations,
-            );
+            let s = if self.solids.is_empty() {
+                diffuse::diffuse_scalar(
+                    &mut self.density,
+                    &mut self.density_tmp,
+                    d,
+                    a,
+                    self.params.diffusion_tolerance,
+                    self.params.diffusion_max_iterations,
+                )
+            } else {
+                // No smoke diffuses into an obstacle (where it would be deleted).
+                diffuse::diffuse_masked(
+                    &mut self.density,
+                    &mut self.density_tmp,
+                    d.as_array(),
+                    &self.solids.mask,
+                    diffuse::Masked::ZeroFlux,
+                    a,
+                    self.params.diffusion_tolerance,
+                    self.params.diffusion_max_iterations,
+                )
+            };
             self.solids.fill_cells(&mut self.density, 0.0);
             stats.diffusion_iterations = s.iterations;
             timed("diffuse_density", t);
@@ -922,7 +1014,7 @@ impl Solver {
 
     /// Advects density (with fade) and, while it is not uniform, temperature (with cooling),
     /// then corrects the density's total (see [`Solver::correct_mass`]).
-    fn advect_scalars(&mut self, exits: &Exits) {
+    fn advect_scalars(&mut self, sides: [[Option<[f32; 3]>; 2]; 3]) {
         let d = self.grid.dims;
         let (h, dt) = (self.grid.h, self.sub_dt);
         let k_dt = dt / h;
@@ -962,6 +1054,10 @@ impl Solver {
             w: &self.vel[2],
         };
         let solids = &self.solids;
+        let exits = &Exits {
+            sides,
+            solid: (!solids.is_empty()).then_some(solids.mask.as_slice()),
+        };
         let dens = Scalar {
             src: &self.density,
             scale: fade,

@@ -406,7 +406,13 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
         s.steps,
         if s.running { "running" } else { "paused" }
     ));
-    v.push(format!("step {:8.2} ms", s.stats.total_ms));
+    v.push(format!(
+        "step {:8.2} ms, {} sub-step{}, CFL {:.2}",
+        s.stats.total_ms,
+        s.stats.substeps,
+        if s.stats.substeps == 1 { "" } else { "s" },
+        s.stats.cfl
+    ));
     for stage in &s.stats.stages {
         v.push(format!("  {:<16}{:7.2} ms", stage.name, stage.ms));
     }
@@ -418,7 +424,10 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
         "max div {:.1e} → {:.1e} 1/s",
         s.stats.divergence_before, s.stats.divergence_after
     ));
-    v.push(format!("total density {:.4e}", s.total_density));
+    v.push(format!(
+        "smoke {:.4e}, out through open faces {:.1e}/step",
+        s.total_density, s.stats.outflow
+    ));
     v
 }
 
@@ -522,6 +531,24 @@ fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                         .text("pressure iteration cap"),
                 )
                 .changed();
+            ui.horizontal(|ui| {
+                changed |= ui
+                    .add(
+                        egui::Slider::new(&mut st.params.max_cfl, 0.25..=16.0)
+                            .logarithmic(true)
+                            .text("max CFL"),
+                    )
+                    .on_hover_text("cells the flow may move per sub-step; a step takes as many sub-steps as that needs")
+                    .changed();
+                changed |= ui
+                    .add(
+                        egui::DragValue::new(&mut st.params.max_substeps)
+                            .range(1..=1000)
+                            .prefix("≤ ")
+                            .suffix(" sub-steps"),
+                    )
+                    .changed();
+            });
             if changed {
                 push_params(st, out);
             }
@@ -594,15 +621,27 @@ fn fluid(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                         .text("vorticity confinement ε"),
                 )
                 .changed();
-            egui::ComboBox::from_label("advection")
-                .selected_text(advection_label(st.params.advection))
-                .show_ui(ui, |ui| {
-                    for a in [Advection::SemiLagrangian, Advection::MacCormack] {
-                        changed |= ui
-                            .selectable_value(&mut st.params.advection, a, advection_label(a))
-                            .changed();
+            ui.horizontal(|ui| {
+                ui.label("advection: smoke");
+                for (id, field) in [
+                    ("adv-smoke", &mut st.params.advection),
+                    ("adv-velocity", &mut st.params.velocity_advection),
+                ] {
+                    if id == "adv-velocity" {
+                        ui.label("velocity");
                     }
-                });
+                    egui::ComboBox::from_id_salt(id)
+                        .selected_text(advection_label(*field))
+                        .width(110.0)
+                        .show_ui(ui, |ui| {
+                            for a in [Advection::SemiLagrangian, Advection::MacCormack] {
+                                changed |= ui
+                                    .selectable_value(field, a, advection_label(a))
+                                    .changed();
+                            }
+                        });
+                }
+            });
             egui::ComboBox::from_label("pressure solver")
                 .selected_text(pressure_label(st.params.pressure_method))
                 .show_ui(ui, |ui| {
