@@ -329,36 +329,106 @@ impl Exits<'_> {
     }
 }
 
-/// Trilinear samplers of the three face-velocity components, built once per pass, for the
-/// midpoints of second-order (RK2) traces.
-#[derive(Clone, Copy)]
-pub struct VelSampler<'a> {
-    s: [Sampler<'a>; 3],
+/// The velocity at cell centres, the three components interleaved (and padded to four) so
+/// that one trilinear sample locates once and reads eight adjacent 16-byte values: the
+/// midpoints of second-order (RK2) traces cost about one scalar sample instead of three.
+/// Filled once per advection pass ([`VelSampler::fill`]); 16 bytes a cell.
+#[derive(Clone, Debug)]
+pub struct VelSampler {
+    v: Vec<[f32; 4]>,
+    d: Dims,
+    hi: [f32; 3],
 }
 
-impl<'a> VelSampler<'a> {
-    /// Samplers over `vel`'s components.
-    pub fn new(vel: VelocityRef<'a>) -> Self {
-        let d = vel.dims;
+impl Default for VelSampler {
+    fn default() -> Self {
         Self {
-            s: [
-                Sampler::new(vel.u, d.faces(0)),
-                Sampler::new(vel.v, d.faces(1)),
-                Sampler::new(vel.w, d.faces(2)),
-            ],
+            v: vec![[0.0; 4]],
+            d: Dims::new(1, 1, 1),
+            hi: [0.0; 3],
         }
     }
+}
 
-    /// Velocity at `p` in cell-array coordinates (cell i's centre at i): each component
-    /// interpolated on its own staggered grid, where the face between cells i−1 and i sits at
-    /// i − 0.5.
+impl VelSampler {
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.v.len() * std::mem::size_of::<[f32; 4]>()
+    }
+
+    /// A sampler of `vel`.
+    pub fn new(vel: VelocityRef<'_>) -> Self {
+        let mut s = Self::default();
+        s.fill(vel);
+        s
+    }
+
+    /// Takes `vel`'s cell-centred velocity (each component the mean of the cell's two faces
+    /// along it), reusing the buffer.
+    pub fn fill(&mut self, vel: VelocityRef<'_>) {
+        let d = vel.dims;
+        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+        assert_eq!(vel.u.len(), du.cells());
+        assert_eq!(vel.v.len(), dv.cells());
+        assert_eq!(vel.w.len(), dw.cells());
+        self.v.resize(d.cells(), [0.0; 4]);
+        self.d = d;
+        self.hi = [(d.nx - 1) as f32, (d.ny - 1) as f32, (d.nz - 1) as f32];
+        let nx = d.nx;
+        self.v
+            .par_chunks_mut(nx * d.ny)
+            .enumerate()
+            .for_each(|(k, pl)| {
+                for j in 0..d.ny {
+                    let ur = &vel.u[du.idx(0, j, k)..][..nx + 1];
+                    let vb = &vel.v[dv.idx(0, j, k)..][..nx];
+                    let vt = &vel.v[dv.idx(0, j + 1, k)..][..nx];
+                    let wb = &vel.w[dw.idx(0, j, k)..][..nx];
+                    let wf = &vel.w[dw.idx(0, j, k + 1)..][..nx];
+                    let row = &mut pl[j * nx..][..nx];
+                    for i in 0..nx {
+                        row[i] = [
+                            0.5 * (ur[i] + ur[i + 1]),
+                            0.5 * (vb[i] + vt[i]),
+                            0.5 * (wb[i] + wf[i]),
+                            0.0,
+                        ];
+                    }
+                }
+            });
+    }
+
+    /// Velocity at `p` in cell-array coordinates (cell i's centre at i), trilinear between
+    /// the cell-centred values, clamped to the grid like [`Sampler`].
     #[inline(always)]
     pub fn at_cell_coords(&self, p: [f32; 3]) -> [f32; 3] {
-        [
-            self.s[0].at([p[0] + 0.5, p[1], p[2]]),
-            self.s[1].at([p[0], p[1] + 0.5, p[2]]),
-            self.s[2].at([p[0], p[1], p[2] + 0.5]),
-        ]
+        let l = Sampler {
+            f: &[],
+            d: self.d,
+            hi: self.hi,
+        }
+        .locate(p);
+        let v = &self.v;
+        debug_assert!(l.b + l.di + l.dj + l.dk < v.len());
+        // SAFETY: `locate` keeps every corner inside the d.cells() = v.len() values.
+        let g = |o: usize| unsafe { *v.get_unchecked(l.b + o) };
+        let lerp = |a: [f32; 4], b: [f32; 4], t: f32| {
+            [
+                a[0] + t * (b[0] - a[0]),
+                a[1] + t * (b[1] - a[1]),
+                a[2] + t * (b[2] - a[2]),
+                0.0,
+            ]
+        };
+        let [tx, ty, tz] = l.t;
+        let c00 = lerp(g(0), g(l.di), tx);
+        let c10 = lerp(g(l.dj), g(l.dj + l.di), tx);
+        let c01 = lerp(g(l.dk), g(l.dk + l.di), tx);
+        let c11 = lerp(g(l.dk + l.dj), g(l.dk + l.dj + l.di), tx);
+        let c0 = lerp(c00, c10, ty);
+        let c1 = lerp(c01, c11, ty);
+        let c = lerp(c0, c1, tz);
+        [c[0], c[1], c[2]]
     }
 }
 
@@ -366,7 +436,7 @@ impl<'a> VelSampler<'a> {
 /// (signed: −k_dt backwards, +k_dt forwards) cells per unit velocity, given the velocity `u0`
 /// at `p`: half a step with `u0`, then the whole step with the velocity found there.
 #[inline(always)]
-pub fn rk2(vs: &VelSampler<'_>, p: [f32; 3], u0: [f32; 3], k: f32) -> [f32; 3] {
+pub fn rk2(vs: &VelSampler, p: [f32; 3], u0: [f32; 3], k: f32) -> [f32; 3] {
     let mid = [
         p[0] + 0.5 * k * u0[0],
         p[1] + 0.5 * k * u0[1],
@@ -390,8 +460,48 @@ pub fn advect_faces(
     fixed: [bool; 2],
     exits: &Exits<'_>,
 ) {
-    face_pass(axis, dst, src, vel, -k_dt, fixed, exits, None, false);
+    let vs = VelSampler::new(vel);
+    face_pass(axis, dst, src, vel, &vs, -k_dt, fixed, exits, None, false);
 }
+
+/// Advects the three face-velocity components (`src` → `dst`) through `src` itself over
+/// `k_dt = dt/h` cells per unit velocity, as [`advect_faces`] does for one, with one
+/// cell-centred sampler (`vs`, refilled here) for all three; with `mac` (MacCormack's
+/// scratch for each component: φ̂, φ̃ and the clamping ranges), as [`maccormack_faces`].
+/// `fixed[axis]` names the fixed ends of each component.
+#[allow(clippy::too_many_arguments)]
+pub fn advect_velocity(
+    dst: [&mut [f32]; 3],
+    src: [&[f32]; 3],
+    dims: Dims,
+    vs: &mut VelSampler,
+    k_dt: f32,
+    fixed: [[bool; 2]; 3],
+    exits: &Exits<'_>,
+    mut mac: Option<&mut [MacScratch; 3]>,
+) {
+    let vel = VelocityRef {
+        dims,
+        u: src[0],
+        v: src[1],
+        w: src[2],
+    };
+    vs.fill(vel);
+    for (a, dst) in dst.into_iter().enumerate() {
+        match mac.as_deref_mut() {
+            Some(m) => {
+                let (hat, tilde, range) = &mut m[a];
+                maccormack_faces(
+                    a, dst, src[a], vel, vs, k_dt, fixed[a], exits, hat, tilde, range,
+                );
+            }
+            None => face_pass(a, dst, src[a], vel, vs, -k_dt, fixed[a], exits, None, false),
+        }
+    }
+}
+
+/// MacCormack's scratch for one face-velocity component: φ̂, φ̃ and the clamping ranges.
+pub type MacScratch = (Vec<f32>, Vec<f32>, Vec<[f32; 2]>);
 
 #[allow(clippy::too_many_arguments)]
 fn face_pass(
@@ -399,6 +509,7 @@ fn face_pass(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
+    vs: &VelSampler,
     kt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
@@ -406,9 +517,9 @@ fn face_pass(
     mark: bool,
 ) {
     match axis {
-        0 => advect_faces_axis::<0>(dst, src, vel, kt, fixed, exits, range, mark),
-        1 => advect_faces_axis::<1>(dst, src, vel, kt, fixed, exits, range, mark),
-        _ => advect_faces_axis::<2>(dst, src, vel, kt, fixed, exits, range, mark),
+        0 => advect_faces_axis::<0>(dst, src, vel, vs, kt, fixed, exits, range, mark),
+        1 => advect_faces_axis::<1>(dst, src, vel, vs, kt, fixed, exits, range, mark),
+        _ => advect_faces_axis::<2>(dst, src, vel, vs, kt, fixed, exits, range, mark),
     }
 }
 
@@ -424,6 +535,7 @@ pub fn maccormack_faces(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
+    vs: &VelSampler,
     k_dt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
@@ -431,8 +543,19 @@ pub fn maccormack_faces(
     tilde: &mut [f32],
     range: &mut [[f32; 2]],
 ) {
-    face_pass(axis, hat, src, vel, -k_dt, fixed, exits, Some(range), false);
-    face_pass(axis, tilde, hat, vel, k_dt, fixed, exits, None, true);
+    face_pass(
+        axis,
+        hat,
+        src,
+        vel,
+        vs,
+        -k_dt,
+        fixed,
+        exits,
+        Some(range),
+        false,
+    );
+    face_pass(axis, tilde, hat, vel, vs, k_dt, fixed, exits, None, true);
     dst.par_iter_mut()
         .zip(hat.par_iter())
         .zip(tilde.par_iter())
@@ -497,6 +620,7 @@ fn advect_faces_axis<const A: usize>(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
+    vs: &VelSampler,
     kt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
@@ -507,7 +631,6 @@ fn advect_faces_axis<const A: usize>(
     let fd = d.faces(A);
     assert_eq!(dst.len(), fd.cells());
     let samp = Sampler::new(src, fd);
-    let vs = VelSampler::new(vel);
     // The last sample on each axis of this component's array (its faces along A sit at
     // 0..=n_A, its samples across at cell centres 0..n−1).
     let last = [0, 1, 2].map(|b| (fd.as_array()[b] - 1) as f32);
@@ -583,7 +706,7 @@ fn advect_faces_axis<const A: usize>(
                 let (vx, vy, vz) = (&vx[..fnx], &vy[..fnx], &vz[..fnx]);
                 for i in i0..i1 {
                     let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
-                    let mut b = rk2(&vs, p, [vx[i], vy[i], vz[i]], kt);
+                    let mut b = rk2(vs, p, [vx[i], vy[i], vz[i]], kt);
                     let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
                     if mark {
                         let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
@@ -640,12 +763,13 @@ pub fn advect_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
     vel: VelocityRef<'_>,
+    vs: &VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
     let last = last_cell(vel.dims);
-    cell_pass(dst, [], vel, -k_dt, exits.solid, |back, _| {
+    cell_pass(dst, [], vel, vs, -k_dt, exits.solid, |back, _| {
         let l = samp[0].locate(back);
         let w = exits.blend(back, last).map_or(0.0, |b| b.0);
         (
@@ -671,12 +795,14 @@ fn last_cell(d: Dims) -> [f32; 3] {
 /// Two passes in all: the first locates each backtrace once, samples every field there and
 /// keeps the range of the eight values it interpolated (in `range`); the second locates the
 /// forward trace once and samples every intermediate field there.
+#[allow(clippy::too_many_arguments)]
 pub fn maccormack_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
     hat: [&mut [f32]; N],
     range: [&mut [[f32; 2]]; N],
     vel: VelocityRef<'_>,
+    vs: &VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
 ) {
@@ -688,7 +814,7 @@ pub fn maccormack_cells_n<const N: usize>(
     {
         let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
         let r: [&mut [[f32; 2]]; N] = range.each_mut().map(|r| &mut **r);
-        cell_pass(h, r, vel, -k_dt, exits.solid, |back, _| {
+        cell_pass(h, r, vel, vs, -k_dt, exits.solid, |back, _| {
             let l = s_src[0].locate(back);
             let w = exits.blend(back, last).map_or(0.0, |b| b.0);
             let mut v = [0.0; N];
@@ -717,7 +843,7 @@ pub fn maccormack_cells_n<const N: usize>(
     let inner = [0, 1, 2].map(|a| (d.as_array()[a] - 1) as f32);
     // The forward trace is not cut at solids: where it would reach one, the cell keeps the
     // semi-Lagrangian value instead.
-    cell_pass(dst, [], vel, k_dt, None, |fwd, c| {
+    cell_pass(dst, [], vel, vs, k_dt, None, |fwd, c| {
         let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]))
             || exits.solid.is_some_and(|m| touches_solid(m, d, fwd));
         if clamped {
@@ -751,11 +877,11 @@ fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
     aux: [&mut [[f32; 2]]; M],
     vel: VelocityRef<'_>,
+    vs: &VelSampler,
     k: f32,
     solid: Option<&[u8]>,
     f: impl Fn([f32; 3], usize) -> ([f32; N], [[f32; 2]; M]) + Sync,
 ) {
-    let vs = VelSampler::new(vel);
     let d = vel.dims;
     for o in &dst {
         assert_eq!(o.len(), d.cells());
@@ -797,7 +923,7 @@ fn cell_pass<const N: usize, const M: usize>(
                         0.5 * (wb[i] + wf[i]),
                     ];
                     let p = [i as f32, j as f32, kz as f32];
-                    let mut end = rk2(&vs, p, u0, k);
+                    let mut end = rk2(vs, p, u0, k);
                     if let Some(m) = solid {
                         end = stop_at_solid(m, d, p, end);
                     }

@@ -94,6 +94,7 @@ pub enum Masked {
 /// `masked` says; the array's own ends are zero-flux. Red-black Gauss-Seidel (ω = 1), each
 /// colour in parallel over z-planes (a cell of one colour reads only the other colour), so the
 /// result does not depend on the thread count. Used where obstacles are present.
+#[allow(clippy::too_many_arguments)]
 pub fn diffuse_masked(
     x: &mut [f32],
     scratch: &mut [f32],

@@ -119,7 +119,9 @@ pub struct Solver {
     vel_tmp: [Vec<f32>; 3],
     /// MacCormack's scratch for each velocity component (φ̂, φ̃, clamping ranges), allocated
     /// while `velocity_advection` is MacCormack.
-    vel_mac: [(Vec<f32>, Vec<f32>, Vec<[f32; 2]>); 3],
+    vel_mac: [advect::MacScratch; 3],
+    /// The cell-centred velocity that RK2 traces sample their midpoints from.
+    vel_sampler: advect::VelSampler,
     pressure: Vec<f32>,
     rhs: Vec<f32>,
     pressure_solver: Box<dyn PressureSolver>,
@@ -179,6 +181,7 @@ impl Solver {
             vel: faces.map(|m| vec![0.0; m]),
             vel_tmp: faces.map(|m| vec![0.0; m]),
             vel_mac: Default::default(),
+            vel_sampler: Default::default(),
             pressure: vec![0.0; n],
             rhs: vec![0.0; n],
             time: 0.0,
@@ -238,6 +241,7 @@ impl Solver {
                 .sum::<usize>();
         floats * std::mem::size_of::<f32>()
             + self.solids.mask.len()
+            + self.vel_sampler.memory_bytes()
             + self.confinement.memory_bytes()
             + self.pressure_solver.memory_bytes()
     }
@@ -843,39 +847,20 @@ impl Solver {
         } else if !mac_vel && !self.vel_mac[0].0.is_empty() {
             self.vel_mac = Default::default();
         }
-        for a in 0..3 {
-            let vr = VelocityRef {
-                dims: d,
-                u: &self.vel[0],
-                v: &self.vel[1],
-                w: &self.vel[2],
-            };
-            let fixed = [0, 1].map(|side| b.face(a, side).is_fixed());
-            if mac_vel {
-                let (hat, tilde, range) = &mut self.vel_mac[a];
-                advect::maccormack_faces(
-                    a,
-                    &mut self.vel_tmp[a],
-                    &self.vel[a],
-                    vr,
-                    dt / h,
-                    fixed,
-                    &vel_exits,
-                    hat,
-                    tilde,
-                    range,
-                );
-            } else {
-                advect::advect_faces(
-                    a,
-                    &mut self.vel_tmp[a],
-                    &self.vel[a],
-                    vr,
-                    dt / h,
-                    fixed,
-                    &vel_exits,
-                );
-            }
+        let fixed = [0, 1, 2].map(|a| [0, 1].map(|side| b.face(a, side).is_fixed()));
+        {
+            let [t0, t1, t2] = &mut self.vel_tmp;
+            let [v0, v1, v2] = &self.vel;
+            advect::advect_velocity(
+                [t0, t1, t2],
+                [v0, v1, v2],
+                d,
+                &mut self.vel_sampler,
+                dt / h,
+                fixed,
+                &vel_exits,
+                mac_vel.then_some(&mut self.vel_mac),
+            );
         }
         std::mem::swap(&mut self.vel, &mut self.vel_tmp);
         self.enforce_boundaries();
@@ -1053,6 +1038,8 @@ impl Solver {
             v: &self.vel[1],
             w: &self.vel[2],
         };
+        self.vel_sampler.fill(vr);
+        let vs = &self.vel_sampler;
         let solids = &self.solids;
         let exits = &Exits {
             sides,
@@ -1077,9 +1064,9 @@ impl Solver {
                 self.mac_tmp2.resize(n, 0.0);
                 let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
                 let (r0, r1) = self.mac_range.split_at_mut(n);
-                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, k_dt, exits);
+                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, vs, k_dt, exits);
             } else {
-                advect::advect_cells_n(dst, [dens, temp], vr, k_dt, exits);
+                advect::advect_cells_n(dst, [dens, temp], vr, vs, k_dt, exits);
             }
             std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
             solids.fill_cells(&mut self.temperature, amb);
@@ -1088,9 +1075,9 @@ impl Solver {
             if mac {
                 let hat = [&mut self.mac_tmp[..]];
                 let range = [&mut self.mac_range[..]];
-                advect::maccormack_cells_n(dst, [dens], hat, range, vr, k_dt, exits);
+                advect::maccormack_cells_n(dst, [dens], hat, range, vr, vs, k_dt, exits);
             } else {
-                advect::advect_cells_n(dst, [dens], vr, k_dt, exits);
+                advect::advect_cells_n(dst, [dens], vr, vs, k_dt, exits);
             }
         }
         std::mem::swap(&mut self.density, &mut self.density_tmp);

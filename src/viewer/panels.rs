@@ -635,9 +635,8 @@ fn fluid(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                         .width(110.0)
                         .show_ui(ui, |ui| {
                             for a in [Advection::SemiLagrangian, Advection::MacCormack] {
-                                changed |= ui
-                                    .selectable_value(field, a, advection_label(a))
-                                    .changed();
+                                changed |=
+                                    ui.selectable_value(field, a, advection_label(a)).changed();
                             }
                         });
                 }
