@@ -306,7 +306,21 @@ impl SimThread {
         };
         let handle = std::thread::Builder::new()
             .name("plume-sim".into())
-            .spawn(move || run(&mut worker, rx, publish))
+            .spawn(move || {
+                // One core fewer than the machine has for the solver: the window's thread
+                // and, without a GPU, Mesa's software rasteriser need one. Given every core,
+                // the solver's workers and llvmpipe's threads thrash (1 frame/s at 64³ on 2
+                // cores, half the time in the kernel); results are the same for any count.
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                match rayon::ThreadPoolBuilder::new()
+                    .num_threads(cores.saturating_sub(1).max(1))
+                    .thread_name(|i| format!("plume-sim-{i}"))
+                    .build()
+                {
+                    Ok(pool) => pool.install(|| run(&mut worker, rx, publish)),
+                    Err(_) => run(&mut worker, rx, publish),
+                }
+            })
             .map_err(|e| {
                 crate::sim::SimError::InvalidParameter(format!(
                     "cannot start the simulation thread: {e}"
