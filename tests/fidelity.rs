@@ -657,3 +657,27 @@ fn maccormack_velocity_keeps_more_of_a_swirl() {
         energy[1]
     );
 }
+
+/// Should a field ever stop being finite, the step that did it says so: `try_step` returns
+/// an error naming the step, the field and the likely parameter, and the stats flag it.
+#[test]
+fn a_non_finite_field_is_reported_by_the_step_that_made_it() {
+    let mut scene = Scene::default_plume().with_resolution(12);
+    scene.fluid.vorticity = 40.0;
+    let mut s = scene.build().expect("scene");
+    s.try_step().expect("a healthy first step");
+    assert_eq!(s.non_finite_field(), None);
+    // Poison one cell (nothing a user can do; the parameters are validated).
+    s.density_mut()[100] = f32::NAN;
+    let e = s.try_step().expect_err("the NaN is found");
+    let msg = e.to_string();
+    assert!(msg.contains("step 2"), "{msg}");
+    assert!(msg.contains("density"), "{msg}");
+    assert!(msg.contains("vorticity = 40"), "{msg}");
+    assert_eq!(s.non_finite_field(), Some("density"));
+    let mut s = solver(Dims::cube(8), quiet(), Boundaries::default());
+    s.temperature_mut()[200] = f32::INFINITY;
+    let e = s.try_step().expect_err("the infinity is found").to_string();
+    assert!(e.contains("step 1") && e.contains("temperature"), "{e}");
+    assert!(e.contains("dt = "), "{e}");
+}
