@@ -18,7 +18,10 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// The viewer's options when no command is given.
-    #[command(flatten)]
+    #[command(
+        flatten,
+        next_help_heading = "Viewer options (plume without a command is plume view)"
+    )]
     pub view: ViewArgs,
 }
 
@@ -40,7 +43,8 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Measure the solver: ms per step overall and per stage.
     Bench(BenchArgs),
-    /// Simulate headless and write a PNG of what the viewer shows (or an image sequence).
+    /// Simulate headless and write an image (PNG or JPEG) of what the viewer shows, or a PNG
+    /// sequence.
     Render(RenderArgs),
 }
 
@@ -192,7 +196,7 @@ pub struct ViewArgs {
     pub frames: Option<u64>,
     /// After the last frame (see --frames), write what the window shows to this image (.png,
     /// or .jpg/.jpeg).
-    #[arg(long, value_name = "PNG", requires = "frames")]
+    #[arg(long, value_name = "IMAGE", requires = "frames")]
     pub screenshot: Option<std::path::PathBuf>,
     /// Start with the slice view on.
     #[arg(long)]
