@@ -11,6 +11,7 @@ pub mod obstacles;
 pub mod params;
 pub mod project;
 pub mod rbsor;
+pub mod sample;
 pub mod solver;
 pub mod sources;
 pub mod stencil;

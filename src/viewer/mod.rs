@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod input;
+pub mod overlay;
 pub mod panels;
 pub mod scene_menu;
 pub mod sim_thread;

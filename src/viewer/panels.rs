@@ -1,6 +1,7 @@
 //! The egui side panel: simulation, fluid, emitters, rendering, slice view and statistics.
 //! Widgets edit a local copy of the settings; changes become commands for the simulation.
 
+pub use super::overlay::{stats_lines, stats_overlay};
 use super::scene_menu::SceneMenu;
 use super::sim_thread::{RecordSpec, SimCommand, Snapshot};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
@@ -386,87 +387,6 @@ pub fn side_panel(
         commands: out,
         overflow,
     }
-}
-
-/// The statistics as lines of text: frame timings, grid and time, every stage's
-/// milliseconds, the pressure solve, divergence and the amount of smoke.
-pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
-    let mut v = vec![format!(
-        "{:.1} frames/s, upload {:.2} ms, draw {:.2} ms",
-        fs.fps, fs.upload_ms, fs.render_ms
-    )];
-    let Some(s) = snap else {
-        v.push("waiting for the simulation…".into());
-        return v;
-    };
-    v.push(format!(
-        "grid {}, t = {:.2} s, step {}, {}",
-        s.grid.dims,
-        s.time,
-        s.steps,
-        if s.running { "running" } else { "paused" }
-    ));
-    v.push(format!(
-        "step {:8.2} ms, {} sub-step{}, CFL {:.2}",
-        s.stats.total_ms,
-        s.stats.substeps,
-        if s.stats.substeps == 1 { "" } else { "s" },
-        s.stats.cfl
-    ));
-    for stage in &s.stats.stages {
-        v.push(format!("  {:<16}{:7.2} ms", stage.name, stage.ms));
-    }
-    v.push(format!(
-        "pressure {} it, residual {:.1e}",
-        s.stats.pressure_iterations, s.stats.pressure_residual
-    ));
-    v.push(format!(
-        "max div {:.1e} → {:.1e} 1/s",
-        s.stats.divergence_before, s.stats.divergence_after
-    ));
-    v.push(format!(
-        "smoke {:.4e}, out through open faces {:.1e}/step",
-        s.total_density, s.stats.outflow
-    ));
-    v
-}
-
-/// Draws the statistics in a translucent box in the top-left corner of the 3D view `view`
-/// (as Blender's and EmberGen's viewports do), so they are visible whatever the panel shows.
-/// It takes no input: drags over it still orbit. Returns the box's rectangle.
-pub fn stats_overlay(
-    ctx: &egui::Context,
-    view: egui::Rect,
-    snap: Option<&Snapshot>,
-    fs: FrameStats,
-) -> egui::Rect {
-    let lines = stats_lines(snap, fs);
-    egui::Area::new(egui::Id::new("stats-overlay"))
-        .fixed_pos(view.min + egui::vec2(8.0, 8.0))
-        .order(egui::Order::Foreground)
-        .interactable(false)
-        .show(ctx, |ui| {
-            egui::Frame::new()
-                .fill(egui::Color32::from_black_alpha(150))
-                .corner_radius(4.0)
-                .inner_margin(6.0)
-                .show(ui, |ui| {
-                    for l in &lines {
-                        let text = egui::RichText::new(l)
-                            .monospace()
-                            .size(11.0)
-                            .color(egui::Color32::from_gray(225));
-                        ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
-                    }
-                    ui.label(
-                        egui::RichText::new("I hides this")
-                            .size(10.0)
-                            .color(egui::Color32::from_gray(150)),
-                    );
-                });
-        })
-        .response
-        .rect
 }
 
 fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {

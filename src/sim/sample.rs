@@ -1,0 +1,447 @@
+//! Sampling on the staggered grid: trilinear interpolation of one array, the velocity at any
+//! point, second-order (RK2) traces, and where a trace meets the domain's faces and solids.
+//!
+//! Positions are in "cell-index space": world position = origin + X·h, so the centre of
+//! cell i is at X = i + 0.5 and the x-face i (between cells i−1 and i) at X = i.
+
+use super::grid::Dims;
+use rayon::prelude::*;
+
+/// Where a field's samples sit inside a cell, in cells: (0.5,0.5,0.5) for cell centres,
+/// (0,0.5,0.5) for x-faces, and so on.
+pub type Stagger = [f32; 3];
+
+/// Stagger of cell-centred scalars.
+pub const CENTER: Stagger = [0.5, 0.5, 0.5];
+/// Stagger of the face-velocity component along `axis`.
+pub const fn face_stagger(axis: usize) -> Stagger {
+    match axis {
+        0 => [0.0, 0.5, 0.5],
+        1 => [0.5, 0.0, 0.5],
+        _ => [0.5, 0.5, 0.0],
+    }
+}
+
+/// Trilinear interpolation in one x-fastest array. Coordinates are clamped to the array
+/// first, so a sample never reads outside it (the field is extended with its edge values);
+/// a NaN coordinate is treated as the lower bound.
+#[derive(Clone, Copy)]
+pub struct Sampler<'a> {
+    f: &'a [f32],
+    d: Dims,
+    hi: [f32; 3],
+}
+
+impl<'a> Sampler<'a> {
+    /// A sampler over `f` with dimensions `d`.
+    pub fn new(f: &'a [f32], d: Dims) -> Self {
+        assert_eq!(
+            f.len(),
+            d.cells(),
+            "field length does not match its dimensions"
+        );
+        assert!(d.nx > 0 && d.ny > 0 && d.nz > 0);
+        Self {
+            f,
+            d,
+            hi: [(d.nx - 1) as f32, (d.ny - 1) as f32, (d.nz - 1) as f32],
+        }
+    }
+
+    /// Where array coordinates `p` fall: clamped to the array (neighbours past the last
+    /// sample repeat it), the index of the sample below, the offsets to its neighbours and p's
+    /// fractional position between them.
+    #[inline(always)]
+    pub fn locate(&self, p: [f32; 3]) -> Loc {
+        // A comparison with NaN is false, so NaN maps to the lower bound (and these compile to
+        // single min/max instructions, unlike `f32::max`).
+        let clamp = |x: f32, hi: f32| {
+            let x = if x > 0.0 { x } else { 0.0 };
+            if x < hi {
+                x
+            } else {
+                hi
+            }
+        };
+        let cx = clamp(p[0], self.hi[0]);
+        let cy = clamp(p[1], self.hi[1]);
+        let cz = clamp(p[2], self.hi[2]);
+        // The coordinates are ≥ 0, so truncation equals floor.
+        let i0 = cx as i32 as usize;
+        let j0 = cy as i32 as usize;
+        let k0 = cz as i32 as usize;
+        let d = self.d;
+        let sy = d.nx;
+        let sz = d.nx * d.ny;
+        Loc {
+            b: i0 + sy * j0 + sz * k0,
+            di: usize::from(i0 + 1 < d.nx),
+            dj: if j0 + 1 < d.ny { sy } else { 0 },
+            dk: if k0 + 1 < d.nz { sz } else { 0 },
+            t: [cx - i0 as f32, cy - j0 as f32, cz - k0 as f32],
+        }
+    }
+
+    /// The eight samples of this sampler's array around `l` (found by [`Sampler::locate`] of
+    /// this sampler or of one with the same dimensions), in the order 000, 100, 010, 110, 001,
+    /// 101, 011, 111 of (x, y, z) offsets.
+    #[inline(always)]
+    fn gather(&self, l: &Loc) -> [f32; 8] {
+        let f = self.f;
+        let (b, di, dj, dk) = (l.b, l.di, l.dj, l.dk);
+        debug_assert!(b + di + dj + dk < f.len());
+        // SAFETY: `locate` clamps (i0, j0, k0) into the array and each offset moves to a
+        // neighbour only when that neighbour exists, so every index is < nx·ny·nz, which is
+        // f.len() for every sampler of these dimensions.
+        let at = |o: usize| unsafe { *f.get_unchecked(b + o) };
+        [
+            at(0),
+            at(di),
+            at(dj),
+            at(dj + di),
+            at(dk),
+            at(dk + di),
+            at(dk + dj),
+            at(dk + dj + di),
+        ]
+    }
+
+    /// Trilinear interpolation of this sampler's array at `l`.
+    #[inline(always)]
+    pub fn at_loc(&self, l: &Loc) -> f32 {
+        lerp8(&self.gather(l), l.t)
+    }
+
+    /// [`Sampler::at_loc`] and [`Sampler::range_loc`] from one gather.
+    #[inline(always)]
+    pub fn at_and_range(&self, l: &Loc) -> (f32, f32, f32) {
+        let v = self.gather(l);
+        let (lo, hi) = min_max8(&v);
+        (lerp8(&v, l.t), lo, hi)
+    }
+
+    /// Smallest and largest of the eight samples [`Sampler::at_loc`] interpolates at `l`.
+    #[inline(always)]
+    pub fn range_loc(&self, l: &Loc) -> (f32, f32) {
+        min_max8(&self.gather(l))
+    }
+
+    /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
+    #[inline(always)]
+    pub fn at(&self, p: [f32; 3]) -> f32 {
+        self.at_loc(&self.locate(p))
+    }
+
+    /// Smallest and largest of the (up to eight) samples that [`Sampler::at`] interpolates
+    /// between at `p`.
+    #[inline(always)]
+    pub fn range_at(&self, p: [f32; 3]) -> (f32, f32) {
+        self.range_loc(&self.locate(p))
+    }
+
+    /// Dimensions of the sampled array.
+    pub fn dims(&self) -> Dims {
+        self.d
+    }
+}
+
+/// Trilinear interpolation between eight corner values (order as [`Sampler::gather`]).
+#[inline(always)]
+fn lerp8(v: &[f32; 8], [tx, ty, tz]: [f32; 3]) -> f32 {
+    let c00 = v[0] + tx * (v[1] - v[0]);
+    let c10 = v[2] + tx * (v[3] - v[2]);
+    let c01 = v[4] + tx * (v[5] - v[4]);
+    let c11 = v[6] + tx * (v[7] - v[6]);
+    let c0 = c00 + ty * (c10 - c00);
+    let c1 = c01 + ty * (c11 - c01);
+    c0 + tz * (c1 - c0)
+}
+
+/// Smallest and largest of eight values.
+#[inline(always)]
+fn min_max8(v: &[f32; 8]) -> (f32, f32) {
+    let mut lo = v[0];
+    let mut hi = v[0];
+    for &x in &v[1..] {
+        lo = if x < lo { x } else { lo };
+        hi = if x > hi { x } else { hi };
+    }
+    (lo, hi)
+}
+
+/// A sample position found by [`Sampler::locate`]: valid for every array of the same
+/// dimensions.
+#[derive(Clone, Copy, Debug)]
+pub struct Loc {
+    b: usize,
+    di: usize,
+    dj: usize,
+    dk: usize,
+    t: [f32; 3],
+}
+
+/// Trilinear interpolation of `f` (dimensions `d`) at array coordinates `p`; see [`Sampler`].
+pub fn sample(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
+    Sampler::new(f, d).at(p)
+}
+
+/// The three staggered velocity components of a grid of `dims` cells.
+#[derive(Clone, Copy)]
+pub struct VelocityRef<'a> {
+    /// Cell counts of the grid.
+    pub dims: Dims,
+    /// x-face velocities, `(nx+1)·ny·nz`.
+    pub u: &'a [f32],
+    /// y-face velocities, `nx·(ny+1)·nz`.
+    pub v: &'a [f32],
+    /// z-face velocities, `nx·ny·(nz+1)`.
+    pub w: &'a [f32],
+}
+
+impl VelocityRef<'_> {
+    fn comp(&self, a: usize) -> &[f32] {
+        match a {
+            0 => self.u,
+            1 => self.v,
+            _ => self.w,
+        }
+    }
+
+    /// Velocity at a point in cell-index space, each component interpolated on its own grid.
+    pub fn at(&self, x: [f32; 3]) -> [f32; 3] {
+        let mut out = [0.0; 3];
+        for (a, o) in out.iter_mut().enumerate() {
+            let mut p = [x[0] - 0.5, x[1] - 0.5, x[2] - 0.5];
+            p[a] = x[a];
+            *o = sample(self.comp(a), self.dims.faces(a), p);
+        }
+        out
+    }
+}
+
+/// Where air comes from when a trace leaves the domain: for each axis and side (0 minimum,
+/// 1 maximum), `None` for a wall (the trace is clamped to the domain: no flow crosses a wall,
+/// so only interpolation reaches past it), or the velocity of the outside air for an open
+/// face (at rest) or an inflow (its speed along the inward normal). A trace that leaves
+/// through such a face samples the outside air: density 0, ambient temperature, that
+/// velocity; never the edge cells' own values, which would let smoke re-enter.
+///
+/// It also carries the solid cells (1 = solid, cell-centred, x-fastest), where traces stop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Exits<'a> {
+    /// `sides[axis][side]`.
+    pub sides: [[Option<[f32; 3]>; 2]; 3],
+    /// Solid cells: a trace that would cross one stops at the last fluid point before it.
+    pub solid: Option<&'a [u8]>,
+}
+
+/// The end of the trace from `start` to `end` (cell-array coordinates) cut at the first
+/// solid cell on the straight line between them, checked every half cell: smoke is not
+/// carried through an obstacle, however thin. Points outside the grid count as fluid.
+#[inline(always)]
+pub fn stop_at_solid(mask: &[u8], d: Dims, start: [f32; 3], end: [f32; 3]) -> [f32; 3] {
+    let n = d.as_array();
+    let solid = |p: [f32; 3]| {
+        let mut idx = [0usize; 3];
+        for a in 0..3 {
+            let r = (p[a] + 0.5).floor();
+            if !(r >= 0.0 && r < n[a] as f32) {
+                return false;
+            }
+            idx[a] = r as usize;
+        }
+        mask[d.idx(idx[0], idx[1], idx[2])] != 0
+    };
+    let dist = (0..3).fold(0.0f32, |m, a| m.max((end[a] - start[a]).abs()));
+    let mid = [0, 1, 2].map(|a| 0.5 * (start[a] + end[a]));
+    if dist <= 0.5 && !solid(end) {
+        return end;
+    }
+    if dist > 0.5 || solid(end) || solid(mid) {
+        let steps = ((2.0 * dist).ceil() as usize).clamp(1, 4096);
+        let mut last = start;
+        for s in 1..=steps {
+            let t = s as f32 / steps as f32;
+            let p = [0, 1, 2].map(|a| start[a] + t * (end[a] - start[a]));
+            if solid(p) {
+                return last;
+            }
+            last = p;
+        }
+    }
+    end
+}
+
+/// Whether any of the eight cells a trilinear sample at `p` (inside the grid) reads is solid.
+#[inline(always)]
+pub(crate) fn touches_solid(mask: &[u8], d: Dims, p: [f32; 3]) -> bool {
+    let n = d.as_array();
+    let lo = [0, 1, 2].map(|a| (p[a].floor().max(0.0) as usize).min(n[a] - 1));
+    let hi = [0, 1, 2].map(|a| (lo[a] + 1).min(n[a] - 1));
+    for k in [lo[2], hi[2]] {
+        for j in [lo[1], hi[1]] {
+            for i in [lo[0], hi[0]] {
+                if mask[d.idx(i, j, k)] != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+impl Exits<'_> {
+    /// How much of the outside air a sample at `p` takes, and that air's velocity, when `p`
+    /// lies beyond the first (0) or `last` sample of an axis whose face there lets air in.
+    /// The outside air sits in a ghost layer one sample beyond the last (as a Dirichlet
+    /// boundary value), so between the last sample and the ghost the weight grows linearly
+    /// from 0 to 1: air enters at the rate the flow carries it, however small the CFL number
+    /// (a trace that stays within the last half cell reaches outside air too). Several axes
+    /// combine as 1 − Π(1 − wₐ). `None` inside, beyond walls, and for NaN coordinates.
+    #[inline(always)]
+    pub fn blend(&self, p: [f32; 3], last: [f32; 3]) -> Option<(f32, [f32; 3])> {
+        let mut keep = 1.0f32;
+        let mut best = 0.0f32;
+        let mut air = None;
+        for a in 0..3 {
+            let (side, w) = if p[a] < 0.0 {
+                (0, -p[a])
+            } else if p[a] > last[a] {
+                (1, p[a] - last[a])
+            } else {
+                continue;
+            };
+            if let Some(v) = self.sides[a][side] {
+                let w = if w < 1.0 { w } else { 1.0 };
+                keep *= 1.0 - w;
+                if w > best || air.is_none() {
+                    best = w;
+                    air = Some(v);
+                }
+            }
+        }
+        air.map(|v| (1.0 - keep, v))
+    }
+
+    /// `true` when no face lets air in (a closed box).
+    pub fn none(&self) -> bool {
+        self.sides.iter().flatten().all(Option::is_none)
+    }
+}
+
+/// The velocity at cell centres, the three components interleaved (and padded to four) so
+/// that one trilinear sample locates once and reads eight adjacent 16-byte values: the
+/// midpoints of second-order (RK2) traces cost about one scalar sample instead of three.
+/// Filled once per advection pass ([`VelSampler::fill`]); 16 bytes a cell.
+#[derive(Clone, Debug)]
+pub struct VelSampler {
+    v: Vec<[f32; 4]>,
+    d: Dims,
+    hi: [f32; 3],
+}
+
+impl Default for VelSampler {
+    fn default() -> Self {
+        Self {
+            v: vec![[0.0; 4]],
+            d: Dims::new(1, 1, 1),
+            hi: [0.0; 3],
+        }
+    }
+}
+
+impl VelSampler {
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.v.len() * std::mem::size_of::<[f32; 4]>()
+    }
+
+    /// A sampler of `vel`.
+    pub fn new(vel: VelocityRef<'_>) -> Self {
+        let mut s = Self::default();
+        s.fill(vel);
+        s
+    }
+
+    /// Takes `vel`'s cell-centred velocity (each component the mean of the cell's two faces
+    /// along it), reusing the buffer.
+    pub fn fill(&mut self, vel: VelocityRef<'_>) {
+        let d = vel.dims;
+        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+        assert_eq!(vel.u.len(), du.cells());
+        assert_eq!(vel.v.len(), dv.cells());
+        assert_eq!(vel.w.len(), dw.cells());
+        self.v.resize(d.cells(), [0.0; 4]);
+        self.d = d;
+        self.hi = [(d.nx - 1) as f32, (d.ny - 1) as f32, (d.nz - 1) as f32];
+        let nx = d.nx;
+        self.v
+            .par_chunks_mut(nx * d.ny)
+            .enumerate()
+            .for_each(|(k, pl)| {
+                for j in 0..d.ny {
+                    let ur = &vel.u[du.idx(0, j, k)..][..nx + 1];
+                    let vb = &vel.v[dv.idx(0, j, k)..][..nx];
+                    let vt = &vel.v[dv.idx(0, j + 1, k)..][..nx];
+                    let wb = &vel.w[dw.idx(0, j, k)..][..nx];
+                    let wf = &vel.w[dw.idx(0, j, k + 1)..][..nx];
+                    let row = &mut pl[j * nx..][..nx];
+                    for i in 0..nx {
+                        row[i] = [
+                            0.5 * (ur[i] + ur[i + 1]),
+                            0.5 * (vb[i] + vt[i]),
+                            0.5 * (wb[i] + wf[i]),
+                            0.0,
+                        ];
+                    }
+                }
+            });
+    }
+
+    /// Velocity at `p` in cell-array coordinates (cell i's centre at i), trilinear between
+    /// the cell-centred values, clamped to the grid like [`Sampler`].
+    #[inline(always)]
+    pub fn at_cell_coords(&self, p: [f32; 3]) -> [f32; 3] {
+        let l = Sampler {
+            f: &[],
+            d: self.d,
+            hi: self.hi,
+        }
+        .locate(p);
+        let v = &self.v;
+        debug_assert!(l.b + l.di + l.dj + l.dk < v.len());
+        // SAFETY: `locate` keeps every corner inside the d.cells() = v.len() values.
+        let g = |o: usize| unsafe { *v.get_unchecked(l.b + o) };
+        let lerp = |a: [f32; 4], b: [f32; 4], t: f32| {
+            [
+                a[0] + t * (b[0] - a[0]),
+                a[1] + t * (b[1] - a[1]),
+                a[2] + t * (b[2] - a[2]),
+                0.0,
+            ]
+        };
+        let [tx, ty, tz] = l.t;
+        let c00 = lerp(g(0), g(l.di), tx);
+        let c10 = lerp(g(l.dj), g(l.dj + l.di), tx);
+        let c01 = lerp(g(l.dk), g(l.dk + l.di), tx);
+        let c11 = lerp(g(l.dk + l.dj), g(l.dk + l.dj + l.di), tx);
+        let c0 = lerp(c00, c10, ty);
+        let c1 = lerp(c01, c11, ty);
+        let c = lerp(c0, c1, tz);
+        [c[0], c[1], c[2]]
+    }
+}
+
+/// The second-order (midpoint, RK2) trace from `p` (cell-array coordinates) over `k`
+/// (signed: −k_dt backwards, +k_dt forwards) cells per unit velocity, given the velocity `u0`
+/// at `p`: half a step with `u0`, then the whole step with the velocity found there.
+#[inline(always)]
+pub fn rk2(vs: &VelSampler, p: [f32; 3], u0: [f32; 3], k: f32) -> [f32; 3] {
+    let mid = [
+        p[0] + 0.5 * k * u0[0],
+        p[1] + 0.5 * k * u0[1],
+        p[2] + 0.5 * k * u0[2],
+    ];
+    let um = vs.at_cell_coords(mid);
+    [p[0] + k * um[0], p[1] + k * um[1], p[2] + k * um[2]]
+}

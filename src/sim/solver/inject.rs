@@ -1,0 +1,220 @@
+//! What emitters and the user add: smoke, heat and velocity splatted onto the grid.
+
+use super::*;
+
+impl Solver {
+    /// Adds `amount` to the density of one cell (negative removes smoke, never below 0).
+    pub fn add_density(&mut self, cell: [usize; 3], amount: f32) -> Result<(), SimError> {
+        check_amount(amount)?;
+        let d = self.grid.dims;
+        let [i, j, k] = cell;
+        if i >= d.nx || j >= d.ny || k >= d.nz {
+            return Err(SimError::InvalidParameter(format!(
+                "cell {cell:?} is outside the {d} grid"
+            )));
+        }
+        let c = d.idx(i, j, k);
+        if !self.solids.is_solid(c) {
+            self.density[c] = (self.density[c] + amount).max(0.0);
+        }
+        Ok(())
+    }
+
+    /// Adds `amount` of density to every cell within `radius` of the world position `center`
+    /// (weighted by how much of the cell the sphere covers).
+    pub fn add_density_at(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        amount: f32,
+    ) -> Result<(), SimError> {
+        check_amount(amount)?;
+        check_sphere(center, radius)?;
+        let shape = self.index_shape(&Shape::Sphere { center, radius });
+        let d = self.grid.dims;
+        splat(&mut self.density, d, CENTER, &shape, |e, c| {
+            *e = (*e + c * amount).max(0.0)
+        });
+        self.solids.fill_cells(&mut self.density, 0.0);
+        Ok(())
+    }
+
+    /// Adds a velocity (domain-units/s) to the faces around cell (i, j, k).
+    pub fn add_velocity(&mut self, cell: [usize; 3], vel: [f32; 3]) -> Result<(), SimError> {
+        let d = self.grid.dims;
+        let [i, j, k] = cell;
+        if i >= d.nx || j >= d.ny || k >= d.nz {
+            return Err(SimError::InvalidParameter(format!(
+                "cell {cell:?} is outside the {d} grid"
+            )));
+        }
+        check_velocity(vel)?;
+        let c = self.grid.cell_center(i, j, k);
+        self.add_velocity_at(c, 0.5 * self.grid.h, vel)
+    }
+
+    /// Adds a velocity (domain-units/s) to every face within `radius` of `center`, weighted by
+    /// coverage.
+    pub fn add_velocity_at(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        vel: [f32; 3],
+    ) -> Result<(), SimError> {
+        check_velocity(vel)?;
+        check_sphere(center, radius)?;
+        let shape = self.index_shape(&Shape::Sphere { center, radius });
+        let g = self.grid;
+        for (a, f) in self.vel.iter_mut().enumerate() {
+            let va = vel[a];
+            splat(
+                f,
+                g.dims.faces(a),
+                advect::face_stagger(a),
+                &shape,
+                |e, c| *e += c * va,
+            );
+        }
+        self.enforce_boundaries();
+        Ok(())
+    }
+
+    /// Applies every emitter that is on at the current time: adds density, blends the
+    /// temperature and velocity of the covered cells/faces towards the emitter's.
+    pub(super) fn apply_emitters(&mut self) {
+        let g = self.grid;
+        let dt = self.sub_dt;
+        let t = self.time;
+        for e in &self.emitters {
+            if !e.active_at(t) {
+                continue;
+            }
+            let Ok(world) = e.shape() else { continue };
+            let shape = index_shape(&g, &world);
+            let add = e.density * dt;
+            if add > 0.0 {
+                splat(&mut self.density, g.dims, CENTER, &shape, |v, c| {
+                    *v += c * add
+                });
+            }
+            if let Some(te) = e.temperature {
+                self.temperature_active = true;
+                splat(&mut self.temperature, g.dims, CENTER, &shape, |v, c| {
+                    *v += c * (te - *v)
+                });
+            }
+            if let Some(ev) = e.velocity {
+                for (a, f) in self.vel.iter_mut().enumerate() {
+                    let target = ev[a];
+                    splat(
+                        f,
+                        g.dims.faces(a),
+                        advect::face_stagger(a),
+                        &shape,
+                        |v, c| *v += c * (target - *v),
+                    );
+                }
+            }
+        }
+        if !self.solids.is_empty() {
+            self.solids.fill_cells(&mut self.density, 0.0);
+            self.solids
+                .fill_cells(&mut self.temperature, self.params.ambient_temperature);
+        }
+        self.enforce_boundaries();
+    }
+
+    pub(super) fn index_shape(&self, s: &Shape) -> Shape {
+        index_shape(&self.grid, s)
+    }
+}
+
+/// A world-space shape in cell-index space (positions `(p − origin)/h`, lengths `/h`).
+pub(super) fn index_shape(g: &Grid, s: &Shape) -> Shape {
+    let c = s.center();
+    let center = [0, 1, 2].map(|a| (c[a] - g.origin[a]) / g.h);
+    match *s {
+        Shape::Sphere { radius, .. } => Shape::Sphere {
+            center,
+            radius: radius / g.h,
+        },
+        Shape::Box { half, .. } => Shape::Box {
+            center,
+            half: half.map(|v| v / g.h),
+        },
+    }
+}
+
+pub(super) fn check_amount(a: f32) -> Result<(), SimError> {
+    if a.is_finite() && a.abs() <= 1e6 {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "density amount {a} must be finite and within ±1000000"
+        )))
+    }
+}
+
+pub(super) fn check_velocity(v: [f32; 3]) -> Result<(), SimError> {
+    if v.iter().all(|c| c.is_finite() && c.abs() <= 1e4) {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "velocity {v:?} must be finite with components within ±10000"
+        )))
+    }
+}
+
+pub(super) fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
+    if c.iter().all(|x| x.is_finite() && x.abs() <= 1e6) && r.is_finite() && r > 0.0 && r <= 10.0 {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "sphere at {c:?} with radius {r} must be finite with radius in (0, 10]"
+        )))
+    }
+}
+
+/// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `st`)
+/// that a shape given in cell-index space covers. Parallel over z-planes.
+pub(super) fn splat(
+    field: &mut [f32],
+    fd: Dims,
+    st: [f32; 3],
+    shape: &Shape,
+    f: impl Fn(&mut f32, f32) + Sync,
+) {
+    let n = fd.as_array();
+    let x = shape.center();
+    let r = shape.half_extent();
+    // Index range [lo, hi) of samples within the shape's bounding box grown by one cell.
+    let range = |a: usize| {
+        let lo = (x[a] - st[a] - r[a] - 1.0).floor().max(0.0) as usize;
+        let hi = ((x[a] - st[a] + r[a] + 1.0).ceil() + 1.0)
+            .max(0.0)
+            .min(n[a] as f32) as usize;
+        (lo.min(n[a]), hi)
+    };
+    let (i0, i1) = range(0);
+    let (j0, j1) = range(1);
+    let (k0, k1) = range(2);
+    if i0 >= i1 || j0 >= j1 || k0 >= k1 {
+        return;
+    }
+    let plane = fd.nx * fd.ny;
+    field[k0 * plane..k1 * plane]
+        .par_chunks_mut(plane)
+        .enumerate()
+        .for_each(|(dk, pl)| {
+            let z = (k0 + dk) as f32 + st[2];
+            for j in j0..j1 {
+                let y = j as f32 + st[1];
+                for i in i0..i1 {
+                    let c = shape.coverage([i as f32 + st[0], y, z], 1.0);
+                    if c > 0.0 {
+                        f(&mut pl[i + fd.nx * j], c);
+                    }
+                }
+            }
+        });
+}

@@ -1,0 +1,148 @@
+//! Density and temperature advection, the outflow estimate and the mass correction.
+
+use super::*;
+
+impl Solver {
+    /// Advects density (with fade) and, while it is not uniform, temperature (with cooling),
+    /// then corrects the density's total (see [`Solver::correct_mass`]).
+    pub(super) fn advect_scalars(&mut self, sides: [[Option<[f32; 3]>; 2]; 3]) {
+        let d = self.grid.dims;
+        let (h, dt) = (self.grid.h, self.sub_dt);
+        let k_dt = dt / h;
+        let mac = self.params.advection == Advection::MacCormack;
+        if mac && self.mac_tmp.len() != d.cells() {
+            self.mac_tmp = vec![0.0; d.cells()];
+        }
+        let amb = self.params.ambient_temperature;
+        let fade = (-self.params.fade * dt).exp();
+        let cool = (-self.params.cooling * dt).exp();
+        // What the density should total after advection: what it held, less what leaves
+        // through open faces in this sub-step, faded (before the extrapolation into solids,
+        // which advection reads from but which holds no smoke).
+        let before = det_sum(&self.density);
+        self.before_advection = before;
+        self.outflow = self.outflow_estimate(k_dt);
+        let target = f64::from(fade) * (before - self.outflow).max(0.0);
+        let solids = &self.solids;
+        let n = d.cells();
+        // Both fields move with the same velocity: one pass locates each trace once for both.
+        // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
+        let both = self.temperature_active;
+        if mac {
+            self.mac_range
+                .resize(if both { 2 * n } else { n }, [0.0; 2]);
+        }
+        if !solids.is_empty() {
+            solids.extrapolate(d, &mut self.density);
+            if both {
+                solids.extrapolate(d, &mut self.temperature);
+            }
+        }
+        let vr = VelocityRef {
+            dims: d,
+            u: &self.vel[0],
+            v: &self.vel[1],
+            w: &self.vel[2],
+        };
+        self.vel_sampler.fill(vr);
+        let vs = &self.vel_sampler;
+        let solids = &self.solids;
+        let exits = &Exits {
+            sides,
+            solid: (!solids.is_empty()).then_some(solids.mask.as_slice()),
+        };
+        let dens = Scalar {
+            src: &self.density,
+            scale: fade,
+            offset: 0.0,
+            outside: 0.0,
+        };
+        if both {
+            self.temperature_tmp.resize(n, 0.0);
+            let temp = Scalar {
+                src: &self.temperature,
+                scale: cool,
+                offset: (1.0 - cool) * amb,
+                outside: amb,
+            };
+            let dst = [&mut self.density_tmp[..], &mut self.temperature_tmp[..]];
+            if mac {
+                self.mac_tmp2.resize(n, 0.0);
+                let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
+                let (r0, r1) = self.mac_range.split_at_mut(n);
+                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, vs, k_dt, exits);
+            } else {
+                advect::advect_cells_n(dst, [dens, temp], vr, vs, k_dt, exits);
+            }
+            std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
+            solids.fill_cells(&mut self.temperature, amb);
+        } else {
+            let dst = [&mut self.density_tmp[..]];
+            if mac {
+                let hat = [&mut self.mac_tmp[..]];
+                let range = [&mut self.mac_range[..]];
+                advect::maccormack_cells_n(dst, [dens], hat, range, vr, vs, k_dt, exits);
+            } else {
+                advect::advect_cells_n(dst, [dens], vr, vs, k_dt, exits);
+            }
+        }
+        std::mem::swap(&mut self.density, &mut self.density_tmp);
+        solids.fill_cells(&mut self.density, 0.0);
+        self.mass_factor = self.correct_mass(target);
+    }
+
+    /// Smoke leaving through the open faces in a sub-step of `k_dt = dt/h` cells per unit
+    /// velocity (Σ density, cell units): at every open boundary face whose projected velocity
+    /// points out, the inside cell's density times the cells the flow carries past the face.
+    pub(super) fn outflow_estimate(&self, k_dt: f32) -> f64 {
+        let d = self.grid.dims;
+        let mut out = 0.0f64;
+        for a in 0..3 {
+            for side in 0..2 {
+                if !self.boundaries.face(a, side).is_open() {
+                    continue;
+                }
+                let fd = d.faces(a);
+                let n = d.as_array();
+                let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+                let sign = if side == 0 { -1.0 } else { 1.0 };
+                let mut sum = 0.0f64;
+                for q in 0..n[c] {
+                    for p in 0..n[b] {
+                        let mut f = [0; 3];
+                        f[a] = if side == 0 { 0 } else { n[a] };
+                        f[b] = p;
+                        f[c] = q;
+                        let mut cell = f;
+                        cell[a] = if side == 0 { 0 } else { n[a] - 1 };
+                        let un = sign * self.vel[a][fd.idx(f[0], f[1], f[2])];
+                        if un > 0.0 {
+                            let rho = self.density[d.idx(cell[0], cell[1], cell[2])];
+                            sum += f64::from(rho) * f64::from((un * k_dt).min(1.0));
+                        }
+                    }
+                }
+                out += sum;
+            }
+        }
+        out
+    }
+
+    /// Semi-Lagrangian and MacCormack advection neither create nor keep mass exactly (the
+    /// interpolation is not conservative: +12% to +117% over 14 s in a closed box). After each
+    /// advection the density is scaled so its total equals what it held before, less the
+    /// estimated outflow through open faces, times the fade: sources (added before) and the
+    /// smoke that leaves are untouched, only advection's error is taken back. The factor is
+    /// bounded to [0.8, 1.25] per sub-step so a bad estimate cannot run away. Returns it.
+    pub(super) fn correct_mass(&mut self, target: f64) -> f32 {
+        let now = det_sum(&self.density);
+        if !(now > 0.0 && target > 0.0) {
+            return 1.0;
+        }
+        let f = (target / now).clamp(0.8, 1.25) as f32;
+        if f != 1.0 {
+            self.density.par_iter_mut().for_each(|x| *x *= f);
+        }
+        f
+    }
+}

@@ -1,0 +1,77 @@
+//! What a step did: per-stage times and the solver's figures, summed over sub-steps.
+
+/// Wall-clock time of one named stage of the last step.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StageTime {
+    /// Stage name (`sources`, `advect_velocity`, `forces`, `vorticity`, `viscosity`,
+    /// `project`, `advect_density` (density and temperature), `diffuse_density`).
+    pub name: &'static str,
+    /// Milliseconds spent in it.
+    pub ms: f64,
+}
+
+/// What the last step did and how long each stage took.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StepStats {
+    /// Stages in execution order with their times.
+    pub stages: Vec<StageTime>,
+    /// Pressure solver iterations and relative residual reached.
+    pub pressure_iterations: u32,
+    /// max|residual| / max|rhs| of the pressure solve.
+    pub pressure_residual: f32,
+    /// Relative residual of the pressure solve's starting guess (last step's pressure).
+    pub pressure_initial_residual: f32,
+    /// Largest |∇·u| over the cells before projection, 1/s.
+    pub divergence_before: f32,
+    /// Largest |∇·u| over the cells after projection, 1/s.
+    pub divergence_after: f32,
+    /// Gauss-Seidel iterations of the viscosity solves (sum over components).
+    pub viscosity_iterations: u32,
+    /// Gauss-Seidel iterations of the density diffusion solve.
+    pub diffusion_iterations: u32,
+    /// Total of all stages, ms.
+    pub total_ms: f64,
+    /// Sub-steps the step took (see `FluidParams::max_cfl`).
+    pub substeps: u32,
+    /// Largest CFL number of its sub-steps: the fastest face velocity at the start of a
+    /// sub-step times its length, in cells.
+    pub cfl: f32,
+    /// Faces the speed limit `max_cfl·max_substeps·h/dt` held back during the step (0 in
+    /// any flow the sub-steps can carry).
+    pub speed_limited: u64,
+    /// Smoke that left through open faces during the step (Σ density·h³, estimated upwind
+    /// from the projected velocity at the faces).
+    pub outflow: f64,
+    /// Factor the mass correction scaled the advected density by, in the last sub-step
+    /// (1 = none was needed).
+    pub mass_correction: f32,
+    /// Smoke the emitters added during the step (Σ density·h³).
+    pub source_added: f64,
+}
+
+impl StepStats {
+    /// Adds a sub-step's statistics: stage times and iterations summed, residuals,
+    /// divergences and the CFL number the largest.
+    pub(super) fn absorb(&mut self, s: &StepStats) {
+        for st in &s.stages {
+            match self.stages.iter_mut().find(|x| x.name == st.name) {
+                Some(x) => x.ms += st.ms,
+                None => self.stages.push(st.clone()),
+            }
+        }
+        self.pressure_iterations += s.pressure_iterations;
+        self.pressure_residual = self.pressure_residual.max(s.pressure_residual);
+        self.pressure_initial_residual = self
+            .pressure_initial_residual
+            .max(s.pressure_initial_residual);
+        self.divergence_before = self.divergence_before.max(s.divergence_before);
+        self.divergence_after = self.divergence_after.max(s.divergence_after);
+        self.viscosity_iterations += s.viscosity_iterations;
+        self.diffusion_iterations += s.diffusion_iterations;
+        self.total_ms += s.total_ms;
+        self.speed_limited += s.speed_limited;
+        self.outflow += s.outflow;
+        self.mass_correction = s.mass_correction;
+        self.source_added += s.source_added;
+    }
+}
