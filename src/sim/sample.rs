@@ -199,7 +199,8 @@ pub struct VelocityRef<'a> {
 }
 
 impl VelocityRef<'_> {
-    fn comp(&self, a: usize) -> &[f32] {
+    /// The component along axis `a` (0 u, 1 v, 2 w).
+    pub fn comp(&self, a: usize) -> &[f32] {
         match a {
             0 => self.u,
             1 => self.v,
