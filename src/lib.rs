@@ -1,13 +1,14 @@
 //! Plume: a real-time 3D smoke simulator and volume viewer.
 //!
-//! The library holds everything; the `plume` binary is a thin CLI over it.
+//! This crate is the part that draws: the OpenGL renderer, the interactive viewer and the
+//! command line. Everything that runs without a GPU lives in [`plume_core`] and is re-exported
+//! here under the same names, so `plume::sim`, `plume::scene` and `plume::export` work as
+//! before.
 
-pub mod baseline;
-pub mod bench;
-pub mod camera;
 pub mod cli;
-pub mod export;
 pub mod render;
-pub mod scene;
-pub mod sim;
 pub mod viewer;
+
+pub use plume_core::{
+    atomic, baseline, bench, camera, export, render_settings, report, scene, sim,
+};

@@ -251,7 +251,7 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     }
     let scene = scene_for(&a.grid)?;
     let mut solver = scene.build().context("building the scene")?;
-    export::writer::prepare_folder(&a.out)?;
+    export::folder::prepare_folder(&a.out)?;
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = Arc::clone(&stop);

@@ -36,24 +36,46 @@ fn hashes(name: &str) -> [u64; 3] {
 
 /// (preset, [density, temperature, velocity]) recorded at commit d64e796.
 const RECORDED: [(&str, [u64; 3]); 4] = [
-    ("plume", [0x4d5edf7e978f57d5, 0xca3b3fb7d3c7e394, 0xbbb260bc85c1162d]),
-    ("jets", [0x76118b2564ae6142, 0x40370cccd60dee5b, 0xb66dcf0b6b221ff6]),
-    ("vortex_ring", [0x3b8f86058642e0d9, 0xc74b47c8c74a2325, 0xde69bd6ad5d37601]),
-    ("wind_tunnel", [0x72214d1f0980730, 0x8f6955bf94ec2325, 0xbc90d9eeadb9d9e]),
+    (
+        "plume",
+        [0x4d5edf7e978f57d5, 0xca3b3fb7d3c7e394, 0xbbb260bc85c1162d],
+    ),
+    (
+        "jets",
+        [0x76118b2564ae6142, 0x40370cccd60dee5b, 0xb66dcf0b6b221ff6],
+    ),
+    (
+        "vortex_ring",
+        [0x3b8f86058642e0d9, 0xc74b47c8c74a2325, 0xde69bd6ad5d37601],
+    ),
+    (
+        "wind_tunnel",
+        [0x72214d1f0980730, 0x8f6955bf94ec2325, 0xbc90d9eeadb9d9e],
+    ),
 ];
 
 #[test]
 fn presets_hash_as_recorded_after_100_steps_at_32() {
     let names = Scene::preset_names();
-    assert_eq!(names.len(), RECORDED.len(), "every preset has a recorded hash");
+    assert_eq!(
+        names.len(),
+        RECORDED.len(),
+        "every preset has a recorded hash"
+    );
     let mut wrong = Vec::new();
     for (name, want) in RECORDED {
         assert!(names.contains(&name), "preset {name} still exists");
         let got = hashes(name);
-        println!("(\"{name}\", [{:#x}, {:#x}, {:#x}]),", got[0], got[1], got[2]);
+        println!(
+            "(\"{name}\", [{:#x}, {:#x}, {:#x}]),",
+            got[0], got[1], got[2]
+        );
         if got != want {
             wrong.push(name);
         }
     }
-    assert!(wrong.is_empty(), "fields changed for presets {wrong:?} (new values printed above)");
+    assert!(
+        wrong.is_empty(),
+        "fields changed for presets {wrong:?} (new values printed above)"
+    );
 }

@@ -7,8 +7,7 @@ pub mod volume;
 
 pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 
-/// Most obstacles a scene may have (the renderer shades each analytically).
-pub const MAX_OBSTACLES: usize = 16;
+pub use crate::render_settings::MAX_OBSTACLES;
 pub use volume::{RenderSettings, VolumeRenderer};
 
 /// Errors from creating a context, compiling shaders, drawing or writing images.
@@ -34,6 +33,9 @@ pub enum RenderError {
     /// A setting is out of range.
     #[error("invalid render setting: {0}")]
     InvalidSetting(String),
+    /// The scene's render settings are out of range.
+    #[error("invalid render setting")]
+    Settings(#[from] crate::sim::SimError),
     /// Writing an image file failed.
     #[error("cannot write {path}: {message}")]
     Write {

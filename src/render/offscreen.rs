@@ -78,10 +78,8 @@ impl Image {
             ImageFormat::Jpeg => self.to_jpeg(92),
         }
         .map_err(err)?;
-        crate::export::writer::write_atomic(path, |w| w.write_all(&bytes)).map_err(|e| match e {
-            crate::export::ExportError::Write { source, .. } => err(source.to_string()),
-            other => err(other.to_string()),
-        })
+        crate::atomic::write_atomic(path, |w| w.write_all(&bytes))
+            .map_err(|e| err(e.source.to_string()))
     }
 }
 

@@ -1,15 +1,25 @@
 //! Atomic file writes: a temporary file in the target folder, renamed over the final name
 //! only when everything was written and synced.
 
-use super::ExportError;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// A file could not be written; nothing was left under its name.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}", path.display())]
+pub struct WriteError {
+    /// The final file name.
+    pub path: PathBuf,
+    /// The cause.
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// The temporary name used while writing `path`.
-fn temp_name(path: &Path) -> PathBuf {
+pub(crate) fn temp_name(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -23,8 +33,8 @@ fn temp_name(path: &Path) -> PathBuf {
 pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), ExportError> {
-    let err = |source: std::io::Error| ExportError::Write {
+) -> Result<(), WriteError> {
+    let err = |source: std::io::Error| WriteError {
         path: path.to_path_buf(),
         source,
     };
@@ -57,25 +67,6 @@ pub fn write_atomic(
     Ok(())
 }
 
-/// Creates `dir` if needed and checks that files can be created in it.
-pub fn prepare_folder(dir: &Path) -> Result<(), ExportError> {
-    let err = |source: std::io::Error| ExportError::Folder {
-        path: dir.to_path_buf(),
-        source,
-    };
-    std::fs::create_dir_all(dir).map_err(err)?;
-    if !dir.is_dir() {
-        return Err(err(std::io::Error::new(
-            std::io::ErrorKind::NotADirectory,
-            "not a folder",
-        )));
-    }
-    let probe = temp_name(&dir.join("probe"));
-    std::fs::File::create(&probe).map_err(err)?;
-    std::fs::remove_file(&probe).map_err(err)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,9 +85,9 @@ mod tests {
             w.write_all(&[7u8; 3_000_000])?;
             Err(std::io::Error::other("disk full (simulated)"))
         });
-        let e = r.expect_err("must fail");
+        let e = crate::report(&r.expect_err("must fail"));
         assert!(
-            e.to_string().contains("frame_0001.vdb") && e.to_string().contains("disk full"),
+            e.contains("frame_0001.vdb") && e.contains("disk full"),
             "{e}"
         );
         let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
@@ -133,7 +124,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join("plain-file");
         std::fs::write(&file, b"x").expect("file");
-        let e = prepare_folder(&file.join("sub")).expect_err("under a file");
+        let e = crate::export::folder::prepare_folder(&file.join("sub")).expect_err("under a file");
         assert!(e.to_string().contains("plain-file"), "{e}");
         let e = write_atomic(&file.join("c.vdb"), |w| w.write_all(b"x")).expect_err("under a file");
         assert!(e.to_string().contains("c.vdb"), "{e}");

@@ -5,12 +5,12 @@
 //! folder, renamed when complete, so a failed or interrupted write never leaves a broken file
 //! under the final name.
 
+pub mod folder;
 pub mod manifest;
 pub mod npy;
 pub mod recorder;
 pub mod vdb;
 pub mod vti;
-pub mod writer;
 
 use crate::sim::{Dims, Solver};
 use rayon::prelude::*;
@@ -20,19 +20,15 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// A file could not be written.
-    #[error("cannot write {path}: {source}")]
-    Write {
-        /// The final file name.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] crate::atomic::WriteError),
     /// The output folder could not be created or is not writable.
-    #[error("cannot use the output folder {path}: {source}")]
+    #[error("cannot use the output folder {}", path.display())]
     Folder {
         /// The folder.
         path: PathBuf,
         /// The cause.
+        #[source]
         source: std::io::Error,
     },
     /// Bad export settings.
@@ -292,25 +288,29 @@ pub fn write_frame(
                     index_offset: [0; 3],
                 };
                 let bytes = vdb::encode(frame, &vo);
-                writer::write_atomic(&dir.join(&name), |w| std::io::Write::write_all(w, &bytes))?;
+                crate::atomic::write_atomic(&dir.join(&name), |w| {
+                    std::io::Write::write_all(w, &bytes)
+                })?;
                 written.push(name);
             }
             Format::Vti => {
                 let name = format!("{}_{n:04}.vti", opts.prefix);
-                writer::write_atomic(&dir.join(&name), |w| vti::write(w, frame))?;
+                crate::atomic::write_atomic(&dir.join(&name), |w| vti::write(w, frame))?;
                 written.push(name);
             }
             Format::Npy => {
                 let shape = [frame.dims.nz, frame.dims.ny, frame.dims.nx];
                 if let Some(d) = &frame.density {
                     let name = format!("{}_density_{n:04}.npy", opts.prefix);
-                    writer::write_atomic(&dir.join(&name), |w| npy::write_f32(w, &shape, d))?;
+                    crate::atomic::write_atomic(&dir.join(&name), |w| {
+                        npy::write_f32(w, &shape, d)
+                    })?;
                     written.push(name);
                 }
                 if let Some(v) = &frame.velocity {
                     let name = format!("{}_velocity_{n:04}.npy", opts.prefix);
                     let flat: &[f32] = v.as_flattened();
-                    writer::write_atomic(&dir.join(&name), |w| {
+                    crate::atomic::write_atomic(&dir.join(&name), |w| {
                         npy::write_f32(w, &[shape[0], shape[1], shape[2], 3], flat)
                     })?;
                     written.push(name);

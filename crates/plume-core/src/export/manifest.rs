@@ -81,6 +81,7 @@ impl Manifest {
     pub fn save(&self, dir: &std::path::Path) -> Result<(), super::ExportError> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| super::ExportError::Invalid(e.to_string()))?;
-        super::writer::write_atomic(&dir.join("manifest.json"), |w| w.write_all(text.as_bytes()))
+        crate::atomic::write_atomic(&dir.join("manifest.json"), |w| w.write_all(text.as_bytes()))?;
+        Ok(())
     }
 }

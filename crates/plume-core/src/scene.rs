@@ -3,7 +3,7 @@
 //! the binary; `plume` is the default scene.
 
 use crate::camera::OrbitCamera;
-use crate::render::RenderSettings;
+use crate::render_settings::{RenderSettings, MAX_OBSTACLES};
 use crate::sim::grid::{MAX_AXIS_CELLS, MAX_TOTAL_CELLS};
 use crate::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, Obstacle, SimError, Solver};
 use std::fmt;
@@ -11,10 +11,16 @@ use std::path::Path;
 
 /// The presets shipped with Plume: name and TOML text (the files in `scenes/`).
 pub const PRESETS: [(&str, &str); 4] = [
-    ("plume", include_str!("../scenes/plume.toml")),
-    ("wind_tunnel", include_str!("../scenes/wind_tunnel.toml")),
-    ("jets", include_str!("../scenes/jets.toml")),
-    ("vortex_ring", include_str!("../scenes/vortex_ring.toml")),
+    ("plume", include_str!("../../../scenes/plume.toml")),
+    (
+        "wind_tunnel",
+        include_str!("../../../scenes/wind_tunnel.toml"),
+    ),
+    ("jets", include_str!("../../../scenes/jets.toml")),
+    (
+        "vortex_ring",
+        include_str!("../../../scenes/vortex_ring.toml"),
+    ),
 ];
 
 /// Largest scene file read, in bytes.
@@ -338,7 +344,7 @@ impl Scene {
     /// Writes the scene as TOML, atomically (a complete file or none).
     pub fn save(&self, path: &Path) -> Result<(), SceneError> {
         let text = self.to_toml()?;
-        crate::export::writer::write_atomic(path, |w| w.write_all(text.as_bytes())).map_err(|e| {
+        crate::atomic::write_atomic(path, |w| w.write_all(text.as_bytes())).map_err(|e| {
             SceneError {
                 file: Some(path.display().to_string()),
                 line: None,
@@ -449,13 +455,13 @@ impl Scene {
                 ));
             }
         }
-        if self.obstacles.len() > crate::render::MAX_OBSTACLES {
+        if self.obstacles.len() > MAX_OBSTACLES {
             return Err(Invalid::at(
                 vec![key("obstacle")],
                 format!(
                     "{} obstacles; at most {} are allowed",
                     self.obstacles.len(),
-                    crate::render::MAX_OBSTACLES
+                    MAX_OBSTACLES
                 ),
             ));
         }

@@ -1,0 +1,117 @@
+//! How the volume is drawn, as plain data: the scene file's `[render]` table. The renderer
+//! (in the `plume` crate) reads it; nothing here knows about OpenGL.
+
+use crate::sim::SimError;
+
+/// Most obstacles a scene may have (the renderer shades each analytically).
+pub const MAX_OBSTACLES: usize = 16;
+
+/// How the volume is shaded. Colours are RGB in [0, 1].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderSettings {
+    /// Extinction per unit density per domain unit. Default 40; allowed [0, 1e6].
+    pub density_scale: f32,
+    /// Samples per voxel along a ray (the step is h / quality). Default 1.5; allowed [1, 8].
+    pub step_quality: f32,
+    /// Direction towards the light (normalised when used). Default (0.4, 1, 0.3).
+    pub light_dir: [f32; 3],
+    /// Light colour × intensity. Default (1, 0.97, 0.92).
+    pub light_color: [f32; 3],
+    /// Self-shadowing by a march towards the light. Default on.
+    pub shadows: bool,
+    /// Samples of that march. Default 24; allowed 1..=256.
+    pub shadow_steps: u32,
+    /// Ambient light. Default 0.25; allowed [0, 10].
+    pub ambient: f32,
+    /// Albedo of the smoke. Default (0.92, 0.92, 0.95).
+    pub smoke_color: [f32; 3],
+    /// Background at the bottom of the view. Default dark blue-grey.
+    pub background_bottom: [f32; 3],
+    /// Background at the top of the view.
+    pub background_top: [f32; 3],
+    /// Draw the domain's outline. Default on.
+    pub outline: bool,
+    /// Outline colour and opacity.
+    pub outline_color: [f32; 4],
+    /// Per-pixel jitter of the first sample, to hide banding. Default on.
+    pub jitter: bool,
+    /// Colour of solid obstacles. Default warm grey.
+    pub obstacle_color: [f32; 3],
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        Self {
+            density_scale: 40.0,
+            step_quality: 1.5,
+            light_dir: [0.4, 1.0, 0.3],
+            light_color: [1.0, 0.97, 0.92],
+            shadows: true,
+            shadow_steps: 24,
+            ambient: 0.25,
+            smoke_color: [0.92, 0.92, 0.95],
+            background_bottom: [0.06, 0.07, 0.09],
+            background_top: [0.22, 0.25, 0.31],
+            outline: true,
+            outline_color: [0.8, 0.85, 0.9, 0.45],
+            jitter: true,
+            obstacle_color: [0.62, 0.58, 0.52],
+        }
+    }
+}
+
+impl RenderSettings {
+    /// Checks every field against its range.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bad = |m: String| Err(SimError::InvalidParameter(m));
+        let finite3 = |v: &[f32]| v.iter().all(|x| x.is_finite());
+        if !(self.density_scale.is_finite() && (0.0..=1e6).contains(&self.density_scale)) {
+            return bad(format!(
+                "density_scale = {} is outside [0, 1000000]",
+                self.density_scale
+            ));
+        }
+        if !(self.step_quality.is_finite() && (1.0..=8.0).contains(&self.step_quality)) {
+            return bad(format!(
+                "step_quality = {} is outside [1, 8]",
+                self.step_quality
+            ));
+        }
+        if !finite3(&self.light_dir) || self.light_dir.iter().all(|x| *x == 0.0) {
+            return bad(format!(
+                "light_dir {:?} must be finite and non-zero",
+                self.light_dir
+            ));
+        }
+        if !(1..=256).contains(&self.shadow_steps) {
+            return bad(format!(
+                "shadow_steps = {} is outside 1..=256",
+                self.shadow_steps
+            ));
+        }
+        if !(self.ambient.is_finite() && (0.0..=10.0).contains(&self.ambient)) {
+            return bad(format!("ambient = {} is outside [0, 10]", self.ambient));
+        }
+        for (name, c) in [
+            ("light_color", &self.light_color[..]),
+            ("smoke_color", &self.smoke_color[..]),
+            ("background_bottom", &self.background_bottom[..]),
+            ("background_top", &self.background_top[..]),
+            ("outline_color", &self.outline_color[..]),
+            ("obstacle_color", &self.obstacle_color[..]),
+        ] {
+            if !c.iter().all(|x| x.is_finite() && (0.0..=10.0).contains(x)) {
+                return bad(format!("{name} {c:?} must have components in [0, 10]"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Unit vector towards the light.
+    pub fn light_unit(&self) -> [f32; 3] {
+        let [x, y, z] = self.light_dir;
+        let n = (x * x + y * y + z * z).sqrt();
+        [x / n, y / n, z / n]
+    }
+}
