@@ -6,9 +6,10 @@
 //! before.
 
 pub mod cli;
+pub mod commands;
 pub mod render;
 pub mod viewer;
 
 pub use plume_core::{
-    atomic, baseline, bench, camera, export, render_settings, report, scene, sim,
+    atomic, baseline, bench, camera, export, frame, render_settings, report, scene, sim,
 };

@@ -2,12 +2,13 @@
 //! roxmltree + base64 for VTK XML image data.
 
 use plume::export::vdb::{encode, VdbOptions};
-use plume::export::{self, ExportOptions, Fields, Format, VolumeFrame};
-use plume::sim::Dims;
+use plume::export::{self, ExportOptions, Fields, Format};
+use plume::frame::Frame;
+use plume::sim::{Dims, Grid};
 use std::collections::HashMap;
 use std::io::Cursor;
 
-fn frame(d: Dims, h: f32, origin: [f32; 3]) -> VolumeFrame {
+fn frame(d: Dims, h: f32, origin: [f32; 3]) -> Frame {
     let mut density = vec![0.0f32; d.cells()];
     let mut velocity = vec![[0.0f32; 3]; d.cells()];
     for k in 0..d.nz {
@@ -29,14 +30,18 @@ fn frame(d: Dims, h: f32, origin: [f32; 3]) -> VolumeFrame {
             }
         }
     }
-    VolumeFrame {
-        dims: d,
-        h,
-        origin,
+    Frame {
         density: Some(density),
         velocity: Some(velocity),
-        step: 7,
-        time: 0.25,
+        ..Frame::empty(
+            Grid {
+                dims: d,
+                h: h,
+                origin: origin,
+            },
+            7,
+            0.25,
+        )
     }
 }
 
@@ -159,14 +164,18 @@ fn vdb_half_precision_is_smaller_and_marked() {
 #[test]
 fn an_empty_grid_gives_a_valid_file() {
     let d = Dims::new(8, 8, 8);
-    let f = VolumeFrame {
-        dims: d,
-        h: 0.125,
-        origin: [0.0; 3],
+    let f = Frame {
         density: Some(vec![0.0; d.cells()]),
         velocity: Some(vec![[0.0; 3]; d.cells()]),
-        step: 0,
-        time: 0.0,
+        ..Frame::empty(
+            Grid {
+                dims: d,
+                h: 0.125,
+                origin: [0.0; 3],
+            },
+            0,
+            0.0,
+        )
     };
     let bytes = encode(&f, &VdbOptions::default());
     let g = read_vdb::<f32>(&bytes, "density");
@@ -214,14 +223,18 @@ fn the_cutoff_leaves_out_faint_leaves() {
     let mut dens = vec![0.0f32; d.cells()];
     dens[d.idx(1, 1, 1)] = 1.0; // leaf at x 0..8: kept
     dens[d.idx(12, 1, 1)] = 1e-5; // leaf at x 8..16: below the cutoff
-    let f = VolumeFrame {
-        dims: d,
-        h: 0.1,
-        origin: [0.0; 3],
+    let f = Frame {
         density: Some(dens),
         velocity: None,
-        step: 0,
-        time: 0.0,
+        ..Frame::empty(
+            Grid {
+                dims: d,
+                h: 0.1,
+                origin: [0.0; 3],
+            },
+            0,
+            0.0,
+        )
     };
     let bytes = encode(
         &f,

@@ -3,8 +3,9 @@
 //! link), `.vti` by VTK's `vtkXMLImageDataReader` (`python3-vtk9`, what ParaView uses), and
 //! `.npy` by NumPy; compared voxel by voxel.
 
-use plume::export::{self, ExportOptions, Format, VolumeFrame};
-use plume::sim::Dims;
+use plume::export::{self, ExportOptions, Format};
+use plume::frame::Frame;
+use plume::sim::{Dims, Grid};
 use std::process::Command;
 
 /// Debian's Python, where the python3-openvdb and python3-vtk9 bindings live.
@@ -52,7 +53,7 @@ for name, want, kind in (("density", dens, "float"), ("velocity", vel, "vec3s"))
 print("OK")
 "#;
 
-fn frame() -> VolumeFrame {
+fn frame() -> Frame {
     let d = Dims::new(19, 23, 11);
     let mut density = vec![0.0f32; d.cells()];
     let mut velocity = vec![[0.0f32; 3]; d.cells()];
@@ -69,14 +70,18 @@ fn frame() -> VolumeFrame {
             }
         }
     }
-    VolumeFrame {
-        dims: d,
-        h: 0.04,
-        origin: [0.2, -0.1, 0.0],
+    Frame {
         density: Some(density),
         velocity: Some(velocity),
-        step: 1,
-        time: 0.1,
+        ..Frame::empty(
+            Grid {
+                dims: d,
+                h: 0.04,
+                origin: [0.2, -0.1, 0.0],
+            },
+            1,
+            0.1,
+        )
     }
 }
 
@@ -100,10 +105,10 @@ fn openvdb_reads_our_files_voxel_for_voxel() {
             .arg(dir.join(&files[1]))
             .arg(dir.join(&files[2]))
             .args([
-                f.h.to_string(),
-                f.origin[0].to_string(),
-                f.origin[1].to_string(),
-                f.origin[2].to_string(),
+                f.grid.h.to_string(),
+                f.grid.origin[0].to_string(),
+                f.grid.origin[1].to_string(),
+                f.grid.origin[2].to_string(),
             ])
             .arg(if half { "1" } else { "0" })
             .output()
@@ -159,10 +164,10 @@ fn vtk_reads_our_image_data_value_for_value() {
         .arg(VTK_CHECK)
         .args(files.iter().map(|n| dir.join(n)))
         .args([
-            f.h.to_string(),
-            f.origin[0].to_string(),
-            f.origin[1].to_string(),
-            f.origin[2].to_string(),
+            f.grid.h.to_string(),
+            f.grid.origin[0].to_string(),
+            f.grid.origin[1].to_string(),
+            f.grid.origin[2].to_string(),
         ])
         .output()
         .unwrap_or_else(|e| panic!("cannot run python3: {e}"));

@@ -52,16 +52,9 @@ fn snapshot_after_steps(n: usize) -> Snapshot {
         s.step();
     }
     Snapshot {
-        grid: *s.grid(),
-        density: s.density().to_vec(),
-        temperature: Vec::new(),
-        solid: Vec::new(),
+        frame: plume::sim::Simulation::frame(&s, plume::frame::Select::ALL),
         scene_name: "plume".into(),
-        pressure: Vec::new(),
-        velocity: [Vec::new(), Vec::new(), Vec::new()],
         stats: s.stats().clone(),
-        time: s.time(),
-        steps: s.steps(),
         total_density: s.total_density(),
         running: true,
         serial: 1,

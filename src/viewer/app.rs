@@ -4,7 +4,7 @@
 use super::input::{self, Action, Button, DragMode, KeyName};
 use super::panels::{self, FrameStats, UiCommand, UiState};
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
-use super::slice_view::{self, Fields};
+use super::slice_view;
 use super::ViewerError;
 use crate::camera::OrbitCamera;
 use crate::render::volume::{box_edges, VolumeBox};
@@ -328,7 +328,9 @@ impl Running {
     }
 
     fn volume_box(&self) -> Option<VolumeBox> {
-        self.snapshot.as_ref().map(|s| VolumeBox::of_grid(&s.grid))
+        self.snapshot
+            .as_ref()
+            .map(|s| VolumeBox::of_grid(&s.frame.grid))
     }
 
     fn frame_volume(&mut self) {
@@ -501,9 +503,11 @@ impl Running {
         }
         if let Some(snap) = &self.snapshot {
             if snap.serial != self.uploaded {
-                self.stats.upload_ms =
-                    self.renderer
-                        .upload(&self.display, &snap.density, snap.grid.dims)?;
+                self.stats.upload_ms = self.renderer.upload(
+                    &self.display,
+                    snap.frame.density(),
+                    snap.frame.grid.dims,
+                )?;
                 self.uploaded = snap.serial;
             }
         }
@@ -630,7 +634,7 @@ impl Running {
         )?;
         if self.ui.slice.visible {
             if let Some(snap) = &self.snapshot {
-                let quad = slice_outline(&bx, snap.grid.dims, &self.ui.slice);
+                let quad = slice_outline(&bx, snap.frame.grid.dims, &self.ui.slice);
                 self.renderer.draw_lines(
                     &self.display,
                     target,
@@ -697,17 +701,10 @@ fn slice_panel(
                 return;
             };
             let s = &ui_state.slice;
-            let dims = snap.grid.dims;
+            let f = &snap.frame;
+            let dims = f.grid.dims;
             let index = s.index(dims);
-            let f = Fields {
-                dims,
-                h: snap.grid.h,
-                density: &snap.density,
-                temperature: &snap.temperature,
-                pressure: &snap.pressure,
-                velocity: [&snap.velocity[0], &snap.velocity[1], &snap.velocity[2]],
-            };
-            let slice = slice_view::extract(&f, s.axis, index, s.field);
+            let slice = slice_view::extract(f, s.axis, index, s.field);
             let range = slice_view::value_range(&slice, s.field.signed());
             let px = slice_view::colorize(&slice, range, s.colormap);
             let bytes: Vec<u8> = px.iter().flatten().copied().collect();
@@ -741,7 +738,7 @@ fn slice_panel(
             let cell_w = rect.width() / slice.width as f32;
             let cell_h = rect.height() / slice.height as f32;
             if s.arrows {
-                let arrows = slice_view::arrows(&f, s.axis, index, s.arrow_stride);
+                let arrows = slice_view::arrows(f, s.axis, index, s.arrow_stride);
                 let vmax = arrows
                     .iter()
                     .map(|a| a[2].hypot(a[3]))

@@ -17,9 +17,9 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
     };
     v.push(format!(
         "grid {}, t = {:.2} s, step {}, {}",
-        s.grid.dims,
-        s.time,
-        s.steps,
+        s.frame.grid.dims,
+        s.frame.time,
+        s.frame.step,
         if s.running { "running" } else { "paused" }
     ));
     v.push(format!(

@@ -2,9 +2,10 @@
 //! takes. The UI sends commands; the thread publishes snapshots of the newest finished step.
 
 use crate::export::recorder::{Recorder, RecorderStatus};
-use crate::export::{ExportOptions, VolumeFrame};
+use crate::export::{self, ExportOptions};
+use crate::frame::{Frame, Select};
 use crate::scene::Scene;
-use crate::sim::{Dims, Emitter, FluidParams, Grid, Solver, StepStats};
+use crate::sim::{Dims, Emitter, FluidParams, Simulation, StepStats};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -59,29 +60,16 @@ pub struct RecordSpec {
     pub every: u32,
 }
 
-/// A copy of the solver's state after a step, for drawing.
+/// What the viewer draws after a step: the simulation's frame of every field, and the
+/// thread's state around it.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    /// Grid placement.
-    pub grid: Grid,
-    /// Density, x-fastest.
-    pub density: Vec<f32>,
-    /// Temperature, x-fastest.
-    pub temperature: Vec<f32>,
-    /// Solid cells (1 = solid), empty when there are none.
-    pub solid: Vec<u8>,
+    /// Every field of the newest step (grid, step count and time included).
+    pub frame: Frame,
     /// Name of the scene being simulated.
     pub scene_name: String,
-    /// Pressure at cell centres.
-    pub pressure: Vec<f32>,
-    /// Face velocities u, v, w.
-    pub velocity: [Vec<f32>; 3],
     /// Statistics of the last step.
     pub stats: StepStats,
-    /// Simulated time, s.
-    pub time: f64,
-    /// Steps taken.
-    pub steps: u64,
     /// Σ density·h³.
     pub total_density: f64,
     /// Whether the simulation is running.
@@ -104,7 +92,7 @@ pub struct SimThread {
 }
 
 struct Worker {
-    solver: Solver,
+    solver: Box<dyn Simulation>,
     scene: Scene,
     running: bool,
     steps_per_frame: u32,
@@ -123,7 +111,7 @@ impl Worker {
             return;
         };
         rec.clear_error();
-        let frame = VolumeFrame::capture(&self.solver, opts.fields);
+        let frame = export::capture(self.solver.as_ref(), opts.fields);
         rec.submit(frame, dir, opts, &self.scene);
     }
 
@@ -131,7 +119,7 @@ impl Worker {
     /// One step; when a field stops being finite the simulation pauses with the error shown
     /// (and that step is neither recorded nor exported). Returns whether it succeeded.
     fn advance(&mut self) -> bool {
-        match self.solver.try_step() {
+        match self.solver.step() {
             Ok(_) => {
                 self.after_step();
                 true
@@ -152,7 +140,7 @@ impl Worker {
             return;
         }
         if self.solver.steps().is_multiple_of(spec.every.max(1) as u64) {
-            let frame = VolumeFrame::capture(&self.solver, spec.opts.fields);
+            let frame = export::capture(self.solver.as_ref(), spec.opts.fields);
             // Blocks while the queue is full: the simulation waits rather than dropping a frame.
             if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene) {
                 self.recording = None;
@@ -188,7 +176,7 @@ impl Worker {
                     let mut scene = self.scene.clone().with_dims(d);
                     scene.fluid = self.solver.params().clone();
                     scene.emitters = self.solver.emitters().to_vec();
-                    match scene.build() {
+                    match scene.build_simulation() {
                         Ok(s) => {
                             self.solver = s;
                             self.scene = scene;
@@ -211,7 +199,7 @@ impl Worker {
                 }
             }
             SimCommand::LoadScene(scene) => {
-                match scene.build() {
+                match scene.build_simulation() {
                     Ok(s) => {
                         self.solver = s;
                         self.scene = *scene;
@@ -229,9 +217,7 @@ impl Worker {
                 density,
                 velocity,
             } => {
-                let r1 = self.solver.add_density_at(center, radius, density);
-                let r2 = self.solver.add_velocity_at(center, radius, velocity);
-                if let Err(e) = r1.and(r2) {
+                if let Err(e) = self.solver.paint(center, radius, density, velocity) {
                     self.error = Some(e.to_string());
                 }
                 return true;
@@ -245,16 +231,9 @@ impl Worker {
         self.serial += 1;
         let s = &self.solver;
         Snapshot {
-            grid: *s.grid(),
-            density: s.density().to_vec(),
-            temperature: s.temperature().to_vec(),
-            solid: s.solid_mask().map(<[u8]>::to_vec).unwrap_or_default(),
+            frame: s.frame(Select::ALL),
             scene_name: self.scene.name.clone(),
-            pressure: s.pressure().to_vec(),
-            velocity: [0, 1, 2].map(|a| s.velocity(a).to_vec()),
             stats: s.stats().clone(),
-            time: s.time(),
-            steps: s.steps(),
             total_density: s.total_density(),
             running: self.running,
             serial: self.serial,
@@ -277,7 +256,7 @@ impl SimThread {
         running: bool,
         wake: impl Fn() + Send + 'static,
     ) -> Result<Self, crate::sim::SimError> {
-        let solver = scene.build()?;
+        let solver = scene.build_simulation()?;
         let (tx, rx) = mpsc::channel();
         let latest = Arc::new(Mutex::new(None));
         let mut worker = Worker {

@@ -1,7 +1,7 @@
 //! The 2D slice view: extracting one plane of a field, colour maps, legends and velocity
 //! arrows. Pure data, tested without a window.
 
-use crate::sim::Dims;
+use crate::frame::Frame;
 
 /// Axis normal to the slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -148,66 +148,23 @@ impl Slice {
     }
 }
 
-/// The fields a slice can be taken from.
-pub struct Fields<'a> {
-    /// Cell counts.
-    pub dims: Dims,
-    /// Voxel size.
-    pub h: f32,
-    /// Density.
-    pub density: &'a [f32],
-    /// Temperature.
-    pub temperature: &'a [f32],
-    /// Pressure.
-    pub pressure: &'a [f32],
-    /// Face velocities.
-    pub velocity: [&'a [f32]; 3],
-}
-
-impl Fields<'_> {
-    /// Velocity at the centre of a cell.
-    pub fn cell_velocity(&self, c: [usize; 3]) -> [f32; 3] {
-        let [i, j, k] = c;
-        let d = self.dims;
-        let f = |a: usize, lo: [usize; 3]| {
-            let fd = d.faces(a);
-            let mut hi = lo;
-            hi[a] += 1;
-            0.5 * (self.velocity[a][fd.idx(lo[0], lo[1], lo[2])]
-                + self.velocity[a][fd.idx(hi[0], hi[1], hi[2])])
-        };
-        [f(0, [i, j, k]), f(1, [i, j, k]), f(2, [i, j, k])]
+/// The value of `field` in cell `idx` of a frame (0 where the frame lacks the field).
+fn value(f: &Frame, field: SliceField, idx: usize) -> f32 {
+    let at = |v: &Option<Vec<f32>>| v.as_ref().and_then(|v| v.get(idx)).copied();
+    match field {
+        SliceField::Density => at(&f.density),
+        SliceField::Temperature => at(&f.temperature),
+        SliceField::Pressure => at(&f.pressure),
+        SliceField::Speed => Some(f.speed(idx)),
+        SliceField::Divergence => at(&f.divergence),
     }
-
-    fn value(&self, field: SliceField, c: [usize; 3]) -> f32 {
-        let d = self.dims;
-        let idx = d.idx(c[0], c[1], c[2]);
-        match field {
-            SliceField::Density => self.density[idx],
-            SliceField::Temperature => self.temperature[idx],
-            SliceField::Pressure => self.pressure[idx],
-            SliceField::Speed => {
-                let v = self.cell_velocity(c);
-                (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
-            }
-            SliceField::Divergence => {
-                let mut s = 0.0;
-                for a in 0..3 {
-                    let fd = d.faces(a);
-                    let mut hi = c;
-                    hi[a] += 1;
-                    s += self.velocity[a][fd.idx(hi[0], hi[1], hi[2])]
-                        - self.velocity[a][fd.idx(c[0], c[1], c[2])];
-                }
-                s / self.h
-            }
-        }
-    }
+    .unwrap_or(0.0)
 }
 
 /// Extracts the plane `index` (clamped to the grid) normal to `axis`.
-pub fn extract(f: &Fields<'_>, axis: SliceAxis, index: usize, field: SliceField) -> Slice {
-    let n = f.dims.as_array();
+pub fn extract(f: &Frame, axis: SliceAxis, index: usize, field: SliceField) -> Slice {
+    let d = f.grid.dims;
+    let n = d.as_array();
     let index = index.min(n[axis.index()] - 1);
     let (ha, va) = axis.image_axes();
     let (w, h) = (n[ha], n[va]);
@@ -218,7 +175,7 @@ pub fn extract(f: &Fields<'_>, axis: SliceAxis, index: usize, field: SliceField)
             c[axis.index()] = index;
             c[ha] = x;
             c[va] = h - 1 - y;
-            values.push(f.value(field, c));
+            values.push(value(f, field, d.idx(c[0], c[1], c[2])));
         }
     }
     Slice {
@@ -265,11 +222,15 @@ pub fn colorize(s: &Slice, range: (f32, f32), map: ColorMap) -> Vec<[u8; 4]> {
 
 /// In-plane velocity arrows every `stride` cells: (image x, image y of the cell centre in
 /// pixels from the top-left, velocity along image right, velocity along image up).
-pub fn arrows(f: &Fields<'_>, axis: SliceAxis, index: usize, stride: usize) -> Vec<[f32; 4]> {
-    let n = f.dims.as_array();
+pub fn arrows(f: &Frame, axis: SliceAxis, index: usize, stride: usize) -> Vec<[f32; 4]> {
+    let d = f.grid.dims;
+    let n = d.as_array();
     let index = index.min(n[axis.index()] - 1);
     let (ha, va) = axis.image_axes();
     let (w, h) = (n[ha], n[va]);
+    let Some(vel) = &f.velocity else {
+        return Vec::new();
+    };
     let stride = stride.max(1);
     let mut out = Vec::new();
     for y in (stride / 2..h).step_by(stride) {
@@ -278,7 +239,7 @@ pub fn arrows(f: &Fields<'_>, axis: SliceAxis, index: usize, stride: usize) -> V
             c[axis.index()] = index;
             c[ha] = x;
             c[va] = h - 1 - y;
-            let v = f.cell_velocity(c);
+            let v = vel[d.idx(c[0], c[1], c[2])];
             out.push([x as f32 + 0.5, y as f32 + 0.5, v[ha], v[va]]);
         }
     }
@@ -288,26 +249,34 @@ pub fn arrows(f: &Fields<'_>, axis: SliceAxis, index: usize, stride: usize) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::Dims;
 
-    fn fields_fixture(d: Dims) -> (Vec<f32>, Vec<f32>, [Vec<f32>; 3]) {
+    fn frame_fixture(d: Dims) -> Frame {
         let density: Vec<f32> = (0..d.cells()).map(|i| i as f32).collect();
         let pressure: Vec<f32> = (0..d.cells()).map(|i| -(i as f32)).collect();
-        let vel = [0, 1, 2].map(|a| vec![0.0f32; d.faces(a).cells()]);
-        (density, pressure, vel)
+        Frame {
+            temperature: Some(density.clone()),
+            density: Some(density),
+            pressure: Some(pressure),
+            velocity: Some(vec![[0.0; 3]; d.cells()]),
+            ..Frame::empty(
+                crate::sim::Grid {
+                    dims: d,
+                    h: 0.25,
+                    origin: [0.0; 3],
+                },
+                0,
+                0.0,
+            )
+        }
     }
 
     #[test]
     fn z_slice_is_the_xy_plane_with_y_up() {
         let d = Dims::new(4, 3, 2);
-        let (den, p, vel) = fields_fixture(d);
-        let f = Fields {
-            dims: d,
-            h: 0.25,
-            density: &den,
-            temperature: &den,
-            pressure: &p,
-            velocity: [&vel[0], &vel[1], &vel[2]],
-        };
+        let f = frame_fixture(d);
+        let den = f.density.clone().expect("density");
+        let p = f.pressure.clone().expect("pressure");
         let s = extract(&f, SliceAxis::Z, 1, SliceField::Density);
         assert_eq!((s.width, s.height), (4, 3));
         // Top-left pixel is x = 0, y = ny−1.
@@ -327,29 +296,24 @@ mod tests {
     }
 
     #[test]
-    fn speed_and_divergence_come_from_the_face_velocities() {
+    fn speed_and_divergence_come_from_the_solvers_face_velocities() {
+        use crate::sim::{Simulation, Solver};
         let d = Dims::cube(3);
-        let (den, p, mut vel) = fields_fixture(d);
-        // u_face(i) = i: every cell's faces differ by 1, so the divergence is 1/h = 2.
+        let mut s = Solver::cube(3).expect("solver");
+        // u_face(i) = i: every cell's faces differ by 1, so the divergence is 1/h = 3.
         let du = d.faces(0);
+        let [u, _, _] = s.velocity_mut();
         for k in 0..3 {
             for j in 0..3 {
                 for i in 0..4 {
-                    vel[0][du.idx(i, j, k)] = i as f32;
+                    u[du.idx(i, j, k)] = i as f32;
                 }
             }
         }
-        let f = Fields {
-            dims: d,
-            h: 0.5,
-            density: &den,
-            temperature: &den,
-            pressure: &p,
-            velocity: [&vel[0], &vel[1], &vel[2]],
-        };
+        let f = s.frame(crate::frame::Select::ALL);
         let div = extract(&f, SliceAxis::Z, 1, SliceField::Divergence);
         assert!(
-            div.values.iter().all(|&v| (v - 2.0).abs() < 1e-6),
+            div.values.iter().all(|&v| (v - 3.0).abs() < 1e-5),
             "{:?}",
             div.values
         );

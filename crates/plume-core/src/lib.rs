@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod bench;
 pub mod camera;
 pub mod export;
+pub mod frame;
 pub mod render_settings;
 pub mod scene;
 pub mod sim;

@@ -509,6 +509,18 @@ impl Scene {
         Dims::new(x, y, z)
     }
 
+    /// Where the grid lies: cell counts, voxel size (the largest side over its cell count) and
+    /// the minimum corner, as [`Scene::build`] places it.
+    pub fn grid_placement(&self) -> Grid {
+        let dims = self.dims();
+        let nmax = dims.nx.max(dims.ny).max(dims.nz).max(1);
+        Grid {
+            dims,
+            h: self.grid.size / nmax as f32,
+            origin: self.grid.origin,
+        }
+    }
+
     /// The domain's minimum and maximum corners in world coordinates.
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
         let n = self.grid.dims;
@@ -545,7 +557,13 @@ impl Scene {
         self.obstacles.iter().map(Obstacle::shape).collect()
     }
 
-    /// Builds a solver for the scene, validating everything.
+    /// Builds the scene's simulation on the default backend (the CPU solver), validating
+    /// everything.
+    pub fn build_simulation(&self) -> Result<Box<dyn crate::sim::Simulation>, SimError> {
+        Ok(Box::new(self.build()?))
+    }
+
+    /// Builds a CPU solver for the scene, validating everything.
     pub fn build(&self) -> Result<Solver, SimError> {
         let grid = Grid::new(self.dims(), self.grid.size, self.grid.origin)?;
         let mut s = Solver::new(grid, self.fluid.clone(), self.boundaries)?;

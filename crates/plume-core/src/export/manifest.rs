@@ -1,6 +1,7 @@
 //! `manifest.json`: what a folder of exported frames holds, for scripts and importers.
 
-use super::{ExportOptions, Format, VolumeFrame};
+use super::{ExportOptions, Format};
+use crate::frame::Frame;
 use crate::scene::Scene;
 
 /// Version of the manifest's layout.
@@ -49,14 +50,15 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// An empty manifest for frames shaped like `frame`, from `scene`, written with `opts`.
-    pub fn new(scene: &Scene, frame: &VolumeFrame, opts: &ExportOptions) -> Self {
+    /// An empty manifest for frames of `scene`'s grid, written with `opts`.
+    pub fn new(scene: &Scene, opts: &ExportOptions) -> Self {
+        let grid = scene.grid_placement();
         Self {
             format_version: FORMAT_VERSION,
             generator: format!("plume {}", env!("CARGO_PKG_VERSION")),
-            dims: frame.dims.as_array(),
-            voxel_size: frame.h,
-            origin: frame.origin,
+            dims: grid.dims.as_array(),
+            voxel_size: grid.h,
+            origin: grid.origin,
             dt: scene.fluid.dt,
             formats: opts.formats.clone(),
             fields: opts.fields.names().into_iter().map(String::from).collect(),
@@ -68,7 +70,7 @@ impl Manifest {
     }
 
     /// Records a written frame.
-    pub fn push(&mut self, frame: u32, f: &VolumeFrame, files: Vec<String>) {
+    pub fn push(&mut self, frame: u32, f: &Frame, files: Vec<String>) {
         self.frames.push(FrameEntry {
             frame,
             step: f.step,

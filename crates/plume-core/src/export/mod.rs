@@ -1,19 +1,23 @@
 //! Export of volume frames to files other tools open: OpenVDB (Blender, Houdini), VTK XML
 //! image data (ParaView) and NumPy arrays (Python). No GL in here.
 //!
-//! Every file is written atomically (`writer.rs`): under a temporary name in the target
+//! Every file is written atomically (`crate::atomic`): under a temporary name in the target
 //! folder, renamed when complete, so a failed or interrupted write never leaves a broken file
 //! under the final name.
 
 pub mod folder;
+pub mod formats;
 pub mod manifest;
 pub mod npy;
 pub mod recorder;
+pub mod run;
 pub mod vdb;
 pub mod vti;
 
-use crate::sim::{Dims, Solver};
-use rayon::prelude::*;
+pub use formats::{Exporter, Format};
+
+use crate::frame::{Frame, Select};
+use crate::sim::Simulation;
 use std::path::PathBuf;
 
 /// Errors from exporting.
@@ -34,54 +38,6 @@ pub enum ExportError {
     /// Bad export settings.
     #[error("invalid export setting: {0}")]
     Invalid(String),
-}
-
-/// A file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// OpenVDB `.vdb`.
-    Vdb,
-    /// VTK XML image data `.vti`.
-    Vti,
-    /// NumPy `.npy` (one file per field).
-    Npy,
-}
-
-impl Format {
-    /// All formats.
-    pub const ALL: [Format; 3] = [Format::Vdb, Format::Vti, Format::Npy];
-    /// File extension.
-    pub fn ext(self) -> &'static str {
-        match self {
-            Format::Vdb => "vdb",
-            Format::Vti => "vti",
-            Format::Npy => "npy",
-        }
-    }
-    /// Parses a comma-separated list like `vdb,vti`.
-    pub fn parse_list(s: &str) -> Result<Vec<Format>, String> {
-        let mut out = Vec::new();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let f = match part.to_ascii_lowercase().as_str() {
-                "vdb" => Format::Vdb,
-                "vti" => Format::Vti,
-                "npy" => Format::Npy,
-                _ => {
-                    return Err(format!(
-                        "unknown format '{part}' (choose from vdb, vti, npy)"
-                    ))
-                }
-            };
-            if !out.contains(&f) {
-                out.push(f);
-            }
-        }
-        if out.is_empty() {
-            return Err("no format given (choose from vdb, vti, npy)".into());
-        }
-        Ok(out)
-    }
 }
 
 /// Which fields go into the files.
@@ -139,55 +95,19 @@ impl Fields {
     }
 }
 
-/// One frame's data, owned, ready to write (also what the viewer's writer thread receives).
-#[derive(Clone, Debug)]
-pub struct VolumeFrame {
-    /// Cell counts.
-    pub dims: Dims,
-    /// Voxel size.
-    pub h: f32,
-    /// World position of the domain's minimum corner.
-    pub origin: [f32; 3],
-    /// Density at cell centres (x-fastest), if exported.
-    pub density: Option<Vec<f32>>,
-    /// Velocity at cell centres (x-fastest), if exported.
-    pub velocity: Option<Vec<[f32; 3]>>,
-    /// Solver step count.
-    pub step: u64,
-    /// Simulated time, s.
-    pub time: f64,
+/// Copies the fields that `fields` selects out of a simulation, for writing.
+pub fn capture(sim: &dyn Simulation, fields: Fields) -> Frame {
+    sim.frame(fields.into())
 }
 
-impl VolumeFrame {
-    /// Copies the selected fields out of a solver.
-    pub fn capture(s: &Solver, fields: Fields) -> Self {
-        let g = s.grid();
-        Self {
-            dims: g.dims,
-            h: g.h,
-            origin: g.origin,
-            density: fields.density.then(|| s.density().to_vec()),
-            velocity: fields.velocity.then(|| cell_velocities(s)),
-            step: s.steps(),
-            time: s.time(),
+impl From<Fields> for Select {
+    fn from(f: Fields) -> Select {
+        Select {
+            density: f.density,
+            velocity: f.velocity,
+            ..Select::default()
         }
     }
-}
-
-/// Velocity at every cell centre (mean of the two faces on each axis), x-fastest.
-pub fn cell_velocities(s: &Solver) -> Vec<[f32; 3]> {
-    let d = s.dims();
-    let mut out = vec![[0.0f32; 3]; d.cells()];
-    out.par_chunks_mut(d.nx * d.ny)
-        .enumerate()
-        .for_each(|(k, plane)| {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    plane[i + d.nx * j] = s.velocity_at_cell(i, j, k);
-                }
-            }
-        });
-    out
 }
 
 /// Options shared by the writers.
@@ -255,18 +175,10 @@ impl ExportOptions {
 
     /// The files of frame `n` (numbered from 1), relative to the output folder.
     pub fn file_names(&self, n: u32) -> Vec<String> {
-        let mut v = Vec::new();
-        for f in &self.formats {
-            match f {
-                Format::Npy => {
-                    for field in self.fields.names() {
-                        v.push(format!("{}_{field}_{n:04}.npy", self.prefix));
-                    }
-                }
-                _ => v.push(format!("{}_{n:04}.{}", self.prefix, f.ext())),
-            }
-        }
-        v
+        self.formats
+            .iter()
+            .flat_map(|f| f.exporter().file_names(self, n))
+            .collect()
     }
 }
 
@@ -274,49 +186,12 @@ impl ExportOptions {
 pub fn write_frame(
     dir: &std::path::Path,
     n: u32,
-    frame: &VolumeFrame,
+    frame: &Frame,
     opts: &ExportOptions,
 ) -> Result<Vec<String>, ExportError> {
     let mut written = Vec::new();
     for f in &opts.formats {
-        match f {
-            Format::Vdb => {
-                let name = format!("{}_{n:04}.vdb", opts.prefix);
-                let vo = vdb::VdbOptions {
-                    half: opts.half,
-                    cutoff: opts.cutoff,
-                    index_offset: [0; 3],
-                };
-                let bytes = vdb::encode(frame, &vo);
-                crate::atomic::write_atomic(&dir.join(&name), |w| {
-                    std::io::Write::write_all(w, &bytes)
-                })?;
-                written.push(name);
-            }
-            Format::Vti => {
-                let name = format!("{}_{n:04}.vti", opts.prefix);
-                crate::atomic::write_atomic(&dir.join(&name), |w| vti::write(w, frame))?;
-                written.push(name);
-            }
-            Format::Npy => {
-                let shape = [frame.dims.nz, frame.dims.ny, frame.dims.nx];
-                if let Some(d) = &frame.density {
-                    let name = format!("{}_density_{n:04}.npy", opts.prefix);
-                    crate::atomic::write_atomic(&dir.join(&name), |w| {
-                        npy::write_f32(w, &shape, d)
-                    })?;
-                    written.push(name);
-                }
-                if let Some(v) = &frame.velocity {
-                    let name = format!("{}_velocity_{n:04}.npy", opts.prefix);
-                    let flat: &[f32] = v.as_flattened();
-                    crate::atomic::write_atomic(&dir.join(&name), |w| {
-                        npy::write_f32(w, &[shape[0], shape[1], shape[2], 3], flat)
-                    })?;
-                    written.push(name);
-                }
-            }
-        }
+        written.extend(f.exporter().write(dir, n, frame, opts)?);
     }
     Ok(written)
 }

@@ -1,5 +1,7 @@
 //! NumPy `.npy` (format 1.0): little-endian float32, C order.
 
+use super::{ExportError, ExportOptions, Exporter};
+use crate::frame::Frame;
 use std::io::Write;
 
 /// The header for a float32 array of `shape`, padded so the data starts on a 64-byte boundary.
@@ -42,4 +44,49 @@ pub fn write_f32(w: &mut dyn Write, shape: &[usize], data: &[f32]) -> std::io::R
         w.write_all(&buf)?;
     }
     Ok(())
+}
+
+/// The `.npy` exporter: one file per field and frame, `<prefix>_<field>_<n>.npy`, float32 in C
+/// order: density `(nz, ny, nx)`, velocity `(nz, ny, nx, 3)`.
+pub struct NpyExporter;
+
+impl Exporter for NpyExporter {
+    fn ext(&self) -> &'static str {
+        "npy"
+    }
+    fn about(&self) -> &'static str {
+        "NumPy arrays, one file per field"
+    }
+    fn file_names(&self, opts: &ExportOptions, n: u32) -> Vec<String> {
+        opts.fields
+            .names()
+            .into_iter()
+            .map(|field| format!("{}_{field}_{n:04}.npy", opts.prefix))
+            .collect()
+    }
+    fn write(
+        &self,
+        dir: &std::path::Path,
+        n: u32,
+        frame: &Frame,
+        opts: &ExportOptions,
+    ) -> Result<Vec<String>, ExportError> {
+        let d = frame.grid.dims;
+        let shape = [d.nz, d.ny, d.nx];
+        let mut written = Vec::new();
+        if let Some(den) = &frame.density {
+            let name = format!("{}_density_{n:04}.npy", opts.prefix);
+            crate::atomic::write_atomic(&dir.join(&name), |w| write_f32(w, &shape, den))?;
+            written.push(name);
+        }
+        if let Some(v) = &frame.velocity {
+            let name = format!("{}_velocity_{n:04}.npy", opts.prefix);
+            let flat: &[f32] = v.as_flattened();
+            crate::atomic::write_atomic(&dir.join(&name), |w| {
+                write_f32(w, &[shape[0], shape[1], shape[2], 3], flat)
+            })?;
+            written.push(name);
+        }
+        Ok(written)
+    }
 }

@@ -3,8 +3,9 @@
 //! dropping a frame). A failed write stops the recorder and is reported; the caller keeps
 //! running.
 
-use super::manifest::Manifest;
-use super::{write_frame, ExportOptions, VolumeFrame};
+use super::run::RunWriter;
+use super::ExportOptions;
+use crate::frame::Frame;
 use crate::scene::Scene;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -29,7 +30,7 @@ pub struct RecorderStatus {
 }
 
 struct Job {
-    frame: VolumeFrame,
+    frame: Frame,
     dir: PathBuf,
     opts: ExportOptions,
     scene: Scene,
@@ -83,9 +84,9 @@ impl Recorder {
         let handle = std::thread::Builder::new()
             .name("plume-writer".into())
             .spawn(move || {
-                // Folder, prefix, manifest and next frame number of the current recording; the
-                // folder is scanned once when it changes, not for every frame.
-                let mut current: Option<(PathBuf, String, Manifest, u32)> = None;
+                // The current recording's writer; the folder is scanned for the next free
+                // number once when it changes, not for every frame.
+                let mut current: Option<RunWriter> = None;
                 for job in rx {
                     // A job counts as queued until it has been handled, so `flush` waits for
                     // the write itself and not only for the hand-over.
@@ -93,30 +94,21 @@ impl Recorder {
                     if sh.failed.load(Ordering::SeqCst) {
                         continue; // drain what was queued before the failure
                     }
+                    // New folder or new options: a new manifest (its formats and fields must
+                    // describe the files it lists).
                     let same = current
                         .as_ref()
-                        .is_some_and(|(d, p, _, _)| *d == job.dir && *p == job.opts.prefix);
-                    if !same {
-                        let m = Manifest::new(&job.scene, &job.frame, &job.opts);
-                        let n = next_frame_number(&job.dir, &job.opts.prefix);
-                        current = Some((job.dir.clone(), job.opts.prefix.clone(), m, n));
-                    }
-                    let Some((_, _, manifest, next)) = current.as_mut() else {
-                        continue;
+                        .is_some_and(|w| w.dir() == job.dir && *w.options() == job.opts);
+                    let writer = match current.as_mut() {
+                        Some(w) if same => w,
+                        _ => {
+                            let n = next_frame_number(&job.dir, &job.opts.prefix);
+                            current.insert(RunWriter::new(&job.dir, &job.scene, &job.opts, n))
+                        }
                     };
-                    let n = *next;
-                    let result =
-                        write_frame(&job.dir, n, &job.frame, &job.opts).and_then(|files| {
+                    match writer.write(&job.frame) {
+                        Ok((_, files)) => {
                             let last = files.last().cloned();
-                            manifest.push(n, &job.frame, files);
-                            manifest.save(&job.dir)?;
-                            Ok(last)
-                        });
-                    if result.is_ok() {
-                        *next += 1;
-                    }
-                    match result {
-                        Ok(last) => {
                             if let Ok(mut s) = sh.status.lock() {
                                 s.written += 1;
                                 s.last_file = last.map(|f| job.dir.join(f).display().to_string());
@@ -135,13 +127,7 @@ impl Recorder {
 
     /// Queues a frame; blocks while the queue is full. Returns false when the recorder has
     /// failed (the frame is not queued).
-    pub fn submit(
-        &self,
-        frame: VolumeFrame,
-        dir: &Path,
-        opts: &ExportOptions,
-        scene: &Scene,
-    ) -> bool {
+    pub fn submit(&self, frame: Frame, dir: &Path, opts: &ExportOptions, scene: &Scene) -> bool {
         if self.failed() {
             return false;
         }
@@ -225,16 +211,11 @@ mod tests {
     use crate::export::{Fields, Format};
     use crate::sim::Dims;
 
-    fn frame() -> VolumeFrame {
+    fn frame() -> Frame {
         let d = Dims::cube(6);
-        VolumeFrame {
-            dims: d,
-            h: 1.0 / 6.0,
-            origin: [0.0; 3],
+        Frame {
             density: Some(vec![0.5; d.cells()]),
-            velocity: None,
-            step: 1,
-            time: 0.1,
+            ..Frame::empty(crate::sim::Grid::unit(d).expect("grid"), 1, 0.1)
         }
     }
 

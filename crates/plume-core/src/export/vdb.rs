@@ -6,7 +6,8 @@
 //! sorted by origin (x, then y, then z); children of internal nodes in ascending bit order,
 //! where z varies fastest; leaf voxels z-fastest (Plume's grids are x-fastest).
 
-use super::VolumeFrame;
+use super::{ExportError, ExportOptions, Exporter};
+use crate::frame::Frame;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use std::collections::BTreeMap;
@@ -148,8 +149,8 @@ struct Leaf<V> {
     values: Vec<V>,
 }
 
-fn leaves<V: Value>(frame: &VolumeFrame, data: &[V], o: &VdbOptions) -> BTreeMap<LeafKey, Leaf<V>> {
-    let d = frame.dims;
+fn leaves<V: Value>(frame: &Frame, data: &[V], o: &VdbOptions) -> BTreeMap<LeafKey, Leaf<V>> {
+    let d = frame.grid.dims;
     let off = o.index_offset;
     let mut out = BTreeMap::new();
     let lo = |a: usize| (off[a]).div_euclid(8) * 8;
@@ -211,7 +212,7 @@ fn leaves<V: Value>(frame: &VolumeFrame, data: &[V], o: &VdbOptions) -> BTreeMap
     out
 }
 
-fn grid<V: Value>(o: &mut Vec<u8>, name: &str, frame: &VolumeFrame, data: &[V], opts: &VdbOptions) {
+fn grid<V: Value>(o: &mut Vec<u8>, name: &str, frame: &Frame, data: &[V], opts: &VdbOptions) {
     let tree_type = if opts.half {
         format!("{}_HalfFloat", V::TREE)
     } else {
@@ -238,9 +239,10 @@ fn grid<V: Value>(o: &mut Vec<u8>, name: &str, frame: &VolumeFrame, data: &[V], 
     put_u32(o, count);
     o.extend_from_slice(&meta);
     // Transform: index (i, j, k) sits at the centre of cell (i, j, k) − offset.
-    let h = frame.h as f64;
+    let h = frame.grid.h as f64;
     put_str(o, "UniformScaleTranslateMap");
-    let t = [0, 1, 2].map(|a| frame.origin[a] as f64 + (0.5 - opts.index_offset[a] as f64) * h);
+    let t =
+        [0, 1, 2].map(|a| frame.grid.origin[a] as f64 + (0.5 - opts.index_offset[a] as f64) * h);
     for v in t
         .into_iter()
         .chain([h; 3])
@@ -332,7 +334,7 @@ fn uuid() -> String {
 }
 
 /// Encodes the frame's fields as a complete `.vdb` file.
-pub fn encode(frame: &VolumeFrame, opts: &VdbOptions) -> Vec<u8> {
+pub fn encode(frame: &Frame, opts: &VdbOptions) -> Vec<u8> {
     let mut o = Vec::new();
     o.extend_from_slice(&0x5644_4220i64.to_le_bytes());
     put_u32(&mut o, 224);
@@ -357,4 +359,33 @@ pub fn encode(frame: &VolumeFrame, opts: &VdbOptions) -> Vec<u8> {
         grid(&mut o, "velocity", frame, v, opts);
     }
     o
+}
+
+/// The `.vdb` exporter: one file a frame, a float grid `density` and a vec3 grid `velocity`.
+pub struct VdbExporter;
+
+impl Exporter for VdbExporter {
+    fn ext(&self) -> &'static str {
+        "vdb"
+    }
+    fn about(&self) -> &'static str {
+        "OpenVDB, for Blender and Houdini"
+    }
+    fn write(
+        &self,
+        dir: &std::path::Path,
+        n: u32,
+        frame: &Frame,
+        opts: &ExportOptions,
+    ) -> Result<Vec<String>, ExportError> {
+        let name = format!("{}_{n:04}.vdb", opts.prefix);
+        let vo = VdbOptions {
+            half: opts.half,
+            cutoff: opts.cutoff,
+            index_offset: [0; 3],
+        };
+        let bytes = encode(frame, &vo);
+        crate::atomic::write_atomic(&dir.join(&name), |w| w.write_all(&bytes))?;
+        Ok(vec![name])
+    }
 }

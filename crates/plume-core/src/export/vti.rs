@@ -2,7 +2,8 @@
 //! grid whose points are the cell corners, so the extent is 0..n and the origin is the
 //! domain's corner; inline base64 binary arrays with a UInt64 byte-count header.
 
-use super::VolumeFrame;
+use super::{ExportError, ExportOptions, Exporter};
+use crate::frame::Frame;
 use std::io::Write;
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -44,8 +45,8 @@ fn array(w: &mut dyn Write, name: &str, components: usize, values: &[f32]) -> st
 }
 
 /// Writes the frame's fields as one `.vti` file.
-pub fn write(w: &mut dyn Write, f: &VolumeFrame) -> std::io::Result<()> {
-    let d = f.dims;
+pub fn write(w: &mut dyn Write, f: &Frame) -> std::io::Result<()> {
+    let d = f.grid.dims;
     let extent = format!("0 {} 0 {} 0 {}", d.nx, d.ny, d.nz);
     writeln!(w, r#"<?xml version="1.0"?>"#)?;
     writeln!(
@@ -55,10 +56,10 @@ pub fn write(w: &mut dyn Write, f: &VolumeFrame) -> std::io::Result<()> {
     writeln!(
         w,
         r#"  <ImageData WholeExtent="{extent}" Origin="{} {} {}" Spacing="{h} {h} {h}" Direction="1 0 0 0 1 0 0 0 1">"#,
-        f.origin[0],
-        f.origin[1],
-        f.origin[2],
-        h = f.h
+        f.grid.origin[0],
+        f.grid.origin[1],
+        f.grid.origin[2],
+        h = f.grid.h
     )?;
     writeln!(w, r#"    <Piece Extent="{extent}">"#)?;
     writeln!(w, "      <PointData>\n      </PointData>")?;
@@ -80,6 +81,29 @@ pub fn write(w: &mut dyn Write, f: &VolumeFrame) -> std::io::Result<()> {
         w,
         "      </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>"
     )
+}
+
+/// The `.vti` exporter: one VTK XML image-data file a frame, the fields as cell data.
+pub struct VtiExporter;
+
+impl Exporter for VtiExporter {
+    fn ext(&self) -> &'static str {
+        "vti"
+    }
+    fn about(&self) -> &'static str {
+        "VTK image data, for ParaView"
+    }
+    fn write(
+        &self,
+        dir: &std::path::Path,
+        n: u32,
+        frame: &Frame,
+        opts: &ExportOptions,
+    ) -> Result<Vec<String>, ExportError> {
+        let name = format!("{}_{n:04}.vti", opts.prefix);
+        crate::atomic::write_atomic(&dir.join(&name), |w| write(w, frame))?;
+        Ok(vec![name])
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,93 @@
+//! The registry of file formats. Adding a format means: its exporter in its own file (a type
+//! implementing [`Exporter`]), a variant of [`Format`] and a row in [`REGISTRY`] here.
+//! Everything else — `--format` parsing and help, file naming, the manifest, the viewer's
+//! Export checkboxes, writing — reads the registry.
+
+use super::{ExportError, ExportOptions};
+use crate::frame::Frame;
+use std::path::Path;
+
+/// A file format, by name (the file extension; the manifest spells it the same way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// OpenVDB `.vdb`.
+    Vdb,
+    /// VTK XML image data `.vti`.
+    Vti,
+    /// NumPy `.npy` (one file per field).
+    Npy,
+}
+
+/// Writes frames in one format.
+pub trait Exporter: Sync {
+    /// The file extension, also the format's name on the command line and in the manifest.
+    fn ext(&self) -> &'static str;
+    /// A few words for help texts: what the format is and who reads it.
+    fn about(&self) -> &'static str;
+    /// The files frame `n` (from 1) is written to, relative to the output folder.
+    fn file_names(&self, opts: &ExportOptions, n: u32) -> Vec<String> {
+        vec![format!("{}_{n:04}.{}", opts.prefix, self.ext())]
+    }
+    /// Writes frame `n` into `dir` atomically; returns the file names written.
+    fn write(
+        &self,
+        dir: &Path,
+        n: u32,
+        frame: &Frame,
+        opts: &ExportOptions,
+    ) -> Result<Vec<String>, ExportError>;
+}
+
+/// Every format Plume writes, in the order help texts list them.
+pub const REGISTRY: [(Format, &dyn Exporter); 3] = [
+    (Format::Vdb, &super::vdb::VdbExporter),
+    (Format::Vti, &super::vti::VtiExporter),
+    (Format::Npy, &super::npy::NpyExporter),
+];
+
+impl Format {
+    /// All formats, in the registry's order.
+    pub fn all() -> impl Iterator<Item = Format> {
+        REGISTRY.iter().map(|(f, _)| *f)
+    }
+
+    /// The format's exporter.
+    pub fn exporter(self) -> &'static dyn Exporter {
+        REGISTRY
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, e)| *e)
+            .unwrap_or(REGISTRY[0].1)
+    }
+
+    /// File extension (and name).
+    pub fn ext(self) -> &'static str {
+        self.exporter().ext()
+    }
+
+    /// The names, comma-separated: `vdb, vti, npy`.
+    pub fn names() -> String {
+        Self::all().map(Format::ext).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Parses a comma-separated list like `vdb,vti` (case-insensitive, repeats dropped).
+    pub fn parse_list(s: &str) -> Result<Vec<Format>, String> {
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some(f) = Self::all().find(|f| f.ext().eq_ignore_ascii_case(part)) else {
+                return Err(format!(
+                    "unknown format '{part}' (choose from {})",
+                    Self::names()
+                ));
+            };
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        if out.is_empty() {
+            return Err(format!("no format given (choose from {})", Self::names()));
+        }
+        Ok(out)
+    }
+}

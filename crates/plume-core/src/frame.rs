@@ -1,0 +1,108 @@
+//! One owned frame of a simulation's fields: what the viewer uploads, the slice view reads and
+//! every exporter writes. A simulation backend hands frames out through
+//! [`crate::sim::Simulation::frame`]; nothing downstream reads a solver directly.
+
+use crate::sim::Grid;
+use rayon::prelude::*;
+
+/// Which fields a frame carries. Copying only what a consumer reads keeps recording cheap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Select {
+    /// Smoke density.
+    pub density: bool,
+    /// Temperature.
+    pub temperature: bool,
+    /// Velocity at cell centres.
+    pub velocity: bool,
+    /// Pressure of the last projection.
+    pub pressure: bool,
+    /// ∇·u of the current velocity, 1/s.
+    pub divergence: bool,
+    /// Solid cells.
+    pub solid: bool,
+}
+
+impl Select {
+    /// Every field (the viewer's choice: the slice view can show any of them).
+    pub const ALL: Select = Select {
+        density: true,
+        temperature: true,
+        velocity: true,
+        pressure: true,
+        divergence: true,
+        solid: true,
+    };
+}
+
+/// The fields of one simulation state, x-fastest (`index = x + nx·(y + ny·z)`), one value
+/// per cell. A field the [`Select`] left out is `None`.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Cell counts, voxel size and placement.
+    pub grid: Grid,
+    /// Steps taken when the frame was captured.
+    pub step: u64,
+    /// Simulated time then, s.
+    pub time: f64,
+    /// Smoke density.
+    pub density: Option<Vec<f32>>,
+    /// Temperature (absolute, in the scene's units).
+    pub temperature: Option<Vec<f32>>,
+    /// Velocity at cell centres, domain-units/s.
+    pub velocity: Option<Vec<[f32; 3]>>,
+    /// Pressure of the last projection.
+    pub pressure: Option<Vec<f32>>,
+    /// ∇·u, 1/s.
+    pub divergence: Option<Vec<f32>>,
+    /// Solid cells, 1 = solid (`None` also when the scene has no obstacles).
+    pub solid: Option<Vec<u8>>,
+}
+
+impl Frame {
+    /// A frame of `grid` at `step` and `time` that carries no field yet.
+    pub fn empty(grid: Grid, step: u64, time: f64) -> Self {
+        Self {
+            grid,
+            step,
+            time,
+            density: None,
+            temperature: None,
+            velocity: None,
+            pressure: None,
+            divergence: None,
+            solid: None,
+        }
+    }
+
+    /// The density, or an empty slice when the frame does not carry it.
+    pub fn density(&self) -> &[f32] {
+        self.density.as_deref().unwrap_or(&[])
+    }
+
+    /// Speed |u| of one cell, 0 when the frame carries no velocity.
+    pub fn speed(&self, idx: usize) -> f32 {
+        self.velocity
+            .as_ref()
+            .and_then(|v| v.get(idx))
+            .map_or(0.0, |v| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
+    }
+}
+
+/// Fills one value per cell from `at(i, j, k)`, a z-plane per task.
+pub fn per_cell<T: Send + Copy + Default>(
+    grid: &Grid,
+    at: impl Fn(usize, usize, usize) -> T + Sync,
+) -> Vec<T> {
+    let d = grid.dims;
+    let mut out = vec![T::default(); d.cells()];
+    out.par_chunks_mut(d.nx * d.ny)
+        .enumerate()
+        .for_each(|(k, plane)| {
+            for j in 0..d.ny {
+                for i in 0..d.nx {
+                    plane[i + d.nx * j] = at(i, j, k);
+                }
+            }
+        });
+    out
+}

@@ -1,0 +1,129 @@
+//! The seam between a solver backend and everything that drives or reads it: the viewer's
+//! simulation thread, the batch CLI and the exporters. The CPU [`Solver`] is one backend; a
+//! second one (a GPU solver is planned) implements this trait, hands out the same
+//! [`Frame`]s, and nothing in the viewer or export changes.
+
+use super::{Emitter, FluidParams, Grid, SimError, Solver, StepStats};
+use crate::frame::{per_cell, Frame, Select};
+
+/// A running simulation: step it, change its parameters, read frames of its fields.
+pub trait Simulation: Send {
+    /// A short name of the backend, for statistics and benchmark output.
+    fn backend(&self) -> &'static str;
+    /// Cell counts, voxel size and placement.
+    fn grid(&self) -> &Grid;
+    /// The current parameters.
+    fn params(&self) -> &FluidParams;
+    /// Replaces the parameters (validated; on error nothing changes).
+    fn set_params(&mut self, p: FluidParams) -> Result<(), SimError>;
+    /// The current emitters.
+    fn emitters(&self) -> &[Emitter];
+    /// Replaces the emitters (validated; on error nothing changes).
+    fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError>;
+    /// Advances one step (`params().dt` of simulated time, in as many sub-steps as it needs).
+    /// Fails, leaving the fields as they are, when one stops being finite.
+    fn step(&mut self) -> Result<&StepStats, SimError>;
+    /// Statistics of the last step.
+    fn stats(&self) -> &StepStats;
+    /// Simulated time, s.
+    fn time(&self) -> f64;
+    /// Steps taken.
+    fn steps(&self) -> u64;
+    /// Clears the fields and the clock; keeps parameters, emitters and obstacles.
+    fn reset(&mut self);
+    /// Adds smoke and pushes the fluid inside a ball (mouse painting).
+    fn paint(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        density: f32,
+        velocity: [f32; 3],
+    ) -> Result<(), SimError>;
+    /// Total amount of smoke, Σ density·h³.
+    fn total_density(&self) -> f64;
+    /// An owned copy of the selected fields.
+    fn frame(&self, select: Select) -> Frame;
+}
+
+impl Simulation for Solver {
+    fn backend(&self) -> &'static str {
+        "cpu"
+    }
+    fn grid(&self) -> &Grid {
+        Solver::grid(self)
+    }
+    fn params(&self) -> &FluidParams {
+        Solver::params(self)
+    }
+    fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
+        Solver::set_params(self, p)
+    }
+    fn emitters(&self) -> &[Emitter] {
+        Solver::emitters(self)
+    }
+    fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        Solver::set_emitters(self, es)
+    }
+    fn step(&mut self) -> Result<&StepStats, SimError> {
+        self.try_step()
+    }
+    fn stats(&self) -> &StepStats {
+        Solver::stats(self)
+    }
+    fn time(&self) -> f64 {
+        Solver::time(self)
+    }
+    fn steps(&self) -> u64 {
+        Solver::steps(self)
+    }
+    fn reset(&mut self) {
+        Solver::reset(self)
+    }
+    fn paint(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        density: f32,
+        velocity: [f32; 3],
+    ) -> Result<(), SimError> {
+        let r1 = self.add_density_at(center, radius, density);
+        let r2 = self.add_velocity_at(center, radius, velocity);
+        r1.and(r2)
+    }
+    fn total_density(&self) -> f64 {
+        Solver::total_density(self)
+    }
+    fn frame(&self, select: Select) -> Frame {
+        let grid = *Solver::grid(self);
+        let d = grid.dims;
+        let inv_h = 1.0 / grid.h;
+        let vel = [0, 1, 2].map(|a| self.velocity(a));
+        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+        Frame {
+            grid,
+            step: Solver::steps(self),
+            time: Solver::time(self),
+            density: select.density.then(|| self.density().to_vec()),
+            temperature: select.temperature.then(|| self.temperature().to_vec()),
+            velocity: select
+                .velocity
+                .then(|| per_cell(&grid, |i, j, k| self.velocity_at_cell(i, j, k))),
+            pressure: select.pressure.then(|| self.pressure().to_vec()),
+            divergence: select.divergence.then(|| {
+                per_cell(&grid, |i, j, k| {
+                    (vel[0][du.idx(i + 1, j, k)] - vel[0][du.idx(i, j, k)]
+                        + vel[1][dv.idx(i, j + 1, k)]
+                        - vel[1][dv.idx(i, j, k)]
+                        + vel[2][dw.idx(i, j, k + 1)]
+                        - vel[2][dw.idx(i, j, k)])
+                        * inv_h
+                })
+            }),
+            solid: if select.solid {
+                self.solid_mask().map(<[u8]>::to_vec)
+            } else {
+                None
+            },
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! What each subcommand does. `main.rs` only parses and dispatches; errors come back as
+//! `anyhow` errors with their causes.
+
+use crate::bench::{self, BenchConfig};
+use crate::cli::{BenchArgs, RenderArgs, RunArgs, SimulateArgs, ViewArgs};
+use crate::scene::Scene;
+use crate::sim::Simulation;
+use anyhow::{Context, Result};
+use std::io::Write;
+
+fn scene_for(g: &crate::cli::GridArgs) -> Result<Scene> {
+    Ok(g.scene()?)
+}
+
+/// `plume view` (and the bare `plume`): the interactive viewer.
+pub fn view(a: ViewArgs) -> Result<()> {
+    if let Some(p) = &a.screenshot {
+        crate::render::ImageFormat::of_path(p)?;
+    }
+    let opts = crate::viewer::ViewOptions {
+        scene: scene_for(&a.grid)?,
+        frames: a.frames,
+        screenshot: a.screenshot,
+        slice: a.slice,
+        paused: a.paused,
+        size: a.window,
+        record: a.record,
+    };
+    crate::viewer::run(opts)?;
+    Ok(())
+}
+
+/// `plume simulate`: steps a scene headless and prints what the smoke does.
+pub fn simulate(a: SimulateArgs) -> Result<()> {
+    let scene = scene_for(&a.grid)?;
+    let mut solver = scene.build().context("building the scene")?;
+    let d = solver.dims();
+    println!(
+        "scene '{}' on a {d} grid, dt = {:.4} s, pressure solver: {}",
+        scene.name,
+        solver.params().dt,
+        solver.pressure_solver_name()
+    );
+    println!(
+        "    time   steps   smoke amount   emitted - fade   smoky cells   centroid height   \
+         pressure it   residual   sub-steps    CFL   ms/step"
+    );
+    let dt = solver.params().dt as f64;
+    let total = (a.seconds / dt).ceil() as u64;
+    let every = ((0.25 / dt).round() as u64).max(1);
+    let mut out = std::io::stdout().lock();
+    let mut ms = 0.0;
+    // What the emitters added, less what fade took: the most the box can hold.
+    let fade = (-f64::from(solver.params().fade) * dt).exp();
+    let mut budget = solver.total_density();
+    let (mut substeps, mut cfl) = (0u32, 0.0f32);
+    for n in 1..=total {
+        let st = solver.try_step()?;
+        ms += st.total_ms;
+        substeps = substeps.max(st.substeps);
+        cfl = cfl.max(st.cfl);
+        budget = budget * fade + st.source_added;
+        if n % every == 0 || n == total {
+            let st = solver.stats();
+            let h = solver.density_centroid().map_or(f64::NAN, |c| c[1]);
+            writeln!(
+                out,
+                "{:7.2}s {:7} {:14.5} {:16.5} {:12.1}% {:17.3} {:13} {:10.1e} {:11} {:6.2} {:9.2}",
+                solver.time(),
+                solver.steps(),
+                solver.total_density(),
+                budget,
+                100.0 * solver.fraction_above(0.01),
+                h,
+                st.pressure_iterations,
+                st.pressure_residual,
+                substeps,
+                cfl,
+                ms / every as f64
+            )?;
+            ms = 0.0;
+            substeps = 0;
+            cfl = 0.0;
+        }
+    }
+    Ok(())
+}
+
+/// `plume bench`: times the solver's stages.
+pub fn bench(a: BenchArgs) -> Result<()> {
+    if let Some(t) = a.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t as usize)
+            .build_global()
+            .context("setting up the worker threads")?;
+    }
+    let cfg = BenchConfig {
+        scene: scene_for(&a.grid)?,
+        warmup: a.warmup as usize,
+        steps: a.steps as usize,
+        baseline: a.baseline,
+        baseline_steps: 3,
+    };
+    let report = bench::run(&cfg).context("running the benchmark")?;
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", report.to_text());
+    }
+    Ok(())
+}
+
+/// `plume render`: draws a scene headless into PNG or JPEG files.
+pub fn render(a: RenderArgs) -> Result<()> {
+    use crate::camera::OrbitCamera;
+    use crate::render::{context, volume::VolumeBox, Offscreen, VolumeRenderer};
+
+    if a.every.is_none() {
+        crate::render::ImageFormat::of_path(&a.out)?;
+    }
+    let scene = scene_for(&a.grid)?;
+    let mut sim = scene.build_simulation().context("building the scene")?;
+    let mut settings = scene.render.clone();
+    if let Some(d) = a.density_scale {
+        settings.density_scale = d;
+    }
+    if let Some(q) = a.quality {
+        settings.step_quality = q;
+    }
+    // The flags only turn things off; without them the scene's own settings stand.
+    if a.no_shadows {
+        settings.shadows = false;
+    }
+    if a.no_outline {
+        settings.outline = false;
+    }
+    settings.validate()?;
+
+    let ctx = context::headless()?;
+    let gl = context::info(&ctx);
+    let mut renderer = VolumeRenderer::new(&ctx)?;
+    renderer.set_obstacles(&ctx, &scene.obstacle_shapes()?)?;
+    let target = Offscreen::new(&ctx, a.width, a.height)?;
+    let bx = VolumeBox::of_grid(sim.grid());
+    let camera = match a.camera {
+        Some([yaw, pitch, dist]) => {
+            let c = [0, 1, 2].map(|i| 0.5 * (bx.min[i] + bx.max[i]));
+            OrbitCamera::from_degrees(c, yaw, pitch, dist)
+        }
+        None => scene.camera(a.width as f32 / a.height as f32),
+    };
+    if let Some(_k) = a.every {
+        std::fs::create_dir_all(&a.out)
+            .with_context(|| format!("cannot create the output folder {}", a.out.display()))?;
+        if !a.out.is_dir() {
+            anyhow::bail!("{} is not a folder", a.out.display());
+        }
+    }
+
+    let mut uploads = Vec::new();
+    let mut renders = Vec::new();
+    let mut files = Vec::new();
+    let only_density = crate::frame::Select {
+        density: true,
+        ..Default::default()
+    };
+    let mut frame = |sim: &dyn Simulation, path: std::path::PathBuf| -> Result<()> {
+        let f = sim.frame(only_density);
+        let up = renderer.upload(&ctx, f.density(), f.grid.dims)?;
+        let (img, ms) = target.render(&ctx, &renderer, &camera, &bx, &settings)?;
+        img.save(&path)?;
+        if !a.json {
+            println!(
+                "wrote {} (step {}, t = {:.2} s, upload {up:.2} ms, render {ms:.1} ms)",
+                path.display(),
+                f.step,
+                f.time
+            );
+        }
+        uploads.push(up);
+        renders.push(ms);
+        files.push(path.display().to_string());
+        Ok(())
+    };
+    match a.every {
+        Some(k) => {
+            let mut n = 0;
+            for s in 1..=a.steps {
+                sim.step()?;
+                if s % k == 0 {
+                    n += 1;
+                    frame(sim.as_ref(), a.out.join(format!("frame_{n:04}.png")))?;
+                }
+            }
+            if n == 0 {
+                anyhow::bail!("--every {k} with --steps {} writes no frame", a.steps);
+            }
+        }
+        None => {
+            for _ in 0..a.steps {
+                sim.step()?;
+            }
+            frame(sim.as_ref(), a.out.clone())?;
+        }
+    }
+    if a.json {
+        let d = sim.grid().dims;
+        let report = serde_json::json!({
+            "upload_ms": bench::median(&mut uploads),
+            "render_ms": bench::median(&mut renders),
+            "frames": files.len(),
+            "width": a.width,
+            "height": a.height,
+            "dims": [d.nx, d.ny, d.nz],
+            "gl_renderer": gl.renderer,
+            "gl_version": gl.version,
+            "files": files,
+        });
+        println!("{report}");
+    }
+    Ok(())
+}
+
+/// `plume run`: simulates and exports frames into a folder.
+pub fn run(a: RunArgs) -> Result<()> {
+    use crate::export::{self, run::RunWriter, ExportOptions};
+    use std::io::IsTerminal;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let opts = ExportOptions {
+        formats: a.format.0.clone(),
+        fields: a.fields,
+        half: a.half,
+        prefix: a.prefix.clone(),
+        ..ExportOptions::default()
+    };
+    opts.validate()?;
+    if opts.half && opts.formats.iter().any(|f| *f != export::Format::Vdb) {
+        eprintln!("note: --half makes the .vdb files 16-bit; .vti and .npy stay 32-bit floats");
+    }
+    let scene = scene_for(&a.grid)?;
+    let mut sim = scene.build_simulation().context("building the scene")?;
+    export::folder::prepare_folder(&a.out)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .context("installing the Ctrl-C handler")?;
+    }
+    let mut writer = RunWriter::new(&a.out, &scene, &opts, 1);
+    // A live bar on a terminal; one plain line per frame when stderr is piped or logged.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(u64::from(a.frames));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30.cyan/blue} frame {pos}/{len}, {msg}, {per_sec}, {eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let start = std::time::Instant::now();
+    for n in 1..=a.frames {
+        for _ in 0..a.every {
+            if let Err(e) = sim.step() {
+                if let Some(bar) = &bar {
+                    bar.abandon();
+                }
+                return Err(anyhow::Error::new(e).context(format!(
+                    "stopped before frame {n}: frames 1 to {} are complete (manifest.json lists \
+                     them), no frame holds a non-finite value",
+                    n - 1
+                )));
+            }
+        }
+        writer.write(&export::capture(sim.as_ref(), opts.fields))?;
+        match &bar {
+            Some(bar) => {
+                bar.set_message(format!("t = {:.3} s", sim.time()));
+                bar.set_position(u64::from(n));
+            }
+            None => {
+                let elapsed = start.elapsed().as_secs_f64();
+                let rate = n as f64 / elapsed.max(1e-9);
+                let left = (a.frames - n) as f64 / rate;
+                eprintln!(
+                    "frame {n}/{} t = {:.3} s, {rate:.2} frames/s, {left:.0} s left",
+                    a.frames,
+                    sim.time()
+                );
+            }
+        }
+        if stop.load(Ordering::SeqCst) && n < a.frames {
+            if let Some(bar) = &bar {
+                bar.abandon();
+            }
+            anyhow::bail!(
+                "interrupted: {n} of {} frames written to {} (manifest.json lists them)",
+                a.frames,
+                a.out.display()
+            );
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
+    println!(
+        "wrote {} frames to {} in {:.1} s",
+        a.frames,
+        a.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
