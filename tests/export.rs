@@ -36,8 +36,8 @@ fn frame(d: Dims, h: f32, origin: [f32; 3]) -> Frame {
         ..Frame::empty(
             Grid {
                 dims: d,
-                h: h,
-                origin: origin,
+                h,
+                origin,
             },
             7,
             0.25,
