@@ -17,6 +17,7 @@ use std::time::Instant;
 
 mod inject;
 mod scalars;
+mod stages;
 mod stats;
 mod substeps;
 
@@ -69,6 +70,8 @@ pub struct Solver {
     non_finite: Option<&'static str>,
     /// Σ density after the sources of the current sub-step.
     before_advection: f64,
+    /// Σ density before the sources of the current sub-step.
+    before_sources: f64,
 }
 
 fn pressure_solver_for(m: PressureMethod) -> Box<dyn PressureSolver> {
@@ -123,6 +126,7 @@ impl Solver {
             mass_factor: 1.0,
             non_finite: None,
             before_advection: 0.0,
+            before_sources: 0.0,
         };
         s.start_flow();
         Ok(s)
@@ -536,182 +540,5 @@ impl Solver {
             }
         }
         e
-    }
-
-    /// One sub-step of length `dt`: sources → advect velocity → buoyancy → vorticity
-    /// confinement → viscosity → speed limit → project → advect density and temperature
-    /// (with the mass correction) → diffuse density.
-    pub fn substep(&mut self, dt: f32) -> StepStats {
-        self.sub_dt = dt;
-        let mut stats = StepStats::default();
-        let mut timed = |name: &'static str, t: Instant| {
-            stats.stages.push(StageTime {
-                name,
-                ms: t.elapsed().as_secs_f64() * 1e3,
-            })
-        };
-        let d = self.grid.dims;
-        let h = self.grid.h;
-        let b = self.boundaries;
-        let scalar_sides = self.exit_sides(false);
-        let vel_sides = self.exit_sides(true);
-
-        let t = Instant::now();
-        let m0 = det_sum(&self.density);
-        self.apply_emitters();
-        timed("sources", t);
-
-        let t = Instant::now();
-        if !self.solids.is_empty() {
-            // Advection reads velocities inside obstacles next to the fluid: give them the
-            // fluid's (two layers), not the zeros the obstacle holds, which would drag the
-            // flow along its surface. The solid faces are zeroed again afterwards.
-            let [u, v, w] = &mut self.vel;
-            self.solids.extrapolate_faces(d, [u, v, w], 2);
-        }
-        let vel_exits = Exits {
-            sides: vel_sides,
-            solid: (!self.solids.is_empty()).then_some(self.solids.mask.as_slice()),
-        };
-        let mac_vel = self.params.velocity_advection == Advection::MacCormack;
-        if mac_vel && self.vel_mac[0].0.len() != self.vel[0].len() {
-            for a in 0..3 {
-                let m = self.vel[a].len();
-                self.vel_mac[a] = (vec![0.0; m], vec![0.0; m], vec![[0.0; 2]; m]);
-            }
-        } else if !mac_vel && !self.vel_mac[0].0.is_empty() {
-            self.vel_mac = Default::default();
-        }
-        let fixed = [0, 1, 2].map(|a| [0, 1].map(|side| b.face(a, side).is_fixed()));
-        {
-            let [t0, t1, t2] = &mut self.vel_tmp;
-            let [v0, v1, v2] = &self.vel;
-            advect::advect_velocity(
-                [t0, t1, t2],
-                [v0, v1, v2],
-                d,
-                &mut self.vel_sampler,
-                dt / h,
-                fixed,
-                &vel_exits,
-                mac_vel.then_some(&mut self.vel_mac),
-            );
-        }
-        std::mem::swap(&mut self.vel, &mut self.vel_tmp);
-        self.enforce_boundaries();
-        timed("advect_velocity", t);
-
-        let t = Instant::now();
-        let p = &self.params;
-        forces::buoyancy(
-            d,
-            &self.density,
-            self.temperature_active
-                .then_some(self.temperature.as_slice()),
-            &mut self.vel[1],
-            p.smoke_weight,
-            p.buoyancy,
-            p.ambient_temperature,
-            dt,
-        );
-        timed("forces", t);
-
-        if self.params.vorticity > 0.0 {
-            let t = Instant::now();
-            let [u, v, w] = &mut self.vel;
-            self.confinement
-                .apply(d, h, self.params.vorticity, dt, u, v, w);
-            self.enforce_boundaries();
-            timed("vorticity", t);
-        }
-
-        if self.params.viscosity > 0.0 {
-            let t = Instant::now();
-            let a = diffuse::coupling(self.params.viscosity, dt, h);
-            for axis in 0..3 {
-                let s = if self.solids.is_empty() {
-                    diffuse::diffuse_component(
-                        axis,
-                        &mut self.vel[axis],
-                        &mut self.vel_tmp[axis],
-                        d,
-                        &b,
-                        a,
-                        self.params.diffusion_tolerance,
-                        self.params.diffusion_max_iterations,
-                    )
-                } else {
-                    // Faces on obstacles hold 0 and faces on walls and inflows their normal
-                    // velocity; their neighbours see those values (no slip at obstacles).
-                    let mask = self.fixed_face_mask(axis);
-                    diffuse::diffuse_masked(
-                        &mut self.vel[axis],
-                        &mut self.vel_tmp[axis],
-                        d.faces(axis).as_array(),
-                        &mask,
-                        diffuse::Masked::Fixed,
-                        a,
-                        self.params.diffusion_tolerance,
-                        self.params.diffusion_max_iterations,
-                    )
-                };
-                stats.viscosity_iterations += s.iterations;
-            }
-            self.enforce_boundaries();
-            timed("viscosity", t);
-        }
-
-        stats.speed_limited = self.limit_speed();
-
-        let t = Instant::now();
-        let (ps, before, after) = self.project();
-        stats.pressure_iterations = ps.iterations;
-        stats.pressure_residual = ps.relative_residual;
-        stats.pressure_initial_residual = ps.initial_residual;
-        stats.divergence_before = before;
-        stats.divergence_after = after;
-        timed("project", t);
-
-        let t = Instant::now();
-        self.advect_scalars(scalar_sides);
-        let cell = f64::from(h).powi(3);
-        stats.outflow = self.outflow * cell;
-        stats.source_added = (self.before_advection - m0) * cell;
-        stats.mass_correction = self.mass_factor;
-        timed("advect_density", t);
-
-        if self.params.diffusion > 0.0 {
-            let t = Instant::now();
-            let a = diffuse::coupling(self.params.diffusion, dt, h);
-            let s = if self.solids.is_empty() {
-                diffuse::diffuse_scalar(
-                    &mut self.density,
-                    &mut self.density_tmp,
-                    d,
-                    a,
-                    self.params.diffusion_tolerance,
-                    self.params.diffusion_max_iterations,
-                )
-            } else {
-                // No smoke diffuses into an obstacle (where it would be deleted).
-                diffuse::diffuse_masked(
-                    &mut self.density,
-                    &mut self.density_tmp,
-                    d.as_array(),
-                    &self.solids.mask,
-                    diffuse::Masked::ZeroFlux,
-                    a,
-                    self.params.diffusion_tolerance,
-                    self.params.diffusion_max_iterations,
-                )
-            };
-            self.solids.fill_cells(&mut self.density, 0.0);
-            stats.diffusion_iterations = s.iterations;
-            timed("diffuse_density", t);
-        }
-
-        stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
-        self.time += f64::from(dt);
-        stats
     }
 }

@@ -4,7 +4,8 @@
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct StageTime {
     /// Stage name (`sources`, `advect_velocity`, `forces`, `vorticity`, `viscosity`,
-    /// `project`, `advect_density` (density and temperature), `diffuse_density`).
+    /// `speed_limit`, `project`, `advect_density` (density and temperature),
+    /// `diffuse_density`, and once a step `finite_check`).
     pub name: &'static str,
     /// Milliseconds spent in it.
     pub ms: f64,
