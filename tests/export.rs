@@ -33,15 +33,7 @@ fn frame(d: Dims, h: f32, origin: [f32; 3]) -> Frame {
     Frame {
         density: Some(density),
         velocity: Some(velocity),
-        ..Frame::empty(
-            Grid {
-                dims: d,
-                h,
-                origin,
-            },
-            7,
-            0.25,
-        )
+        ..Frame::empty(Grid { dims: d, h, origin }, 7, 0.25)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use plume::scene::Scene;
 use plume::sim::obstacles::Solids;
-use plume::sim::project::{
+use plume::sim::pressure::project::{
     pressure_stencil, Multigrid, PressureSettings, PressureSolver, RedBlackSor,
 };
 use plume::sim::{Boundaries, Dims, Face, Grid, Obstacle, ShapeKind, SolveStats};

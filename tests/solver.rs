@@ -567,8 +567,8 @@ fn out_of_range_parameters_are_refused_with_a_clear_error() {
 
 #[test]
 fn packed_red_black_matches_the_generic_kernel() {
-    use plume::sim::rbsor::PackedRbSor;
-    use plume::sim::stencil::Stencil;
+    use plume::sim::pressure::operator::Stencil;
+    use plume::sim::pressure::rbsor::PackedRbSor;
     let mut r = Rng::new(77);
     for dims in [[7usize, 5, 4], [8, 6, 5], [3, 3, 3], [16, 9, 11]] {
         let mut st = Stencil::whole(dims, 0.0, 1.0);

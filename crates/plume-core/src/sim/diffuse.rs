@@ -4,7 +4,7 @@
 
 use super::boundary::Boundaries;
 use super::grid::Dims;
-use super::stencil::{SolveStats, Stencil};
+use super::pressure::operator::{SolveStats, Stencil};
 
 /// Coupling `a = κ·dt/h²` of the implicit diffusion operator.
 pub fn coupling(kappa: f32, dt: f32, h: f32) -> f32 {

@@ -6,25 +6,22 @@ pub mod boundary;
 pub mod diffuse;
 pub mod forces;
 pub mod grid;
-pub mod multigrid;
 pub mod obstacles;
 pub mod params;
-pub mod project;
-pub mod rbsor;
+pub mod pressure;
 pub mod sample;
 pub mod simulation;
 pub mod solver;
 pub mod sources;
-pub mod stencil;
 pub mod vorticity;
 
 pub use boundary::{Boundaries, Face};
 pub use grid::{Dims, Grid};
 pub use params::{Advection, FluidParams, PressureMethod};
+pub use pressure::operator::{det_sum, SolveStats};
 pub use simulation::Simulation;
 pub use solver::{Solver, StageTime, StepStats};
 pub use sources::{Emitter, Obstacle, Pulse, Shape, ShapeKind};
-pub use stencil::SolveStats;
 
 /// Errors from building or driving a solver.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 
 use super::advect::VelocityRef;
 use super::grid::Dims;
-use super::stencil::det_sum;
+use super::pressure::operator::det_sum;
 use rayon::prelude::*;
 
 /// Scratch fields for the confinement force, reused between steps.

@@ -8,12 +8,12 @@
 //! `n·p − Σ p_nb = −(h/dt)·D`, where D is the sum of outgoing face velocities, the sum runs
 //! over fluid neighbours, and n also counts open faces (ambient pressure 0 beyond them).
 
-use super::advect::VelocityRef;
-use super::boundary::Boundaries;
-use super::grid::Dims;
 use super::multigrid::Mgpcg;
+use super::operator::{det_sum, SolveStats, Stencil};
 use super::rbsor::PackedRbSor;
-use super::stencil::{det_sum, SolveStats, Stencil};
+use crate::sim::advect::VelocityRef;
+use crate::sim::boundary::Boundaries;
+use crate::sim::grid::Dims;
 use rayon::prelude::*;
 
 /// Settings handed to a pressure solver for one solve.

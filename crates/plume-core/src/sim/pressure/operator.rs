@@ -1,15 +1,14 @@
-//! The one linear kernel behind implicit diffusion and the pressure solve: red-black
-//! Gauss-Seidel with over-relaxation for a 7-point operator on a box region of an x-fastest
-//! array, parallel over z-slabs.
+//! The 7-point operator `(c0 + a·n_p)·x_p − a·Σ x_nb = rhs_p` on a box region of an
+//! x-fastest array ([`Stencil`]): the sum runs over the neighbours inside the region and `n_p`
+//! counts them plus the sides marked Dirichlet (ghost value 0); other sides are zero-flux.
+//! With `c0 = 1` it is backward-Euler diffusion (viscosity, smoke diffusion, in
+//! `sim::diffuse`); with `c0 = 0, a = 1` the pressure Poisson equation, which the multigrid
+//! and red-black SOR solvers of this folder take as their description of the domain's sides.
 //!
-//! The operator is `(c0 + a·n_p)·x_p − a·Σ x_nb = rhs_p`, where the sum runs over the
-//! neighbours inside the region and `n_p` counts them plus the sides marked Dirichlet (ghost
-//! value 0). Sides not marked Dirichlet are zero-flux (Neumann). With `c0 = 1` this is backward
-//! Euler diffusion; with `c0 = 0, a = 1` it is the pressure Poisson equation.
-//!
-//! Red and black cells (parity of i+j+k) depend only on cells of the other colour, so all
-//! cells of one colour can be updated at once in any order: the result does not depend on the
-//! number of threads.
+//! Also here: the plain red-black Gauss-Seidel sweep with over-relaxation that the diffusion
+//! solves use (red and black cells depend only on the other colour, so each half-sweep runs
+//! in parallel over z-slabs with a result independent of the thread count), the
+//! [`SolveStats`] every iterative solve reports, and [`det_sum`], the deterministic sum.
 
 use rayon::prelude::*;
 

@@ -8,7 +8,7 @@
 //! x-neighbours are entries m+s−1 and m+s of the other colour's row; their y- and z-neighbours
 //! are entry m of the other colour's adjacent rows.
 
-use super::stencil::{SolveStats, Stencil};
+use super::operator::{SolveStats, Stencil};
 use rayon::prelude::*;
 
 /// Reusable buffers of the packed solver.
