@@ -103,34 +103,34 @@ fn parse_camera(s: &str) -> Result<[f32; 3], String> {
             return Err(format!("'{p}' is not a finite number"));
         }
     }
-    if !(v[1] >= -89.0 && v[1] <= 89.0) {
-        return Err(format!("pitch {} is outside [-89, 89] degrees", v[1]));
+    use crate::ranges::scene::{DISTANCE, PITCH};
+    if !PITCH.contains(f64::from(v[1])) {
+        return Err(format!(
+            "pitch {} is outside {} degrees",
+            v[1],
+            PITCH.range_text()
+        ));
     }
-    if !(v[2] > 0.0 && v[2] <= 1000.0) {
-        return Err(format!("distance {} is outside (0, 1000]", v[2]));
+    if !DISTANCE.contains(f64::from(v[2])) {
+        return Err(format!(
+            "distance {} is outside {}",
+            v[2],
+            DISTANCE.range_text()
+        ));
     }
     Ok(v)
 }
 
-/// A number within [lo, hi].
-fn parse_in_range(s: &str, lo: f32, hi: f32) -> Result<f32, String> {
-    let v: f32 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a number"))?;
-    if v.is_finite() && (lo..=hi).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside the allowed range [{lo}, {hi}]"))
-    }
-}
-
 fn parse_density_scale(s: &str) -> Result<f32, String> {
-    parse_in_range(s, 0.0, 1e6)
+    crate::ranges::render::DENSITY_SCALE
+        .parse(s)
+        .map(|v| v as f32)
 }
 
 fn parse_quality(s: &str) -> Result<f32, String> {
-    parse_in_range(s, 1.0, 8.0)
+    crate::ranges::render::STEP_QUALITY
+        .parse(s)
+        .map(|v| v as f32)
 }
 
 /// Scene and grid size options shared by the commands.

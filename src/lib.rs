@@ -11,5 +11,5 @@ pub mod render;
 pub mod viewer;
 
 pub use plume_core::{
-    atomic, baseline, bench, camera, export, frame, render_settings, report, scene, sim,
+    atomic, baseline, bench, camera, export, frame, ranges, render_settings, report, scene, sim,
 };

@@ -5,8 +5,10 @@
 //! fits the 3D view.
 
 use plume::scene::Scene;
-use plume::viewer::panels::{self, FrameStats, UiState};
+use plume::viewer::overlay;
+use plume::viewer::sections;
 use plume::viewer::sim_thread::Snapshot;
+use plume::viewer::state::{FrameStats, UiState};
 use std::process::Command;
 
 /// Lays out the menu bar, the side panel (and the slice panel when `slice`) in a headless
@@ -29,14 +31,14 @@ fn layout(w: f32, h: f32, slice: bool, snap: Option<&Snapshot>) -> (f32, egui::R
         let _ = ctx.run(input, |ctx| {
             let mut cmds = Vec::new();
             plume::viewer::scene_menu::menu_bar(ctx, &mut st, &mut cmds);
-            let overflow = panels::side_panel(ctx, &mut st, snap).overflow;
+            let overflow = sections::side_panel(ctx, &mut st, snap).overflow;
             if slice {
                 egui::SidePanel::right("slice")
                     .default_width(340.0)
                     .show(ctx, |ui| ui.label("slice"));
             }
             let view = ctx.available_rect();
-            let stats = panels::stats_overlay(ctx, view, snap, FrameStats::default());
+            let stats = overlay::stats_overlay(ctx, view, snap, FrameStats::default());
             res = (overflow, stats, view);
         });
     }
@@ -81,7 +83,7 @@ fn the_side_panel_fits_the_default_window_and_scrolls_in_a_small_one() {
 #[test]
 fn the_statistics_overlay_shows_every_stage_inside_the_3d_view() {
     let snap = snapshot_after_steps(3);
-    let lines = panels::stats_lines(Some(&snap), FrameStats::default()).join("\n");
+    let lines = overlay::stats_lines(Some(&snap), FrameStats::default()).join("\n");
     assert!(!snap.stats.stages.is_empty());
     for st in &snap.stats.stages {
         assert!(
@@ -224,4 +226,51 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
         "every 2nd step: {steps:?}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A scene may hold any value validation allows; the panel's sliders span exactly those
+/// ranges (from `plume::ranges`), so drawing the panel changes nothing and sends nothing.
+/// (Before the range table, the fade slider ran 0..5 against an allowed 0..1000 and egui
+/// clamped a loaded 900 to 5 — which "Save current as" then wrote.)
+#[test]
+fn the_panel_never_clamps_a_value_that_validation_allows() {
+    use plume::ranges::fluid as r;
+    use plume::sim::PressureMethod;
+    let mut scene = Scene::default_plume();
+    let f = &mut scene.fluid;
+    f.fade = 900.0;
+    f.smoke_weight = -700.0;
+    f.buoyancy = 800.0;
+    f.ambient_temperature = -9000.0;
+    f.cooling = 999.0;
+    f.vorticity = 90.0;
+    f.diffusion = 0.9;
+    f.viscosity = 1e-6;
+    f.dt = 1.0;
+    f.max_cfl = 16.0;
+    f.max_substeps = 1000;
+    f.pressure_tolerance = 1e-7;
+    f.pressure_max_iterations = 90_000;
+    f.pressure_method = PressureMethod::RedBlackSor;
+    f.sor_omega = 1.999;
+    scene.validate().expect("every value is allowed");
+    assert!(!r::FADE.contains(1000.5) && r::FADE.contains(900.0));
+    let ctx = egui::Context::default();
+    let mut st = UiState::new(&scene, true);
+    let mut sent = Vec::new();
+    for _ in 0..4 {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 800.0),
+            )),
+            ..Default::default()
+        };
+        let _ = ctx.run(input, |ctx| {
+            sent.extend(sections::side_panel(ctx, &mut st, None).commands);
+        });
+    }
+    assert_eq!(st.scene.fluid, scene.fluid, "the panel changed a parameter");
+    assert_eq!(st.scene, scene);
+    assert!(sent.is_empty(), "drawing alone sent {sent:?}");
 }

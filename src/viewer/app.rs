@@ -2,9 +2,11 @@
 //! slice view.
 
 use super::input::{self, Action, Button, DragMode, KeyName};
-use super::panels::{self, FrameStats, UiCommand, UiState};
+use super::overlay;
+use super::sections;
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
 use super::slice_view;
+use super::state::{FrameStats, SliceSettings, UiCommand, UiState};
 use super::ViewerError;
 use crate::camera::OrbitCamera;
 use crate::render::volume::{box_edges, VolumeBox};
@@ -521,13 +523,13 @@ impl Running {
             let tex = &mut self.slice_tex;
             self.egui.run(&self.window, |ctx| {
                 super::scene_menu::menu_bar(ctx, ui, &mut commands);
-                commands.extend(panels::side_panel(ctx, ui, snap).commands);
+                commands.extend(sections::side_panel(ctx, ui, snap).commands);
                 if ui.slice.visible {
                     slice_panel(ctx, ui, snap, tex);
                 }
                 view_rect = ctx.available_rect();
                 if ui.show_stats {
-                    panels::stats_overlay(ctx, view_rect, snap, stats);
+                    overlay::stats_overlay(ctx, view_rect, snap, stats);
                 }
             });
         }
@@ -630,7 +632,7 @@ impl Running {
             viewport,
             &self.camera,
             &bx,
-            &self.ui.render,
+            &self.ui.scene.render,
         )?;
         if self.ui.slice.visible {
             if let Some(snap) = &self.snapshot {
@@ -651,11 +653,7 @@ impl Running {
 }
 
 /// The four edges of the slice plane in world space.
-fn slice_outline(
-    bx: &VolumeBox,
-    dims: crate::sim::Dims,
-    s: &panels::SliceSettings,
-) -> Vec<[f32; 3]> {
+fn slice_outline(bx: &VolumeBox, dims: crate::sim::Dims, s: &SliceSettings) -> Vec<[f32; 3]> {
     let a = s.axis.index();
     let at = bx.min[a] + (s.index(dims) as f32 + 0.5) * bx.h;
     let (u, v) = s.axis.image_axes();

@@ -4,10 +4,12 @@
 pub mod app;
 pub mod input;
 pub mod overlay;
-pub mod panels;
 pub mod scene_menu;
+pub mod sections;
 pub mod sim_thread;
 pub mod slice_view;
+pub mod state;
+pub mod widgets;
 
 pub use app::{run, ViewOptions};
 

@@ -1,8 +1,8 @@
 //! The statistics overlay in the corner of the 3D view: frame and solver figures, every
 //! stage's time, sub-steps and CFL, kept in sight whatever the side panel shows.
 
-use super::panels::FrameStats;
 use super::sim_thread::Snapshot;
+use super::state::FrameStats;
 
 /// The statistics as lines of text: frame timings, grid and time, every stage's
 /// milliseconds, the pressure solve, divergence and the amount of smoke.

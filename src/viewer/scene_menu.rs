@@ -1,34 +1,9 @@
 //! The Scene menu: presets, "Open…" and "Save current as…", with small in-window file dialogs
 //! (a path field and the scene files of its folder).
 
-use super::panels::{UiCommand, UiState};
+use super::state::{Dialog, UiCommand, UiState};
 use crate::scene::Scene;
 use std::path::{Path, PathBuf};
-
-/// Which dialog is showing.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Dialog {
-    /// None.
-    #[default]
-    Closed,
-    /// Open a scene file.
-    Open,
-    /// Save the current scene.
-    Save,
-}
-
-/// State of the Scene menu's dialogs.
-#[derive(Clone, Debug, Default)]
-pub struct SceneMenu {
-    /// Which dialog is open.
-    pub dialog: Dialog,
-    /// The path being edited.
-    pub path: String,
-    /// The last error of the dialog.
-    pub error: Option<String>,
-    /// Saving over an existing file was confirmed.
-    pub overwrite: bool,
-}
 
 /// The `.toml` files in the folder of `path` (or in `path` itself when it is a folder),
 /// sorted by name.

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod camera;
 pub mod export;
 pub mod frame;
+pub mod ranges;
 pub mod render_settings;
 pub mod scene;
 pub mod sim;

@@ -10,7 +10,8 @@ pub const MAX_OBSTACLES: usize = 16;
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RenderSettings {
-    /// Extinction per unit density per domain unit. Default 40; allowed [0, 1e6].
+    /// Extinction per unit density per domain unit. Default 40; allowed [0, 1e6]. The ranges
+    /// of this struct's fields are in [`crate::ranges::render`].
     pub density_scale: f32,
     /// Samples per voxel along a ray (the step is h / quality). Default 1.5; allowed [1, 8].
     pub step_quality: f32,
@@ -62,37 +63,21 @@ impl Default for RenderSettings {
 }
 
 impl RenderSettings {
-    /// Checks every field against its range.
+    /// Checks every field against its range in [`crate::ranges::render`]; the error names
+    /// the key.
     pub fn validate(&self) -> Result<(), SimError> {
-        let bad = |m: String| Err(SimError::InvalidParameter(m));
-        let finite3 = |v: &[f32]| v.iter().all(|x| x.is_finite());
-        if !(self.density_scale.is_finite() && (0.0..=1e6).contains(&self.density_scale)) {
-            return bad(format!(
-                "density_scale = {} is outside [0, 1000000]",
-                self.density_scale
+        use crate::ranges::render as r;
+        r::DENSITY_SCALE.check(self.density_scale)?;
+        r::STEP_QUALITY.check(self.step_quality)?;
+        if !self.light_dir.iter().all(|x| x.is_finite()) || self.light_dir.iter().all(|x| *x == 0.0)
+        {
+            return Err(SimError::field(
+                "light_dir",
+                format!("light_dir {:?} must be finite and non-zero", self.light_dir),
             ));
         }
-        if !(self.step_quality.is_finite() && (1.0..=8.0).contains(&self.step_quality)) {
-            return bad(format!(
-                "step_quality = {} is outside [1, 8]",
-                self.step_quality
-            ));
-        }
-        if !finite3(&self.light_dir) || self.light_dir.iter().all(|x| *x == 0.0) {
-            return bad(format!(
-                "light_dir {:?} must be finite and non-zero",
-                self.light_dir
-            ));
-        }
-        if !(1..=256).contains(&self.shadow_steps) {
-            return bad(format!(
-                "shadow_steps = {} is outside 1..=256",
-                self.shadow_steps
-            ));
-        }
-        if !(self.ambient.is_finite() && (0.0..=10.0).contains(&self.ambient)) {
-            return bad(format!("ambient = {} is outside [0, 10]", self.ambient));
-        }
+        r::SHADOW_STEPS.check_count(self.shadow_steps)?;
+        r::AMBIENT.check(self.ambient)?;
         for (name, c) in [
             ("light_color", &self.light_color[..]),
             ("smoke_color", &self.smoke_color[..]),
@@ -101,8 +86,14 @@ impl RenderSettings {
             ("outline_color", &self.outline_color[..]),
             ("obstacle_color", &self.obstacle_color[..]),
         ] {
-            if !c.iter().all(|x| x.is_finite() && (0.0..=10.0).contains(x)) {
-                return bad(format!("{name} {c:?} must have components in [0, 10]"));
+            if !c.iter().all(|&x| r::COLOR.contains(f64::from(x))) {
+                return Err(SimError::field(
+                    name,
+                    format!(
+                        "{name} {c:?} must have components in {}",
+                        r::COLOR.range_text()
+                    ),
+                ));
             }
         }
         Ok(())

@@ -3,6 +3,7 @@
 //! the binary; `plume` is the default scene.
 
 use crate::camera::OrbitCamera;
+use crate::ranges::scene as ranges;
 use crate::render_settings::{RenderSettings, MAX_OBSTACLES};
 use crate::sim::grid::{MAX_AXIS_CELLS, MAX_TOTAL_CELLS};
 use crate::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, Obstacle, SimError, Solver};
@@ -393,10 +394,10 @@ impl Scene {
             ));
         }
         let size = self.grid.size;
-        if !(size.is_finite() && size > 0.0 && size <= 1e4) {
+        if !ranges::GRID_SIZE.contains(f64::from(size)) {
             return Err(Invalid::at(
                 vec![key("grid"), key("size")],
-                format!("grid.size = {size} is outside the allowed range (0, 10000]"),
+                ranges::GRID_SIZE.out_of_range("grid.size", size),
             ));
         }
         if !self
@@ -472,20 +473,17 @@ impl Scene {
                 "camera.yaw must be a finite number of degrees",
             ));
         }
-        if !(c.pitch.is_finite() && (-89.0..=89.0).contains(&c.pitch)) {
+        if !ranges::PITCH.contains(f64::from(c.pitch)) {
             return Err(Invalid::at(
                 vec![key("camera"), key("pitch")],
-                format!(
-                    "camera.pitch = {} is outside the allowed range [-89, 89]",
-                    c.pitch
-                ),
+                ranges::PITCH.out_of_range("camera.pitch", c.pitch),
             ));
         }
         if let Some(d) = c.distance {
-            if !(d.is_finite() && d > 0.0 && d <= 1000.0) {
+            if !ranges::DISTANCE.contains(f64::from(d)) {
                 return Err(Invalid::at(
                     vec![key("camera"), key("distance")],
-                    format!("camera.distance = {d} is outside the allowed range (0, 1000]"),
+                    ranges::DISTANCE.out_of_range("camera.distance", d),
                 ));
             }
         }
@@ -499,7 +497,7 @@ impl Scene {
         }
         self.render
             .validate()
-            .map_err(|e| Invalid::at(vec![key("render")], format!("render: {e}")))?;
+            .map_err(|e| field_error(vec![key("render")], e))?;
         Ok(())
     }
 

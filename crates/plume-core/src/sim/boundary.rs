@@ -126,11 +126,9 @@ impl Boundaries {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         for (n, name) in FACE_NAMES.iter().enumerate() {
             if let Face::Inflow(s) = self.face(n / 2, n % 2) {
-                if !(s.is_finite() && s > 0.0 && s <= 1000.0) {
-                    return Err((
-                        name,
-                        format!("{name} inflow speed = {s} is outside the allowed range (0, 1000]"),
-                    ));
+                let speed = crate::ranges::scene::INFLOW_SPEED;
+                if !speed.contains(f64::from(s)) {
+                    return Err((name, speed.out_of_range(&format!("{name} inflow speed"), s)));
                 }
                 if !self.any_open() {
                     return Err((

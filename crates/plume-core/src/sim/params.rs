@@ -118,100 +118,26 @@ impl Default for FluidParams {
     }
 }
 
-fn check(
-    name: &str,
-    v: f32,
-    lo: f32,
-    hi: f32,
-    hi_open: bool,
-    lo_open: bool,
-) -> Result<(), SimError> {
-    let ok = v.is_finite()
-        && if lo_open { v > lo } else { v >= lo }
-        && if hi_open { v < hi } else { v <= hi };
-    if ok {
-        Ok(())
-    } else {
-        let l = if lo_open { '(' } else { '[' };
-        let r = if hi_open { ')' } else { ']' };
-        Err(SimError::field(
-            name,
-            format!("{name} = {v} is outside the allowed range {l}{lo}, {hi}{r}"),
-        ))
-    }
-}
-
 impl FluidParams {
-    /// Checks every field against its documented range.
+    /// Checks every field against its range in [`crate::ranges::fluid`].
     pub fn validate(&self) -> Result<(), SimError> {
-        check("dt", self.dt, 0.0, 1.0, false, true)?;
-        check("max_cfl", self.max_cfl, 0.25, 16.0, false, false)?;
-        if !(1..=1000).contains(&self.max_substeps) {
-            return Err(SimError::field(
-                "max_substeps",
-                format!(
-                    "max_substeps = {} is outside the allowed range [1, 1000]",
-                    self.max_substeps
-                ),
-            ));
-        }
-        check("diffusion", self.diffusion, 0.0, 1.0, false, false)?;
-        check("viscosity", self.viscosity, 0.0, 1.0, false, false)?;
-        check("fade", self.fade, 0.0, 1000.0, false, false)?;
-        check(
-            "smoke_weight",
-            self.smoke_weight,
-            -1000.0,
-            1000.0,
-            false,
-            false,
-        )?;
-        check("buoyancy", self.buoyancy, -1000.0, 1000.0, false, false)?;
-        check(
-            "ambient_temperature",
-            self.ambient_temperature,
-            -1e4,
-            1e4,
-            false,
-            false,
-        )?;
-        check("cooling", self.cooling, 0.0, 1000.0, false, false)?;
-        check("vorticity", self.vorticity, 0.0, 100.0, false, false)?;
-        check(
-            "pressure_tolerance",
-            self.pressure_tolerance,
-            1e-7,
-            1.0,
-            true,
-            false,
-        )?;
-        check("sor_omega", self.sor_omega, 1.0, 2.0, true, false)?;
-        check(
-            "diffusion_tolerance",
-            self.diffusion_tolerance,
-            1e-7,
-            1.0,
-            true,
-            false,
-        )?;
-        if !(1..=100_000).contains(&self.pressure_max_iterations) {
-            return Err(SimError::field(
-                "pressure_max_iterations",
-                format!(
-                    "pressure_max_iterations = {} is outside the allowed range [1, 100000]",
-                    self.pressure_max_iterations
-                ),
-            ));
-        }
-        if !(1..=10_000).contains(&self.diffusion_max_iterations) {
-            return Err(SimError::field(
-                "diffusion_max_iterations",
-                format!(
-                    "diffusion_max_iterations = {} is outside the allowed range [1, 10000]",
-                    self.diffusion_max_iterations
-                ),
-            ));
-        }
+        use crate::ranges::fluid as r;
+        r::DT.check(self.dt)?;
+        r::MAX_CFL.check(self.max_cfl)?;
+        r::MAX_SUBSTEPS.check_count(self.max_substeps)?;
+        r::DIFFUSION.check(self.diffusion)?;
+        r::VISCOSITY.check(self.viscosity)?;
+        r::FADE.check(self.fade)?;
+        r::SMOKE_WEIGHT.check(self.smoke_weight)?;
+        r::BUOYANCY.check(self.buoyancy)?;
+        r::AMBIENT_TEMPERATURE.check(self.ambient_temperature)?;
+        r::COOLING.check(self.cooling)?;
+        r::VORTICITY.check(self.vorticity)?;
+        r::PRESSURE_TOLERANCE.check(self.pressure_tolerance)?;
+        r::SOR_OMEGA.check(self.sor_omega)?;
+        r::DIFFUSION_TOLERANCE.check(self.diffusion_tolerance)?;
+        r::PRESSURE_MAX_ITERATIONS.check_count(self.pressure_max_iterations)?;
+        r::DIFFUSION_MAX_ITERATIONS.check_count(self.diffusion_max_iterations)?;
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! boxes), with the shapes they share.
 
 use super::SimError;
+use crate::ranges::emitter as ranges;
 
 /// Which shape an emitter or obstacle has. In a scene file: `shape = "sphere"` (with
 /// `radius`) or `shape = "box"` (with `size`).
@@ -86,12 +87,15 @@ pub fn coverage(dist: f32, r: f32, h: f32) -> f32 {
 }
 
 fn check_center(c: [f32; 3]) -> Result<(), SimError> {
-    if c.iter().all(|x| x.is_finite() && x.abs() <= 1e6) {
+    if c.iter().all(|&x| ranges::CENTER.contains(f64::from(x))) {
         Ok(())
     } else {
         Err(SimError::field(
             "center",
-            format!("center = {c:?} must be finite with components within ±1000000"),
+            format!(
+                "center = {c:?} has a component outside the allowed range {}",
+                ranges::CENTER.range_text()
+            ),
         ))
     }
 }
@@ -115,12 +119,7 @@ fn resolve_shape(
             let r = radius.ok_or_else(|| {
                 SimError::field("radius", "a sphere needs `radius` (allowed range (0, 10])")
             })?;
-            if !(r.is_finite() && r > 0.0 && r <= 10.0) {
-                return Err(SimError::field(
-                    "radius",
-                    format!("radius = {r} is outside the allowed range (0, 10]"),
-                ));
-            }
+            ranges::RADIUS.check(r)?;
             Ok(Shape::Sphere { center, radius: r })
         }
         ShapeKind::Box => {
@@ -133,10 +132,13 @@ fn resolve_shape(
             let s = size.ok_or_else(|| {
                 SimError::field("size", "a box needs `size` = [x, y, z] (each in (0, 20])")
             })?;
-            if !s.iter().all(|v| v.is_finite() && *v > 0.0 && *v <= 20.0) {
+            if !s.iter().all(|&v| ranges::SIZE.contains(f64::from(v))) {
                 return Err(SimError::field(
                     "size",
-                    format!("size = {s:?} has an edge length outside the allowed range (0, 20]"),
+                    format!(
+                        "size = {s:?} has an edge length outside the allowed range {}",
+                        ranges::SIZE.range_text()
+                    ),
                 ));
             }
             Ok(Shape::Box {
@@ -234,42 +236,22 @@ impl Emitter {
     /// Checks every field against its documented range.
     pub fn validate(&self) -> Result<(), SimError> {
         self.shape()?;
-        if !(self.density.is_finite() && (0.0..=1e6).contains(&self.density)) {
-            return Err(SimError::field(
-                "density",
-                format!(
-                    "density = {} is outside the allowed range [0, 1000000]",
-                    self.density
-                ),
-            ));
-        }
+        ranges::DENSITY.check(self.density)?;
         if let Some(t) = self.temperature {
-            if !(t.is_finite() && t.abs() <= 1e4) {
-                return Err(SimError::field(
-                    "temperature",
-                    format!("temperature = {t} is outside the allowed range [-10000, 10000]"),
-                ));
-            }
+            ranges::TEMPERATURE.check(t)?;
         }
         if let Some(v) = self.velocity {
-            if v.iter().any(|c| !c.is_finite() || c.abs() > 1e4) {
+            if !v.iter().all(|&c| ranges::VELOCITY.contains(f64::from(c))) {
                 return Err(SimError::field(
                     "velocity",
                     format!(
-                        "velocity = {v:?} has a component outside the allowed range [-10000, 10000]"
+                        "velocity = {v:?} has a component outside the allowed range {}",
+                        ranges::VELOCITY.range_text()
                     ),
                 ));
             }
         }
-        if !(self.start.is_finite() && (0.0..=1e6).contains(&self.start)) {
-            return Err(SimError::field(
-                "start",
-                format!(
-                    "start = {} is outside the allowed range [0, 1000000] seconds",
-                    self.start
-                ),
-            ));
-        }
+        ranges::START.check(self.start)?;
         if let Some(e) = self.end {
             if !(e.is_finite() && e > self.start && e <= 1e6) {
                 return Err(SimError::field(
@@ -282,24 +264,8 @@ impl Emitter {
             }
         }
         if let Some(p) = self.pulse {
-            if !(p.period.is_finite() && p.period > 0.0 && p.period <= 1e6) {
-                return Err(SimError::field(
-                    "pulse",
-                    format!(
-                        "pulse period = {} is outside the allowed range (0, 1000000] seconds",
-                        p.period
-                    ),
-                ));
-            }
-            if !(p.duty.is_finite() && p.duty > 0.0 && p.duty <= 1.0) {
-                return Err(SimError::field(
-                    "pulse",
-                    format!(
-                        "pulse duty = {} is outside the allowed range (0, 1]",
-                        p.duty
-                    ),
-                ));
-            }
+            ranges::PERIOD.check_as("pulse", "pulse period", p.period)?;
+            ranges::DUTY.check_as("pulse", "pulse duty", p.duty)?;
         }
         Ok(())
     }

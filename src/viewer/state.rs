@@ -1,0 +1,366 @@
+//! What the viewer's panels edit and ask for: the UI state (the scene itself, edited in
+//! place, plus view-only settings), the commands the panels produce, and the validation that
+//! turns edits into simulation commands. No drawing here.
+
+use super::sim_thread::SimCommand;
+use super::slice_view::{ColorMap, SliceAxis, SliceField};
+use crate::camera::OrbitCamera;
+use crate::export::{ExportOptions, Fields, Format};
+use crate::scene::{CameraSpec, Scene};
+use crate::sim::{Dims, Emitter, FluidParams};
+
+/// The grid sizes offered in the panel.
+pub const GRID_SIZES: [usize; 8] = [32, 48, 64, 80, 96, 128, 160, 192];
+
+/// Slice view settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliceSettings {
+    /// Shown or not.
+    pub visible: bool,
+    /// Normal axis.
+    pub axis: SliceAxis,
+    /// Position along the axis, 0..1.
+    pub position: f32,
+    /// Field.
+    pub field: SliceField,
+    /// Colour map.
+    pub colormap: ColorMap,
+    /// Velocity arrows over the slice.
+    pub arrows: bool,
+    /// Cells between arrows.
+    pub arrow_stride: usize,
+}
+
+impl Default for SliceSettings {
+    fn default() -> Self {
+        Self {
+            visible: false,
+            axis: SliceAxis::Z,
+            position: 0.5,
+            field: SliceField::Density,
+            colormap: ColorMap::Viridis,
+            arrows: true,
+            arrow_stride: 4,
+        }
+    }
+}
+
+impl SliceSettings {
+    /// The plane index for a grid with `n` cells along the slice axis.
+    pub fn index(&self, dims: Dims) -> usize {
+        let n = dims.as_array()[self.axis.index()];
+        ((self.position.clamp(0.0, 1.0) * n as f32) as usize).min(n - 1)
+    }
+}
+
+/// Everything the panel edits.
+#[derive(Clone, Debug)]
+pub struct UiState {
+    /// Simulation running.
+    pub running: bool,
+    /// Grid size chosen (applied with a reset).
+    pub grid_n: usize,
+    /// Steps per frame.
+    pub steps_per_frame: u32,
+    /// Keep simulated time at wall-clock pace.
+    pub real_time: bool,
+    /// Light azimuth, degrees.
+    pub light_azimuth: f32,
+    /// Light elevation, degrees.
+    pub light_elevation: f32,
+    /// Slice view.
+    pub slice: SliceSettings,
+    /// Paint brush radius (domain units) and density per stroke event.
+    pub brush_radius: f32,
+    /// Density painted per event.
+    pub brush_density: f32,
+    /// Last message to show (errors, saved files).
+    pub message: Option<String>,
+    /// Export settings.
+    pub export: ExportUi,
+    /// The scene being shown, edited in place: the panel's sliders write its fluid
+    /// parameters, emitters and render settings directly (valid changes are sent to the
+    /// simulation), so "Save current as…" writes exactly what the panel shows.
+    pub scene: Scene,
+    /// The Scene menu's dialogs.
+    pub menu: SceneMenu,
+    /// Show the statistics overlay over the 3D view (key I).
+    pub show_stats: bool,
+}
+
+/// The Export section's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportUi {
+    /// Output folder.
+    pub dir: String,
+    /// File name prefix.
+    pub prefix: String,
+    /// The formats to write, in the registry's order.
+    pub formats: Vec<Format>,
+    /// Include density.
+    pub density: bool,
+    /// Include velocity.
+    pub velocity: bool,
+    /// Half-precision VDB values.
+    pub half: bool,
+    /// Record every K-th step.
+    pub every: u32,
+}
+
+impl Default for ExportUi {
+    fn default() -> Self {
+        Self {
+            dir: "plume-export".into(),
+            prefix: "plume".into(),
+            formats: vec![Format::Vdb],
+            density: true,
+            velocity: true,
+            half: false,
+            every: 2,
+        }
+    }
+}
+
+impl ExportUi {
+    /// The export options these settings describe, validated.
+    pub fn options(&self) -> Result<ExportOptions, String> {
+        let o = ExportOptions {
+            formats: Format::all().filter(|f| self.formats.contains(f)).collect(),
+            fields: Fields {
+                density: self.density,
+                velocity: self.velocity,
+            },
+            half: self.half,
+            prefix: self.prefix.trim().to_string(),
+            ..ExportOptions::default()
+        };
+        o.validate().map_err(|e| e.to_string())?;
+        if self.dir.trim().is_empty() {
+            return Err("choose an output folder".into());
+        }
+        Ok(o)
+    }
+}
+
+impl UiState {
+    /// State matching a scene's settings.
+    pub fn new(scene: &Scene, running: bool) -> Self {
+        let mut s = Self {
+            running,
+            grid_n: 0,
+            steps_per_frame: 1,
+            real_time: true,
+            light_azimuth: 0.0,
+            light_elevation: 0.0,
+            slice: SliceSettings::default(),
+            brush_radius: 0.05,
+            brush_density: 0.5,
+            message: None,
+            export: ExportUi::default(),
+            scene: scene.clone(),
+            menu: SceneMenu::default(),
+            show_stats: true,
+        };
+        s.set_scene(scene);
+        s
+    }
+
+    /// Takes over a newly loaded scene's settings; the slice, export and brush settings stay.
+    pub fn set_scene(&mut self, scene: &Scene) {
+        self.scene = scene.clone();
+        self.grid_n = *scene.grid.dims.iter().max().unwrap_or(&64);
+        let [x, y, z] = self.scene.render.light_unit();
+        self.light_elevation = y.clamp(-1.0, 1.0).asin().to_degrees();
+        self.light_azimuth = x.atan2(z).to_degrees().rem_euclid(360.0);
+        self.message = None;
+    }
+
+    /// The scene as it is now, with the camera's current view. "Save current as…" writes
+    /// this.
+    pub fn current_scene(&self, camera: &OrbitCamera) -> Scene {
+        let mut s = self.scene.clone();
+        s.camera = CameraSpec {
+            yaw: camera.yaw.to_degrees(),
+            pitch: camera.pitch.to_degrees(),
+            distance: Some(camera.distance),
+            target: Some([camera.target.x, camera.target.y, camera.target.z]),
+        };
+        s
+    }
+}
+
+/// Unit light direction from azimuth and elevation in degrees.
+pub fn light_dir(azimuth: f32, elevation: f32) -> [f32; 3] {
+    let (a, e) = (azimuth.to_radians(), elevation.to_radians());
+    [e.cos() * a.sin(), e.sin(), e.cos() * a.cos()]
+}
+
+/// Which dialog is showing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Dialog {
+    /// None.
+    #[default]
+    Closed,
+    /// Open a scene file.
+    Open,
+    /// Save the current scene.
+    Save,
+}
+
+/// State of the Scene menu's dialogs.
+#[derive(Clone, Debug, Default)]
+pub struct SceneMenu {
+    /// Which dialog is open.
+    pub dialog: Dialog,
+    /// The path being edited.
+    pub path: String,
+    /// The last error of the dialog.
+    pub error: Option<String>,
+    /// Saving over an existing file was confirmed.
+    pub overwrite: bool,
+}
+
+/// Something the panel asks the viewer to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UiCommand {
+    /// Forward to the simulation thread.
+    Sim(SimCommand),
+    /// Frame the volume.
+    FrameVolume,
+    /// Save a screenshot.
+    Screenshot,
+    /// Replace the scene (a preset or an opened file).
+    LoadScene(Box<Scene>),
+    /// Write the current scene to this file.
+    SaveScene(std::path::PathBuf),
+}
+
+/// Validates edited parameters; returns the command to send or the error to show.
+pub fn params_command(p: &FluidParams) -> Result<SimCommand, String> {
+    p.validate()
+        .map(|_| SimCommand::SetParams(p.clone()))
+        .map_err(|e| e.to_string())
+}
+
+/// Validates edited emitters.
+pub fn emitters_command(es: &[Emitter]) -> Result<SimCommand, String> {
+    for (i, e) in es.iter().enumerate() {
+        e.validate()
+            .map_err(|err| format!("emitter {}: {err}", i + 1))?;
+    }
+    Ok(SimCommand::SetEmitters(es.to_vec()))
+}
+
+/// Frame timings the panel shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameStats {
+    /// Frames per second of the window.
+    pub fps: f32,
+    /// Last texture upload, ms.
+    pub upload_ms: f64,
+    /// Last 3D draw, ms.
+    pub render_ms: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::viewer::slice_view::SliceAxis;
+
+    #[test]
+    fn edited_parameters_become_commands_only_when_valid() {
+        let mut p = FluidParams {
+            viscosity: 1e-3,
+            ..FluidParams::default()
+        };
+        assert_eq!(params_command(&p), Ok(SimCommand::SetParams(p.clone())));
+        p.dt = 0.0;
+        let e = params_command(&p).expect_err("dt 0 must be refused");
+        assert!(e.contains("dt"), "{e}");
+        let es = vec![Emitter {
+            radius: Some(-1.0),
+            ..Emitter::default()
+        }];
+        assert!(emitters_command(&es)
+            .expect_err("bad radius")
+            .contains("emitter 1"));
+    }
+
+    #[test]
+    fn the_current_scene_saves_what_was_edited_and_loads_back_equal() {
+        let scene = Scene::preset("wind_tunnel").expect("preset");
+        let mut st = UiState::new(&scene, true);
+        assert_eq!(st.scene, scene);
+        st.scene.fluid.vorticity = 2.5;
+        st.scene.emitters[0].density = 3.0;
+        st.scene.render.density_scale = 10.0;
+        let cam = OrbitCamera::from_degrees([1.0, 0.5, 0.5], 40.0, 10.0, 3.0);
+        let cur = st.current_scene(&cam);
+        assert_eq!(cur.fluid.vorticity, 2.5);
+        assert_eq!(cur.emitters[0].density, 3.0);
+        assert_eq!(cur.render.density_scale, 10.0);
+        assert_eq!(cur.obstacles, scene.obstacles);
+        assert_eq!(cur.boundaries, scene.boundaries);
+        assert!((cur.camera.yaw - 40.0).abs() < 1e-3);
+        let text = cur.to_toml().expect("toml");
+        let back = Scene::from_toml(&text, None).expect("loads back");
+        assert_eq!(back, cur);
+        // The camera it describes is the one that was saved.
+        let c2 = back.camera(1.5);
+        assert!((c2.distance - 3.0).abs() < 1e-4 && (c2.yaw - cam.yaw).abs() < 1e-4);
+        // Loading another scene replaces the edits but keeps the slice settings.
+        st.slice.visible = true;
+        st.set_scene(&Scene::default_plume());
+        assert_eq!(st.scene.fluid, Scene::default_plume().fluid);
+        assert!(st.slice.visible);
+    }
+
+    #[test]
+    fn export_settings_become_validated_options() {
+        let mut e = ExportUi::default();
+        let o = e.options().expect("defaults are valid");
+        assert_eq!(o.formats, vec![Format::Vdb]);
+        assert!(o.fields.density && o.fields.velocity);
+        e.formats = vec![Format::Npy, Format::Vti, Format::Vdb];
+        e.half = true;
+        let o = e.options().expect("valid");
+        assert_eq!(
+            o.formats,
+            vec![Format::Vdb, Format::Vti, Format::Npy],
+            "in the registry's order"
+        );
+        assert!(o.half);
+        e.formats.clear();
+        assert!(e.options().is_err(), "no format");
+        e.formats = vec![Format::Npy];
+        e.density = false;
+        e.velocity = false;
+        assert!(e.options().is_err(), "no field");
+        e.density = true;
+        e.prefix = "a/b".into();
+        assert!(e.options().expect_err("bad prefix").contains("prefix"));
+        e.prefix = "ok".into();
+        e.dir = "  ".into();
+        assert!(e.options().is_err(), "no folder");
+    }
+
+    #[test]
+    fn slice_position_maps_to_a_plane_index() {
+        let mut s = SliceSettings::default();
+        let d = Dims::new(10, 20, 40);
+        s.position = 0.5;
+        assert_eq!(s.index(d), 20);
+        s.position = 1.0;
+        assert_eq!(s.index(d), 39);
+        s.axis = SliceAxis::X;
+        s.position = 0.0;
+        assert_eq!(s.index(d), 0);
+    }
+
+    #[test]
+    fn light_direction_is_a_unit_vector_pointing_up_at_positive_elevation() {
+        let d = light_dir(30.0, 45.0);
+        let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        assert!((n - 1.0).abs() < 1e-6 && d[1] > 0.0);
+    }
+}
