@@ -15,9 +15,15 @@ fn main() {
         Command::Render(a) => commands::render(a),
     };
     if let Err(e) = result {
-        eprintln!("error: {e}");
+        // One line for the error, then each cause its message does not already include.
+        let mut shown = e.to_string();
+        eprintln!("error: {shown}");
         for cause in e.chain().skip(1) {
-            eprintln!("  caused by: {cause}");
+            let text = cause.to_string();
+            if !shown.contains(&text) {
+                eprintln!("  caused by: {text}");
+                shown.push_str(&text);
+            }
         }
         std::process::exit(1);
     }

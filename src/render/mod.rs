@@ -4,11 +4,39 @@
 pub mod context;
 pub mod offscreen;
 pub mod volume;
+pub mod window;
 
 pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 
 pub use crate::render_settings::MAX_OBSTACLES;
 pub use volume::{RenderSettings, VolumeRenderer};
+
+/// The underlying error of a [`RenderError`], kept as its source.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+impl RenderError {
+    /// A resource error caused by `e`.
+    pub fn resource(what: impl Into<String>, e: impl Into<Cause>) -> Self {
+        RenderError::Resource {
+            what: what.into(),
+            source: Some(e.into()),
+        }
+    }
+    /// A resource error with no underlying cause.
+    pub fn resource_msg(what: impl Into<String>) -> Self {
+        RenderError::Resource {
+            what: what.into(),
+            source: None,
+        }
+    }
+    /// A draw error caused by `e`.
+    pub fn draw(what: impl Into<String>, e: impl Into<Cause>) -> Self {
+        RenderError::Draw {
+            what: what.into(),
+            source: Some(e.into()),
+        }
+    }
+}
 
 /// Errors from creating a context, compiling shaders, drawing or writing images.
 #[derive(Debug, thiserror::Error)]
@@ -24,24 +52,37 @@ pub enum RenderError {
         /// The driver's message.
         message: String,
     },
-    /// A GL resource (texture, buffer, framebuffer) could not be created.
-    #[error("OpenGL resource: {0}")]
-    Resource(String),
+    /// A GL resource (texture, buffer, framebuffer) could not be created or used.
+    #[error("OpenGL resource: {what}")]
+    Resource {
+        /// Which resource.
+        what: String,
+        /// The driver's (or glium's) error, when there is one.
+        #[source]
+        source: Option<Cause>,
+    },
     /// A draw call was refused.
-    #[error("drawing failed: {0}")]
-    Draw(String),
+    #[error("drawing failed: {what}")]
+    Draw {
+        /// What was being drawn.
+        what: String,
+        /// glium's error, when there is one.
+        #[source]
+        source: Option<Cause>,
+    },
     /// A setting is out of range.
     #[error("invalid render setting: {0}")]
     InvalidSetting(String),
     /// The scene's render settings are out of range.
     #[error("invalid render setting")]
     Settings(#[from] crate::sim::SimError),
-    /// Writing an image file failed.
-    #[error("cannot write {path}: {message}")]
+    /// An image file could not be written (nothing was left under its name).
+    #[error("cannot write {}", path.display())]
     Write {
         /// The file.
         path: std::path::PathBuf,
-        /// What went wrong.
-        message: String,
+        /// Why.
+        #[source]
+        source: Cause,
     },
 }

@@ -1,6 +1,7 @@
 //! Off-screen rendering into a texture and reading the pixels back; PNG output.
 
 use super::volume::{RenderSettings, VolumeBox, VolumeRenderer};
+use super::Cause;
 use super::RenderError;
 use crate::camera::OrbitCamera;
 use glium::backend::Facade;
@@ -69,17 +70,16 @@ impl Image {
     /// complete, so a failure never leaves a partial file under `path`. Missing folders are
     /// created. Any other extension is refused before anything is written.
     pub fn save(&self, path: &Path) -> Result<(), RenderError> {
-        let err = |m: String| RenderError::Write {
+        let err = |e: Cause| RenderError::Write {
             path: path.to_path_buf(),
-            message: m,
+            source: e,
         };
         let bytes = match ImageFormat::of_path(path)? {
             ImageFormat::Png => self.to_png(),
             ImageFormat::Jpeg => self.to_jpeg(92),
         }
-        .map_err(err)?;
-        crate::atomic::write_atomic(path, |w| w.write_all(&bytes))
-            .map_err(|e| err(e.source.to_string()))
+        .map_err(|m| err(m.into()))?;
+        crate::atomic::write_atomic(path, |w| w.write_all(&bytes)).map_err(|e| err(e.source.into()))
     }
 }
 
@@ -105,8 +105,8 @@ impl ImageFormat {
             Some("jpg" | "jpeg") => Ok(Self::Jpeg),
             _ => Err(RenderError::Write {
                 path: path.to_path_buf(),
-                message: "images are written as PNG (.png) or JPEG (.jpg, .jpeg); name the \
-                          file with one of those extensions"
+                source: "images are written as PNG (.png) or JPEG (.jpg, .jpeg); name the file \
+                         with one of those extensions"
                     .into(),
             }),
         }
@@ -133,7 +133,7 @@ impl Offscreen {
             width,
             height,
         )
-        .map_err(|e| RenderError::Resource(format!("{width}x{height} render target: {e}")))?;
+        .map_err(|e| RenderError::resource(format!("{width}x{height} render target"), e))?;
         Ok(Self { texture })
     }
 
@@ -143,7 +143,7 @@ impl Offscreen {
         facade: &impl Facade,
     ) -> Result<SimpleFrameBuffer<'a>, RenderError> {
         SimpleFrameBuffer::new(facade, &self.texture)
-            .map_err(|e| RenderError::Resource(e.to_string()))
+            .map_err(|e| RenderError::resource("framebuffer of the render target", e))
     }
 
     /// Copies the target's pixels onto another surface (stretched to fill it).
@@ -181,7 +181,7 @@ impl Offscreen {
     ) -> Result<(Image, f64), RenderError> {
         let (w, h) = (self.texture.width(), self.texture.height());
         let mut fb = SimpleFrameBuffer::new(facade, &self.texture)
-            .map_err(|e| RenderError::Resource(e.to_string()))?;
+            .map_err(|e| RenderError::resource("framebuffer of the render target", e))?;
         let t = Instant::now();
         fb.clear_color(0.0, 0.0, 0.0, 1.0);
         let viewport = Rect {

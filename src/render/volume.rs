@@ -141,7 +141,7 @@ impl VolumeRenderer {
             UncompressedFloatFormat::F32F32F32F32,
             MipmapsOption::NoMipmap,
         )
-        .map_err(|e| RenderError::Resource(format!("obstacle table: {e}")))?;
+        .map_err(|e| RenderError::resource("obstacle table", e))?;
         self.obstacles = Some((tex, shapes.len() as i32));
         Ok(())
     }
@@ -161,7 +161,7 @@ impl VolumeRenderer {
         dims: Dims,
     ) -> Result<f64, RenderError> {
         if density.len() != dims.cells() {
-            return Err(RenderError::Resource(format!(
+            return Err(RenderError::resource_msg(format!(
                 "density has {} values, a {dims} grid needs {}",
                 density.len(),
                 dims.cells()
@@ -177,14 +177,12 @@ impl VolumeRenderer {
                 dims.ny as u32,
                 dims.nz as u32,
             )
-            .map_err(|e| RenderError::Resource(format!("3D texture {dims}: {e}")))?;
+            .map_err(|e| RenderError::resource(format!("3D texture {dims}"), e))?;
             self.texture = Some((tex, dims));
             self.staging = Some(PixelBuffer::new_empty(facade, dims.cells()));
         }
         let (Some((tex, _)), Some(staging)) = (&self.texture, &self.staging) else {
-            return Err(RenderError::Resource(
-                "texture missing after creation".into(),
-            ));
+            return Err(RenderError::resource_msg("texture missing after creation"));
         };
         staging.write(density);
         tex.main_level().raw_upload_from_pixel_buffer(
@@ -214,9 +212,10 @@ impl VolumeRenderer {
         }
         let aspect = viewport.width as f32 / viewport.height as f32;
         let vp = camera.view_projection(aspect);
-        let inv = vp
-            .try_inverse()
-            .ok_or_else(|| RenderError::Draw("camera matrix is singular".into()))?;
+        let inv = vp.try_inverse().ok_or_else(|| RenderError::Draw {
+            what: "the camera matrix is singular".into(),
+            source: None,
+        })?;
         let vorigin = [viewport.left as f32, viewport.bottom as f32];
         let vsize = [viewport.width as f32, viewport.height as f32];
         let tri = || glium::vertex::EmptyVertexAttributes { len: 3 };
@@ -238,7 +237,7 @@ impl VolumeRenderer {
                 },
                 &plain,
             )
-            .map_err(|e| RenderError::Draw(e.to_string()))?;
+            .map_err(|e| RenderError::draw("the background", e))?;
         if settings.outline {
             self.draw_lines(
                 facade,
@@ -269,8 +268,8 @@ impl VolumeRenderer {
         let (obst_tex, obst_n) = match &self.obstacles {
             Some((t, n)) => (t, *n),
             None => {
-                return Err(RenderError::Resource(
-                    "the obstacle table was not created".into(),
+                return Err(RenderError::resource_msg(
+                    "the obstacle table was not created",
                 ))
             }
         };
@@ -307,7 +306,7 @@ impl VolumeRenderer {
                 },
                 &premultiplied(viewport),
             )
-            .map_err(|e| RenderError::Draw(e.to_string()))?;
+            .map_err(|e| RenderError::draw("the volume", e))?;
         Ok(())
     }
 
@@ -331,8 +330,8 @@ impl VolumeRenderer {
             .iter()
             .map(|&position| LineVertex { position })
             .collect();
-        let vb =
-            VertexBuffer::new(facade, &verts).map_err(|e| RenderError::Resource(e.to_string()))?;
+        let vb = VertexBuffer::new(facade, &verts)
+            .map_err(|e| RenderError::resource("line vertices", e))?;
         surface
             .draw(
                 &vb,
@@ -341,16 +340,16 @@ impl VolumeRenderer {
                 &uniform! { view_proj: m, line_color: color },
                 &premultiplied(viewport),
             )
-            .map_err(|e| RenderError::Draw(e.to_string()))
+            .map_err(|e| RenderError::draw("lines", e))
     }
 
     /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).
     pub fn read_slice(&self, facade: &impl Facade, z: usize) -> Result<Vec<f32>, RenderError> {
         let Some((tex, dims)) = &self.texture else {
-            return Err(RenderError::Resource("no volume uploaded".into()));
+            return Err(RenderError::resource_msg("no volume uploaded"));
         };
         if z >= dims.nz {
-            return Err(RenderError::Resource(format!(
+            return Err(RenderError::resource_msg(format!(
                 "slice {z} outside 0..{}",
                 dims.nz
             )));
@@ -363,9 +362,9 @@ impl VolumeRenderer {
             w,
             h,
         )
-        .map_err(|e| RenderError::Resource(e.to_string()))?;
+        .map_err(|e| RenderError::resource("probe texture", e))?;
         let mut fb = glium::framebuffer::SimpleFrameBuffer::new(facade, &target)
-            .map_err(|e| RenderError::Resource(e.to_string()))?;
+            .map_err(|e| RenderError::resource("probe framebuffer", e))?;
         fb.draw(
             glium::vertex::EmptyVertexAttributes { len: 3 },
             NoIndices(PrimitiveType::TrianglesList),
@@ -378,12 +377,12 @@ impl VolumeRenderer {
             },
             &Default::default(),
         )
-        .map_err(|e| RenderError::Draw(e.to_string()))?;
+        .map_err(|e| RenderError::draw("the slice probe", e))?;
         let image = target
             .main_level()
             .first_layer()
             .into_image(None)
-            .ok_or_else(|| RenderError::Resource("probe texture has no image".into()))?;
+            .ok_or_else(|| RenderError::resource_msg("probe texture has no image"))?;
         let rows: Vec<Vec<(f32, f32, f32, f32)>> = image.raw_read(&Rect {
             left: 0,
             bottom: 0,

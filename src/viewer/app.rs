@@ -10,17 +10,11 @@ use super::state::{FrameStats, SliceSettings, UiCommand, UiState};
 use super::ViewerError;
 use crate::camera::OrbitCamera;
 use crate::render::volume::{box_edges, VolumeBox};
+use crate::render::window::{self, WindowError};
 use crate::render::{Offscreen, RenderError, VolumeRenderer};
 use crate::scene::Scene;
 use glium::glutin::surface::WindowSurface;
 use glium::{Rect, Surface};
-use glutin::config::{ConfigTemplateBuilder, GlConfig};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
-use glutin::display::GetGlDisplay;
-use glutin::prelude::*;
-use glutin::surface::{SurfaceAttributesBuilder, SwapInterval};
-use raw_window_handle::HasWindowHandle;
-use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 use winit::application::ApplicationHandler;
@@ -56,12 +50,12 @@ enum UserEvent {
 
 /// Opens the window and runs until it is closed (or `frames` have been drawn).
 pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
-    if !display_named(|v| std::env::var_os(v)) {
+    if !window::display_named(|v| std::env::var_os(v)) {
         return Err(ViewerError::NoDisplay);
     }
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
-        .map_err(|e| ViewerError::Window(without_source_location(&e.to_string())))?;
+        .map_err(WindowError::from)?;
     let proxy = event_loop.create_proxy();
     let mut app = App {
         opts,
@@ -69,40 +63,11 @@ pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
         state: None,
         error: None,
     };
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| ViewerError::Window(without_source_location(&e.to_string())))?;
+    event_loop.run_app(&mut app).map_err(WindowError::from)?;
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
     }
-}
-
-/// Whether the environment (read through `var`) names a display winit can open a window on.
-/// On Linux and the BSDs that is `DISPLAY` (X11) or `WAYLAND_DISPLAY` / `WAYLAND_SOCKET`;
-/// elsewhere (Windows, macOS) there is always one.
-pub fn display_named(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
-    if cfg!(any(target_os = "windows", target_os = "macos")) {
-        return true;
-    }
-    ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
-        .iter()
-        .any(|v| var(v).is_some_and(|s| !s.is_empty()))
-}
-
-/// winit's OS errors read "os error at <source file>:<line>: <message>", the file being a path
-/// into cargo's registry that means nothing to a user: keep the message.
-pub fn without_source_location(msg: &str) -> String {
-    if let Some(rest) = msg.strip_prefix("os error at ") {
-        if let Some(i) = rest.find(".rs:") {
-            let after = &rest[i + 4..];
-            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            if let Some(m) = after[digits..].strip_prefix(": ") {
-                return m.to_string();
-            }
-        }
-    }
-    msg.to_string()
 }
 
 struct App {
@@ -136,59 +101,9 @@ struct Running {
     framed: bool,
 }
 
-fn create_window(
-    el: &ActiveEventLoop,
-    opts: &ViewOptions,
-) -> Result<(Window, glium::Display<WindowSurface>), String> {
-    let attrs = Window::default_attributes()
-        .with_title("Plume")
-        .with_resizable(true)
-        .with_inner_size(winit::dpi::LogicalSize::new(opts.size.0, opts.size.1));
-    let template = ConfigTemplateBuilder::new().with_alpha_size(8);
-    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        glutin_winit::DisplayBuilder::new()
-            .with_window_attributes(Some(attrs))
-            .build(el, template, |mut configs| {
-                #[allow(clippy::expect_used)]
-                configs
-                    .next()
-                    .expect("the display offers no OpenGL configuration")
-            })
-            .map_err(|e| e.to_string())
-    }))
-    .map_err(|_| "the display offers no OpenGL configuration".to_string())??;
-    let (window, config) = built;
-    let window = window.ok_or("the window was not created")?;
-    let raw = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-    let size = window.inner_size();
-    let w = NonZeroU32::new(size.width.max(1)).ok_or("zero width")?;
-    let h = NonZeroU32::new(size.height.max(1)).ok_or("zero height")?;
-    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(raw, w, h);
-    let gl_display = config.display();
-    // SAFETY: the window outlives the surface (both are owned by `Running`, window first).
-    let surface = unsafe { gl_display.create_window_surface(&config, &surface_attrs) }
-        .map_err(|e| e.to_string())?;
-    let ctx_attrs = ContextAttributesBuilder::new()
-        .with_profile(GlProfile::Core)
-        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-        .build(Some(raw));
-    // SAFETY: config and window handle come from the same display.
-    let context = unsafe { gl_display.create_context(&config, &ctx_attrs) }
-        .map_err(|e| format!("no OpenGL 3.3 core context: {e}"))?
-        .make_current(&surface)
-        .map_err(|e| e.to_string())?;
-    // Vsync where the platform allows it; without it the viewer still works.
-    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
-    let display =
-        glium::Display::from_context_surface(context, surface).map_err(|e| e.to_string())?;
-    let _ = config.num_samples();
-    Ok((window, display))
-}
-
 impl App {
     fn start(&mut self, el: &ActiveEventLoop) -> Result<Running, ViewerError> {
-        let (window, display) = create_window(el, &self.opts)
-            .map_err(|e| ViewerError::Window(without_source_location(&e)))?;
+        let (window, display) = window::create(el, "Plume", self.opts.size)?;
         let egui = egui_glium::EguiGlium::new(egui::ViewportId::ROOT, &display, &window, el);
         let mut renderer = VolumeRenderer::new(&display)?;
         renderer.set_obstacles(&display, &self.opts.scene.obstacle_shapes()?)?;
@@ -349,12 +264,12 @@ impl Running {
         match scene.obstacle_shapes() {
             Ok(shapes) => {
                 if let Err(e) = self.renderer.set_obstacles(&self.display, &shapes) {
-                    self.ui.message = Some(e.to_string());
+                    self.ui.message = Some(crate::report(&e));
                     return;
                 }
             }
             Err(e) => {
-                self.ui.message = Some(e.to_string());
+                self.ui.message = Some(crate::report(&e));
                 return;
             }
         }
@@ -545,7 +460,7 @@ impl Running {
                     let scene = self.ui.current_scene(&self.camera);
                     self.ui.message = Some(match scene.save(&path) {
                         Ok(()) => format!("saved scene {}", path.display()),
-                        Err(e) => e.to_string(),
+                        Err(e) => crate::report(&e),
                     });
                 }
             }
@@ -582,7 +497,7 @@ impl Running {
         self.stats.render_ms = t.elapsed().as_secs_f64() * 1e3;
         frame
             .finish()
-            .map_err(|e| RenderError::Draw(e.to_string()))?;
+            .map_err(|e| RenderError::draw("presenting the frame", e))?;
         result?;
         self.frames += 1;
         Ok(false)
@@ -607,7 +522,7 @@ impl Running {
         let saved = image.save(path);
         self.ui.message = Some(match &saved {
             Ok(()) => format!("saved {}", path.display()),
-            Err(e) => e.to_string(),
+            Err(e) => crate::report(e),
         });
         saved
     }

@@ -21,7 +21,7 @@ pub enum ViewerError {
         "cannot open a window: {0}\n  without a working display: `xvfb-run -a plume view` runs \
          the viewer on a virtual screen, `plume render --out smoke.png` draws a picture"
     )]
-    Window(String),
+    Window(#[from] crate::render::window::WindowError),
     /// Neither an X11 nor a Wayland display is named in the environment.
     #[error(
         "no display to open the viewer's window on (DISPLAY and WAYLAND_DISPLAY are not set)\n  \

@@ -35,7 +35,7 @@ pub fn open_scene(path: &str) -> Result<Scene, String> {
     if p.is_empty() {
         return Err("enter the path of a scene file".into());
     }
-    Scene::load(Path::new(p)).map_err(|e| e.to_string())
+    Scene::load(Path::new(p)).map_err(|e| crate::report(&e))
 }
 
 /// Where "Save" may write: refuses an empty path, a folder, and an existing file unless

@@ -134,7 +134,7 @@ impl ExportUi {
             prefix: self.prefix.trim().to_string(),
             ..ExportOptions::default()
         };
-        o.validate().map_err(|e| e.to_string())?;
+        o.validate().map_err(|e| crate::report(&e))?;
         if self.dir.trim().is_empty() {
             return Err("choose an output folder".into());
         }

@@ -349,7 +349,7 @@ impl Scene {
             SceneError {
                 file: Some(path.display().to_string()),
                 line: None,
-                message: format!("cannot write: {e}"),
+                message: format!("cannot write: {}", e.source),
             }
         })
     }

@@ -114,7 +114,7 @@ impl Recorder {
                                 s.last_file = last.map(|f| job.dir.join(f).display().to_string());
                             }
                         }
-                        Err(e) => fail(&sh, e.to_string()),
+                        Err(e) => fail(&sh, crate::report(&e)),
                     }
                 }
             })?;
