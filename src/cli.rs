@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
     about,
     long_about = None,
     args_conflicts_with_subcommands = true,
+    allow_negative_numbers = true,
 )]
 pub struct Cli {
     /// What to do; without a command Plume opens the viewer (`view`), taking the view's
@@ -36,15 +37,20 @@ impl Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Open the interactive viewer (the default).
+    #[command(allow_negative_numbers = true)]
     View(ViewArgs),
     /// Simulate headless and export volume frames (OpenVDB, VTK, NumPy).
+    #[command(allow_negative_numbers = true)]
     Run(RunArgs),
     /// Simulate a scene headless and print its state as it develops.
+    #[command(allow_negative_numbers = true)]
     Simulate(SimulateArgs),
     /// Measure the solver: ms per step overall and per stage.
+    #[command(allow_negative_numbers = true)]
     Bench(BenchArgs),
     /// Simulate headless and write an image (PNG or JPEG) of what the viewer shows, or a PNG
     /// sequence.
+    #[command(allow_negative_numbers = true)]
     Render(RenderArgs),
 }
 
@@ -210,6 +216,9 @@ pub struct ViewArgs {
     /// Start recording OpenVDB frames (density and velocity, every 2nd step) into this folder.
     #[arg(long, value_name = "DIR")]
     pub record: Option<std::path::PathBuf>,
+    /// With --record: replace an earlier run in that folder instead of refusing it.
+    #[arg(long, requires = "record")]
+    pub overwrite: bool,
 }
 
 fn parse_window(s: &str) -> Result<(u32, u32), String> {
@@ -257,6 +266,26 @@ pub struct RunArgs {
     /// File name prefix: files are <prefix>_<frame:04>.<ext>.
     #[arg(long, default_value = "plume")]
     pub prefix: String,
+    /// The folder holds an earlier run: remove that run's files (its manifest, the frames it
+    /// lists, every frame file) and start at frame 1. Other files stay.
+    #[arg(long, conflicts_with = "resume")]
+    pub overwrite: bool,
+    /// The folder holds an earlier run of the same scene, grid and export options: keep its
+    /// complete frames and write the rest (re-simulating up to where it stopped).
+    #[arg(long)]
+    pub resume: bool,
+}
+
+impl RunArgs {
+    /// What to do with an earlier run in the folder.
+    pub fn existing(&self) -> crate::export::run::Existing {
+        use crate::export::run::Existing;
+        match (self.overwrite, self.resume) {
+            (true, _) => Existing::Overwrite,
+            (_, true) => Existing::Resume,
+            _ => Existing::Refuse,
+        }
+    }
 }
 
 /// A comma-separated list of export formats.
@@ -311,17 +340,17 @@ pub struct BenchArgs {
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
-    let n: usize = s
+    let n: i128 = s
         .trim()
         .parse()
         .map_err(|_| format!("'{s}' is not a whole number"))?;
-    if !(3..=crate::sim::grid::MAX_AXIS_CELLS).contains(&n) {
+    if !(3..=crate::sim::grid::MAX_AXIS_CELLS as i128).contains(&n) {
         return Err(format!(
             "{n} is outside the allowed range 3..={}",
             crate::sim::grid::MAX_AXIS_CELLS
         ));
     }
-    Ok(n)
+    Ok(n as usize)
 }
 
 /// Parses `X,Y,Z` into validated dimensions.

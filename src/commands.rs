@@ -25,6 +25,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
         paused: a.paused,
         size: a.window,
         record: a.record,
+        overwrite: a.overwrite,
     };
     crate::viewer::run(opts)?;
     Ok(())
@@ -233,6 +234,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         fields: a.fields,
         half: a.half,
         prefix: a.prefix.clone(),
+        every: a.every,
         ..ExportOptions::default()
     };
     opts.validate()?;
@@ -241,17 +243,48 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     let scene = scene_for(&a.grid)?;
     let mut sim = scene.build_simulation().context("building the scene")?;
-    export::folder::prepare_folder(&a.out)?;
+    let (mut writer, start) = RunWriter::create(&a.out, &scene, &opts, a.existing())?;
+    if start.temporaries_removed > 0 {
+        eprintln!(
+            "removed {} unfinished temporary file{} an interrupted run left in {}",
+            start.temporaries_removed,
+            if start.temporaries_removed == 1 {
+                ""
+            } else {
+                "s"
+            },
+            a.out.display()
+        );
+    }
+    if start.frames >= a.frames {
+        println!(
+            "{} already holds {} complete frames; nothing to do",
+            a.out.display(),
+            start.frames
+        );
+        return Ok(());
+    }
+    if start.frames > 0 {
+        eprintln!(
+            "resuming after frame {} of {}: re-simulating its {} steps first",
+            start.frames, a.frames, start.step
+        );
+        for _ in 0..start.step {
+            sim.step().context("re-simulating the run being resumed")?;
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = Arc::clone(&stop);
         ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
             .context("installing the Ctrl-C handler")?;
     }
-    let mut writer = RunWriter::new(&a.out, &scene, &opts, 1);
     // A live bar on a terminal; one plain line per frame when stderr is piped or logged.
+    let first = start.frames + 1;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(u64::from(a.frames));
+        bar.set_position(u64::from(start.frames));
+        bar.reset_eta();
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:30.cyan/blue} frame {pos}/{len}, {msg}, {per_sec}, {eta} left",
@@ -260,8 +293,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
         bar
     });
-    let start = std::time::Instant::now();
-    for n in 1..=a.frames {
+    let clock = std::time::Instant::now();
+    for n in first..=a.frames {
         for _ in 0..a.every {
             if let Err(e) = sim.step() {
                 if let Some(bar) = &bar {
@@ -281,8 +314,8 @@ pub fn run(a: RunArgs) -> Result<()> {
                 bar.set_position(u64::from(n));
             }
             None => {
-                let elapsed = start.elapsed().as_secs_f64();
-                let rate = n as f64 / elapsed.max(1e-9);
+                let elapsed = clock.elapsed().as_secs_f64();
+                let rate = (n - start.frames) as f64 / elapsed.max(1e-9);
                 let left = (a.frames - n) as f64 / rate;
                 eprintln!(
                     "frame {n}/{} t = {:.3} s, {rate:.2} frames/s, {left:.0} s left",
@@ -305,11 +338,20 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let Some(bar) = &bar {
         bar.finish();
     }
+    let written = a.frames - start.frames;
     println!(
-        "wrote {} frames to {} in {:.1} s",
-        a.frames,
+        "wrote {written} frame{} to {} in {:.1} s{}",
+        if written == 1 { "" } else { "s" },
         a.out.display(),
-        start.elapsed().as_secs_f64()
+        clock.elapsed().as_secs_f64(),
+        if start.frames > 0 {
+            format!(
+                " (frames {first} to {}, after the {} it held)",
+                a.frames, start.frames
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(())
 }

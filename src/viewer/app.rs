@@ -41,6 +41,8 @@ pub struct ViewOptions {
     /// Start recording frames into this folder (the Export section's defaults: OpenVDB,
     /// density and velocity, every 2nd step).
     pub record: Option<PathBuf>,
+    /// With `record`: replace an earlier run in that folder instead of refusing it.
+    pub overwrite: bool,
 }
 
 #[derive(Debug)]
@@ -64,10 +66,20 @@ pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
         error: None,
     };
     event_loop.run_app(&mut app).map_err(WindowError::from)?;
-    match app.error {
-        Some(e) => Err(e),
-        None => Ok(()),
+    if let Some(e) = app.error {
+        return Err(e);
     }
+    // `--record`: a recording that failed (now or while the last frames were written) makes
+    // the run fail too.
+    if app.opts.record.is_some() {
+        if let Some(s) = app.state.take() {
+            let seen = s.record_error.clone();
+            if let Some(e) = s.sim.finish().or(seen) {
+                return Err(ViewerError::Recording(e));
+            }
+        }
+    }
+    Ok(())
 }
 
 struct App {
@@ -99,6 +111,8 @@ struct Running {
     slice_tex: Option<egui::TextureHandle>,
     screenshot_next: Option<PathBuf>,
     framed: bool,
+    /// The recording's last failure, once reported on stderr and shown over the view.
+    record_error: Option<String>,
 }
 
 impl App {
@@ -117,14 +131,9 @@ impl App {
         ui.slice.visible = self.opts.slice;
         if let Some(dir) = &self.opts.record {
             ui.export.dir = dir.display().to_string();
-            let opts = ui.export.options().map_err(ViewerError::Recording)?;
-            sim.send(SimCommand::SetRecording(Some(
-                super::sim_thread::RecordSpec {
-                    dir: dir.clone(),
-                    opts,
-                    every: ui.export.every,
-                },
-            )));
+            ui.export.overwrite = self.opts.overwrite;
+            let spec = ui.export.spec().map_err(ViewerError::Recording)?;
+            sim.send(SimCommand::SetRecording(Some(spec)));
         }
         Ok(Running {
             window,
@@ -147,6 +156,7 @@ impl App {
             slice_tex: None,
             screenshot_next: None,
             framed: false,
+            record_error: None,
         })
     }
 }
@@ -416,6 +426,14 @@ impl Running {
             if !snap.running && snap.error.is_some() {
                 self.ui.running = false;
             }
+            if let Some(e) = &snap.recorder.last_error {
+                if self.record_error.as_ref() != Some(e) {
+                    eprintln!("error: recording stopped: {e}");
+                    self.record_error = Some(e.clone());
+                }
+            } else if snap.recording {
+                self.record_error = None;
+            }
             self.snapshot = Some(snap);
         }
         if let Some(snap) = &self.snapshot {
@@ -436,6 +454,7 @@ impl Running {
             let snap = self.snapshot.as_ref();
             let stats = self.stats;
             let tex = &mut self.slice_tex;
+            let record_error = self.record_error.as_deref();
             self.egui.run(&self.window, |ctx| {
                 super::scene_menu::menu_bar(ctx, ui, &mut commands);
                 commands.extend(sections::side_panel(ctx, ui, snap).commands);
@@ -445,6 +464,9 @@ impl Running {
                 view_rect = ctx.available_rect();
                 if ui.show_stats {
                     overlay::stats_overlay(ctx, view_rect, snap, stats);
+                }
+                if let Some(e) = record_error {
+                    overlay::notice(ctx, view_rect, &format!("⚠ recording stopped: {e}"));
                 }
             });
         }

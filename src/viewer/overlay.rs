@@ -84,3 +84,22 @@ pub fn stats_overlay(
         .response
         .rect
 }
+
+/// A notice across the top of the 3D view (a failed recording): where the user is looking,
+/// not only in a collapsed section of the panel.
+pub fn notice(ctx: &egui::Context, view: egui::Rect, text: &str) {
+    egui::Area::new(egui::Id::new("notice"))
+        .fixed_pos(view.center_top() + egui::vec2(0.0, 8.0))
+        .pivot(egui::Align2::CENTER_TOP)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(egui::Color32::from_rgba_unmultiplied(120, 20, 20, 230))
+                .inner_margin(egui::Margin::symmetric(10, 6))
+                .corner_radius(4.0)
+                .show(ui, |ui| {
+                    ui.set_max_width(view.width() * 0.8);
+                    ui.colored_label(egui::Color32::WHITE, text);
+                });
+        });
+}

@@ -1,7 +1,7 @@
 //! The side panel's sections: Simulation, Fluid, Emitters, Rendering, Export, Slice view and
 //! Controls. Each edits the [`UiState`] (the scene in place) and pushes commands.
 
-use super::sim_thread::{RecordSpec, SimCommand, Snapshot};
+use super::sim_thread::{SimCommand, Snapshot};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
 use super::state::{emitters_command, light_dir, params_command, UiCommand, UiState, GRID_SIZES};
 use super::widgets::{optional, param_drag, param_slider, rgb_edit, vec3_edit};
@@ -468,14 +468,12 @@ fn export_section(
                 ui.checkbox(&mut e.half, "half precision (VDB)");
             });
             ui.add(egui::Slider::new(&mut e.every, 1..=100).text("record every K steps"));
+            ui.checkbox(&mut e.overwrite, "replace a run already in the folder");
             let recording = snap.is_some_and(|s| s.recording);
             ui.horizontal(|ui| {
                 if ui.button("Export this frame").clicked() {
-                    match e.options() {
-                        Ok(o) => out.push(UiCommand::Sim(SimCommand::ExportFrame(
-                            e.dir.trim().into(),
-                            o,
-                        ))),
+                    match e.spec() {
+                        Ok(spec) => out.push(UiCommand::Sim(SimCommand::ExportFrame(spec))),
                         Err(m) => st.message = Some(m),
                     }
                 }
@@ -488,14 +486,10 @@ fn export_section(
                     if recording {
                         out.push(UiCommand::Sim(SimCommand::SetRecording(None)));
                     } else {
-                        match e.options() {
-                            Ok(o) => out.push(UiCommand::Sim(SimCommand::SetRecording(Some(
-                                RecordSpec {
-                                    dir: e.dir.trim().into(),
-                                    opts: o,
-                                    every: e.every,
-                                },
-                            )))),
+                        match e.spec() {
+                            Ok(spec) => {
+                                out.push(UiCommand::Sim(SimCommand::SetRecording(Some(spec))))
+                            }
                             Err(m) => st.message = Some(m),
                         }
                     }

@@ -2,6 +2,7 @@
 //! takes. The UI sends commands; the thread publishes snapshots of the newest finished step.
 
 use crate::export::recorder::{Recorder, RecorderStatus};
+use crate::export::run::Existing;
 use crate::export::{self, ExportOptions};
 use crate::frame::{Frame, Select};
 use crate::scene::Scene;
@@ -42,7 +43,7 @@ pub enum SimCommand {
         velocity: [f32; 3],
     },
     /// Write the current state once (into the folder, with the options).
-    ExportFrame(std::path::PathBuf, ExportOptions),
+    ExportFrame(RecordSpec),
     /// Write every `every`-th step from now on, or stop recording.
     SetRecording(Option<RecordSpec>),
     /// Stop the thread.
@@ -54,10 +55,10 @@ pub enum SimCommand {
 pub struct RecordSpec {
     /// Output folder.
     pub dir: std::path::PathBuf,
-    /// Formats, fields, precision, prefix.
+    /// Formats, fields, precision, prefix, steps between frames.
     pub opts: ExportOptions,
-    /// Steps between frames.
-    pub every: u32,
+    /// What to do when the folder holds an earlier run.
+    pub existing: Existing,
 }
 
 /// What the viewer draws after a step: the simulation's frame of every field, and the
@@ -105,14 +106,14 @@ struct Worker {
 }
 
 impl Worker {
-    fn export_now(&mut self, dir: &std::path::Path, opts: &ExportOptions) {
+    fn export_now(&mut self, spec: &RecordSpec) {
         let Some(rec) = &self.recorder else {
             self.error = Some("the export writer thread is not running".into());
             return;
         };
         rec.clear_error();
-        let frame = export::capture(self.solver.as_ref(), opts.fields);
-        rec.submit(frame, dir, opts, &self.scene);
+        let frame = export::capture(self.solver.as_ref(), spec.opts.fields);
+        rec.submit(frame, &spec.dir, &spec.opts, &self.scene, spec.existing);
     }
 
     /// After a step: queue a frame when recording asks for one; stop recording on failure.
@@ -139,10 +140,14 @@ impl Worker {
             self.recording = None;
             return;
         }
-        if self.solver.steps().is_multiple_of(spec.every.max(1) as u64) {
+        if self
+            .solver
+            .steps()
+            .is_multiple_of(spec.opts.every.max(1) as u64)
+        {
             let frame = export::capture(self.solver.as_ref(), spec.opts.fields);
             // Blocks while the queue is full: the simulation waits rather than dropping a frame.
-            if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene) {
+            if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene, spec.existing) {
                 self.recording = None;
             }
         }
@@ -156,8 +161,8 @@ impl Worker {
                 self.advance();
                 return true;
             }
-            SimCommand::ExportFrame(dir, opts) => {
-                self.export_now(&dir, &opts);
+            SimCommand::ExportFrame(spec) => {
+                self.export_now(&spec);
                 return true;
             }
             SimCommand::SetRecording(spec) => {
@@ -317,6 +322,16 @@ impl SimThread {
         self.tx.send(c).is_ok()
     }
 
+    /// Stops the thread after every queued frame is written; returns the recorder's last
+    /// error, if a write failed.
+    pub fn finish(mut self) -> Option<String> {
+        let _ = self.tx.send(SimCommand::Quit);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        self.take_latest().and_then(|s| s.recorder.last_error)
+    }
+
     /// Takes the newest snapshot if one was published since the last call.
     pub fn take_latest(&self) -> Option<Snapshot> {
         self.latest.lock().ok().and_then(|mut s| s.take())
@@ -355,6 +370,11 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
         let mut next = first;
         while let Some(c) = next {
             if c == SimCommand::Quit {
+                // Let queued frames reach the disk, and publish how that went.
+                if let Some(rec) = &w.recorder {
+                    rec.flush();
+                }
+                publish(w);
                 return;
             }
             let was_running = w.running;

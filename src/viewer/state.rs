@@ -2,9 +2,10 @@
 //! place, plus view-only settings), the commands the panels produce, and the validation that
 //! turns edits into simulation commands. No drawing here.
 
-use super::sim_thread::SimCommand;
+use super::sim_thread::{RecordSpec, SimCommand};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
 use crate::camera::OrbitCamera;
+use crate::export::run::Existing;
 use crate::export::{ExportOptions, Fields, Format};
 use crate::scene::{CameraSpec, Scene};
 use crate::sim::{Dims, Emitter, FluidParams};
@@ -105,6 +106,8 @@ pub struct ExportUi {
     pub half: bool,
     /// Record every K-th step.
     pub every: u32,
+    /// Replace an earlier run found in the folder (otherwise it is refused).
+    pub overwrite: bool,
 }
 
 impl Default for ExportUi {
@@ -117,11 +120,26 @@ impl Default for ExportUi {
             velocity: true,
             half: false,
             every: 2,
+            overwrite: false,
         }
     }
 }
 
 impl ExportUi {
+    /// What to write where: the folder, the validated options, and what to do with an
+    /// earlier run in the folder.
+    pub fn spec(&self) -> Result<RecordSpec, String> {
+        Ok(RecordSpec {
+            opts: self.options()?,
+            dir: self.dir.trim().into(),
+            existing: if self.overwrite {
+                Existing::Overwrite
+            } else {
+                Existing::Refuse
+            },
+        })
+    }
+
     /// The export options these settings describe, validated.
     pub fn options(&self) -> Result<ExportOptions, String> {
         let o = ExportOptions {
@@ -132,6 +150,7 @@ impl ExportUi {
             },
             half: self.half,
             prefix: self.prefix.trim().to_string(),
+            every: self.every.max(1),
             ..ExportOptions::default()
         };
         o.validate().map_err(|e| crate::report(&e))?;

@@ -8,6 +8,8 @@ use crate::render_settings::{RenderSettings, MAX_OBSTACLES};
 use crate::sim::grid::{MAX_AXIS_CELLS, MAX_TOTAL_CELLS};
 use crate::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, Obstacle, SimError, Solver};
 use std::fmt;
+
+mod lint;
 use std::path::Path;
 
 /// The presets shipped with Plume: name and TOML text (the files in `scenes/`).
@@ -305,7 +307,22 @@ impl Scene {
                 meta.len()
             )));
         }
-        let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        // Read at most one byte past the cap whatever the file is: a device or pipe
+        // (`/dev/zero`, `/dev/urandom`, a FIFO) reports no length but may never end.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| {
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(f, MAX_SCENE_BYTES + 1),
+                    &mut bytes,
+                )
+            })
+            .map_err(|e| err(format!("cannot read: {e}")))?;
+        if bytes.len() as u64 > MAX_SCENE_BYTES {
+            return Err(err(format!(
+                "is longer than {MAX_SCENE_BYTES} bytes (the most a scene file may hold)"
+            )));
+        }
         let text = String::from_utf8(bytes).map_err(|e| {
             err(format!(
                 "is not UTF-8 text (byte {})",
@@ -317,6 +334,13 @@ impl Scene {
 
     /// Parses and validates scene TOML; `file` names the source in messages.
     pub fn from_toml(text: &str, file: Option<&str>) -> Result<Self, SceneError> {
+        if let Some(l) = lint::check(text) {
+            return Err(SceneError {
+                file: file.map(str::to_string),
+                line: Some(line_of(text, l.offset)),
+                message: l.message,
+            });
+        }
         let scene: Scene = toml::from_str(text).map_err(|e| SceneError {
             file: file.map(str::to_string),
             line: e.span().map(|s| line_of(text, s.start)),

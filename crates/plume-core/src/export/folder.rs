@@ -1,8 +1,16 @@
-//! The output folder of a run.
+//! The output folder of a run: created and probed, locked against a second writer, cleaned of
+//! the temporaries an interrupted writer left, and checked for the files of an earlier run,
+//! which a new run refuses to mix with (unless told to replace or continue it).
 
-use super::ExportError;
+use super::manifest::Manifest;
+use super::{ExportError, Format};
 use crate::atomic::temp_name;
-use std::path::Path;
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+/// The lock file every writer holds an advisory lock on while it writes into a folder.
+pub const LOCK_FILE: &str = ".plume.lock";
 
 /// Creates `dir` if needed and checks that files can be created in it.
 pub fn prepare_folder(dir: &Path) -> Result<(), ExportError> {
@@ -21,4 +29,230 @@ pub fn prepare_folder(dir: &Path) -> Result<(), ExportError> {
     std::fs::File::create(&probe).map_err(err)?;
     std::fs::remove_file(&probe).map_err(err)?;
     Ok(())
+}
+
+/// An exclusive advisory lock on a folder's [`LOCK_FILE`], held until dropped. The file holds
+/// the holder's process id, so a refused writer can name it.
+#[derive(Debug)]
+pub struct FolderLock {
+    file: File,
+}
+
+impl FolderLock {
+    /// Takes the lock without waiting; a folder another process is writing into is refused
+    /// with that process's id.
+    pub fn acquire(dir: &Path) -> Result<Self, ExportError> {
+        let path = dir.join(LOCK_FILE);
+        let folder_err = |source: std::io::Error| ExportError::Folder {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(folder_err)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                return Err(ExportError::Locked {
+                    dir: dir.to_path_buf(),
+                    pid: text.trim().parse().ok(),
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(folder_err(e)),
+        }
+        // Ours now: record who holds it.
+        file.set_len(0).map_err(folder_err)?;
+        file.rewind().map_err(folder_err)?;
+        write!(file, "{}", std::process::id()).map_err(folder_err)?;
+        file.flush().map_err(folder_err)?;
+        Ok(Self { file })
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// Whether `name` is a temporary of Plume's atomic writer: `.<file>.<pid>-<n>.tmp`.
+pub fn is_temporary(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|r| r.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((file, tag)) = rest.rsplit_once('.') else {
+        return false;
+    };
+    let Some((pid, n)) = tag.split_once('-') else {
+        return false;
+    };
+    !file.is_empty()
+        && !pid.is_empty()
+        && !n.is_empty()
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && n.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `name` is a frame file: `<prefix>_<4 digits>.<ext>` or
+/// `<prefix>_<field>_<4 digits>.<ext>` with a registered format's extension. Returns the
+/// frame number.
+pub fn frame_number(name: &str) -> Option<u32> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    if !Format::all().any(|f| f.ext() == ext) {
+        return None;
+    }
+    let (head, digits) = stem.rsplit_once('_')?;
+    if head.is_empty() || digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// What a folder holds of earlier runs.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// `manifest.json`, when there is one: `Ok` if it reads as a manifest.
+    pub manifest: Option<Result<Manifest, String>>,
+    /// Frame files (see [`frame_number`]), sorted.
+    pub frames: Vec<String>,
+}
+
+impl Found {
+    /// Nothing of an earlier run.
+    pub fn is_empty(&self) -> bool {
+        self.manifest.is_none() && self.frames.is_empty()
+    }
+
+    /// One line for messages: what was found.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        match &self.manifest {
+            Some(Ok(m)) => parts.push(format!(
+                "manifest.json of scene '{}' on a {}×{}×{} grid listing {} frame{}",
+                m.scene.name,
+                m.dims[0],
+                m.dims[1],
+                m.dims[2],
+                m.frames.len(),
+                if m.frames.len() == 1 { "" } else { "s" }
+            )),
+            Some(Err(_)) => parts.push("a manifest.json Plume cannot read".into()),
+            None => {}
+        }
+        if !self.frames.is_empty() {
+            parts.push(format!(
+                "{} frame file{} ({}{})",
+                self.frames.len(),
+                if self.frames.len() == 1 { "" } else { "s" },
+                self.frames[0],
+                if self.frames.len() > 1 { ", …" } else { "" }
+            ));
+        }
+        parts.join(" and ")
+    }
+}
+
+fn entries(dir: &Path) -> Result<Vec<String>, ExportError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| ExportError::Folder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut names: Vec<String> = rd
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Removes the temporaries of Plume's atomic writer (and only those) that an interrupted
+/// writer left in `dir`; returns their names. Call it holding the folder's lock, so none of
+/// them belongs to a write in progress.
+pub fn remove_stale_temporaries(dir: &Path) -> Result<Vec<String>, ExportError> {
+    let mut removed = Vec::new();
+    for name in entries(dir)? {
+        if is_temporary(&name) && std::fs::remove_file(dir.join(&name)).is_ok() {
+            removed.push(name);
+        }
+    }
+    Ok(removed)
+}
+
+/// Scans `dir` for the manifest and frame files of an earlier run.
+pub fn scan(dir: &Path) -> Result<Found, ExportError> {
+    let mut found = Found::default();
+    for name in entries(dir)? {
+        if name == "manifest.json" {
+            let text = std::fs::read_to_string(dir.join(&name)).map_err(|e| e.to_string());
+            found.manifest = Some(
+                text.and_then(|t| serde_json::from_str::<Manifest>(&t).map_err(|e| e.to_string())),
+            );
+        } else if frame_number(&name).is_some() {
+            found.frames.push(name);
+        }
+    }
+    Ok(found)
+}
+
+/// Removes an earlier run: its manifest, the files it lists and every frame file.
+pub fn remove_run(dir: &Path, found: &Found) -> Result<(), ExportError> {
+    let mut files: Vec<PathBuf> = found.frames.iter().map(|f| dir.join(f)).collect();
+    if let Some(Ok(m)) = &found.manifest {
+        for e in &m.frames {
+            for f in &e.files {
+                // Only plain names inside the folder.
+                if Path::new(f).file_name().is_some_and(|n| n == f.as_str()) {
+                    files.push(dir.join(f));
+                }
+            }
+        }
+    }
+    if found.manifest.is_some() {
+        files.push(dir.join("manifest.json"));
+    }
+    for f in files {
+        match std::fs::remove_file(&f) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(ExportError::Folder {
+                    path: f.clone(),
+                    source,
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_temporaries_and_frames_are_recognised_exactly() {
+        assert!(is_temporary(".plume_0034.vdb.1234-7.tmp"));
+        assert!(is_temporary(".manifest.json.99-0.tmp"));
+        for not in [
+            "plume_0034.vdb.1234-7.tmp",
+            ".plume_0034.vdb.tmp",
+            ".notes.txt",
+            ".x.12-a.tmp",
+            "..12-3.tmp",
+        ] {
+            assert!(!is_temporary(not), "{not}");
+        }
+        assert_eq!(frame_number("plume_0007.vdb"), Some(7));
+        assert_eq!(frame_number("plume_density_0012.npy"), Some(12));
+        for not in ["plume_007.vdb", "plume_0007.png", "_0007.vdb", "notes.vdb"] {
+            assert_eq!(frame_number(not), None, "{not}");
+        }
+    }
 }

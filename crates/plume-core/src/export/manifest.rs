@@ -43,6 +43,12 @@ pub struct Manifest {
     pub half: bool,
     /// Array layout of the `.npy` files.
     pub npy_layout: String,
+    /// File name prefix of the frames.
+    #[serde(default)]
+    pub prefix: String,
+    /// Solver steps between frames (0 in manifests written before this was recorded).
+    #[serde(default)]
+    pub every: u32,
     /// The scene (grid, parameters, boundaries, emitters).
     pub scene: Scene,
     /// Frames written so far.
@@ -64,6 +70,8 @@ impl Manifest {
             fields: opts.fields.names().into_iter().map(String::from).collect(),
             half: opts.half,
             npy_layout: "float32, C order: density (nz, ny, nx), velocity (nz, ny, nx, 3)".into(),
+            prefix: opts.prefix.clone(),
+            every: opts.every,
             scene: scene.clone(),
             frames: Vec::new(),
         }

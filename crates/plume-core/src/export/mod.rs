@@ -38,6 +38,38 @@ pub enum ExportError {
     /// Bad export settings.
     #[error("invalid export setting: {0}")]
     Invalid(String),
+    /// Another process holds the folder's lock.
+    #[error(
+        "{} is being written by another plume ({}); wait for it to finish or choose another folder",
+        dir.display(),
+        pid.map_or_else(|| "process id unknown".to_string(), |p| format!("process {p}"))
+    )]
+    Locked {
+        /// The folder.
+        dir: PathBuf,
+        /// The process holding the lock, as its lock file says.
+        pid: Option<u32>,
+    },
+    /// The folder holds another run's files.
+    #[error(
+        "{} already holds {found}: pass --overwrite to replace that run, --resume to continue \
+         it, or choose another folder",
+        dir.display()
+    )]
+    FolderInUse {
+        /// The folder.
+        dir: PathBuf,
+        /// What it holds.
+        found: String,
+    },
+    /// `--resume` was asked of a folder whose run differs from this one.
+    #[error("cannot resume the run in {}: {why}", dir.display())]
+    Incompatible {
+        /// The folder.
+        dir: PathBuf,
+        /// What differs.
+        why: String,
+    },
 }
 
 /// Which fields go into the files.
@@ -123,6 +155,8 @@ pub struct ExportOptions {
     pub prefix: String,
     /// `.vdb`: leaves whose values all have magnitude ≤ cutoff are left out.
     pub cutoff: f32,
+    /// Solver steps between frames (recorded in the manifest; `--resume` checks it).
+    pub every: u32,
 }
 
 impl Default for ExportOptions {
@@ -133,6 +167,7 @@ impl Default for ExportOptions {
             half: false,
             prefix: "plume".into(),
             cutoff: 1e-6,
+            every: 1,
         }
     }
 }

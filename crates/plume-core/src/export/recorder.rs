@@ -3,7 +3,7 @@
 //! dropping a frame). A failed write stops the recorder and is reported; the caller keeps
 //! running.
 
-use super::run::RunWriter;
+use super::run::{Existing, RunWriter};
 use super::ExportOptions;
 use crate::frame::Frame;
 use crate::scene::Scene;
@@ -34,6 +34,7 @@ struct Job {
     dir: PathBuf,
     opts: ExportOptions,
     scene: Scene,
+    existing: Existing,
 }
 
 struct Shared {
@@ -49,28 +50,6 @@ pub struct Recorder {
     handle: Option<JoinHandle<()>>,
 }
 
-/// The next free frame number in `dir` for `prefix` (one past the highest present).
-pub fn next_frame_number(dir: &Path, prefix: &str) -> u32 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 1;
-    };
-    let mut max = 0;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(prefix).and_then(|r| r.strip_prefix('_')) else {
-            continue;
-        };
-        let stem = rest.split('.').next().unwrap_or("");
-        let digits = stem.rsplit('_').next().unwrap_or("");
-        if digits.len() == 4 {
-            if let Ok(n) = digits.parse::<u32>() {
-                max = max.max(n);
-            }
-        }
-    }
-    max + 1
-}
-
 impl Recorder {
     /// Starts the writer thread.
     pub fn spawn() -> std::io::Result<Self> {
@@ -84,8 +63,8 @@ impl Recorder {
         let handle = std::thread::Builder::new()
             .name("plume-writer".into())
             .spawn(move || {
-                // The current recording's writer; the folder is scanned for the next free
-                // number once when it changes, not for every frame.
+                // The current recording's writer: it holds the folder's lock, and frames of
+                // the same folder and options continue its numbering and manifest.
                 let mut current: Option<RunWriter> = None;
                 for job in rx {
                     // A job counts as queued until it has been handled, so `flush` waits for
@@ -99,12 +78,18 @@ impl Recorder {
                     let same = current
                         .as_ref()
                         .is_some_and(|w| w.dir() == job.dir && *w.options() == job.opts);
-                    let writer = match current.as_mut() {
-                        Some(w) if same => w,
-                        _ => {
-                            let n = next_frame_number(&job.dir, &job.opts.prefix);
-                            current.insert(RunWriter::new(&job.dir, &job.scene, &job.opts, n))
+                    if !same {
+                        current = None; // releases the previous folder's lock
+                        match RunWriter::create(&job.dir, &job.scene, &job.opts, job.existing) {
+                            Ok((w, _)) => current = Some(w),
+                            Err(e) => {
+                                fail(&sh, crate::report(&e));
+                                continue;
+                            }
                         }
+                    }
+                    let Some(writer) = current.as_mut() else {
+                        continue;
                     };
                     match writer.write(&job.frame) {
                         Ok((_, files)) => {
@@ -125,9 +110,18 @@ impl Recorder {
         })
     }
 
-    /// Queues a frame; blocks while the queue is full. Returns false when the recorder has
-    /// failed (the frame is not queued).
-    pub fn submit(&self, frame: Frame, dir: &Path, opts: &ExportOptions, scene: &Scene) -> bool {
+    /// Queues a frame for `dir`; blocks while the queue is full. Returns false when the
+    /// recorder has failed (the frame is not queued). The first frame into a folder opens it
+    /// as a run ([`RunWriter::create`]): an earlier run there is refused, replaced or
+    /// continued as `existing` says.
+    pub fn submit(
+        &self,
+        frame: Frame,
+        dir: &Path,
+        opts: &ExportOptions,
+        scene: &Scene,
+        existing: Existing,
+    ) -> bool {
         if self.failed() {
             return false;
         }
@@ -138,6 +132,7 @@ impl Recorder {
             dir: dir.to_path_buf(),
             opts: opts.clone(),
             scene: scene.clone(),
+            existing,
         };
         if tx.send(job).is_err() {
             self.shared.queued.fetch_sub(1, Ordering::SeqCst);
@@ -236,7 +231,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let rec = Recorder::spawn().expect("thread");
         for _ in 0..5 {
-            assert!(rec.submit(frame(), &dir, &opts(), &Scene::default()));
+            assert!(rec.submit(frame(), &dir, &opts(), &Scene::default(), Existing::Refuse));
         }
         rec.flush();
         let st = rec.status();
@@ -244,7 +239,6 @@ mod tests {
         for n in 1..=5 {
             assert!(dir.join(format!("plume_density_{n:04}.npy")).exists());
         }
-        assert_eq!(next_frame_number(&dir, "plume"), 6);
         let m: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
         )
@@ -261,7 +255,13 @@ mod tests {
         let blocker = base.join("file");
         std::fs::write(&blocker, b"x").expect("file");
         let rec = Recorder::spawn().expect("thread");
-        assert!(rec.submit(frame(), &blocker.join("sub"), &opts(), &Scene::default()));
+        assert!(rec.submit(
+            frame(),
+            &blocker.join("sub"),
+            &opts(),
+            &Scene::default(),
+            Existing::Refuse
+        ));
         rec.flush();
         assert!(rec.failed());
         let st = rec.status();
@@ -269,15 +269,15 @@ mod tests {
         assert!(
             st.last_error
                 .as_deref()
-                .is_some_and(|e| e.contains("plume_density_0001.npy")),
+                .is_some_and(|e| e.contains("sub") && e.contains("output folder")),
             "{st:?}"
         );
         assert!(
-            !rec.submit(frame(), &base, &opts(), &Scene::default()),
+            !rec.submit(frame(), &base, &opts(), &Scene::default(), Existing::Refuse),
             "a failed recorder refuses frames"
         );
         rec.clear_error();
-        assert!(rec.submit(frame(), &base, &opts(), &Scene::default()));
+        assert!(rec.submit(frame(), &base, &opts(), &Scene::default(), Existing::Refuse));
         rec.flush();
         assert_eq!(rec.status().written, 1);
         std::fs::remove_dir_all(&base).ok();

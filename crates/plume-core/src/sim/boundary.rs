@@ -39,20 +39,28 @@ impl Face {
 }
 
 /// Boundary type of the six faces: index `2*axis + side`, side 0 = minimum, 1 = maximum.
+/// In a scene file's `[boundaries]` table every face not named is a wall; a scene without
+/// the table gets [`Boundaries::default`], a box with an open top.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct Boundaries {
     /// Face at x = min.
+    #[serde(default)]
     pub x_min: Face,
     /// Face at x = max.
+    #[serde(default)]
     pub x_max: Face,
     /// Face at y = min (the floor).
+    #[serde(default)]
     pub y_min: Face,
     /// Face at y = max (the top).
+    #[serde(default)]
     pub y_max: Face,
     /// Face at z = min.
+    #[serde(default)]
     pub z_min: Face,
     /// Face at z = max.
+    #[serde(default)]
     pub z_max: Face,
 }
 
