@@ -242,6 +242,19 @@ pub fn run(a: RunArgs) -> Result<()> {
         eprintln!("note: --half makes the .vdb files 16-bit; .vti and .npy stay 32-bit floats");
     }
     let scene = scene_for(&a.grid)?;
+    {
+        use crate::sim::solver::memory;
+        let need = memory::estimate_bytes(
+            scene.dims(),
+            &scene.fluid,
+            !scene.obstacles.is_empty(),
+            scene.emitters.iter().any(|e| e.temperature.is_some()),
+        ) + export::estimate_bytes(scene.dims(), &opts);
+        memory::check(
+            need,
+            &format!("simulating and exporting a {} grid", scene.dims()),
+        )?;
+    }
     let mut sim = scene.build_simulation().context("building the scene")?;
     let (mut writer, start) = RunWriter::create(&a.out, &scene, &opts, a.existing())?;
     if start.temporaries_removed > 0 {

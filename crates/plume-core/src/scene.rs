@@ -408,12 +408,18 @@ impl Scene {
         }
         let cells = (nx as u128) * (ny as u128) * (nz as u128);
         if cells > MAX_TOTAL_CELLS as u128 {
-            let gib = cells as f64 * 4.0 * 14.0 / (1u64 << 30) as f64;
+            let need = crate::sim::solver::memory::estimate_bytes(
+                Dims::new(nx, ny, nz),
+                &self.fluid,
+                !self.obstacles.is_empty(),
+                self.emitters.iter().any(|e| e.temperature.is_some()),
+            );
             return Err(Invalid::at(
                 gp(),
                 format!(
-                    "grid.dims = {nx}×{ny}×{nz} is {cells} cells (about {gib:.1} GiB of solver \
-                     memory); the limit is {MAX_TOTAL_CELLS} cells"
+                    "grid.dims = {nx}×{ny}×{nz} is {cells} cells (the solver would need about \
+                     {}); the limit is {MAX_TOTAL_CELLS} cells",
+                    crate::sim::solver::memory::human(need)
                 ),
             ));
         }
@@ -587,6 +593,13 @@ impl Scene {
 
     /// Builds a CPU solver for the scene, validating everything.
     pub fn build(&self) -> Result<Solver, SimError> {
+        let need = crate::sim::solver::memory::estimate_bytes(
+            self.dims(),
+            &self.fluid,
+            !self.obstacles.is_empty(),
+            self.emitters.iter().any(|e| e.temperature.is_some()),
+        );
+        crate::sim::solver::memory::check(need, &format!("a {} grid", self.dims()))?;
         let grid = Grid::new(self.dims(), self.grid.size, self.grid.origin)?;
         let mut s = Solver::new(grid, self.fluid.clone(), self.boundaries)?;
         s.set_emitters(self.emitters.clone())?;

@@ -127,6 +127,15 @@ impl Fields {
     }
 }
 
+/// Memory writing one frame of a `dims` grid with `opts` takes at most: the captured frame
+/// and one encoded file of it held whole (a `.vdb` is built in memory before it is written).
+pub fn estimate_bytes(dims: crate::sim::Dims, opts: &ExportOptions) -> u64 {
+    let n = dims.cells() as u64;
+    let floats =
+        if opts.fields.density { n } else { 0 } + if opts.fields.velocity { 3 * n } else { 0 };
+    2 * 4 * floats + (1 << 20)
+}
+
 /// Copies the fields that `fields` selects out of a simulation, for writing.
 pub fn capture(sim: &dyn Simulation, fields: Fields) -> Frame {
     sim.frame(fields.into())

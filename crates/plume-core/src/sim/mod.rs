@@ -42,6 +42,22 @@ pub enum SimError {
         /// What is wrong, with the allowed range.
         message: String,
     },
+    /// There is not enough memory for what was asked.
+    #[error(
+        "{what} needs about {} but only {} is free ({limit}); choose a smaller grid",
+        solver::memory::human(*need),
+        solver::memory::human(*available)
+    )]
+    Memory {
+        /// What would not fit (`a 1024×1024×34 grid`).
+        what: String,
+        /// Bytes it needs.
+        need: u64,
+        /// Bytes free.
+        available: u64,
+        /// What sets that limit.
+        limit: &'static str,
+    },
     /// A field stopped being finite during a step (the step is not undone; the caller stops).
     #[error(
         "the simulation blew up at step {step} (t = {time:.3} s): the {field} is no longer \

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 mod diagnostics;
 mod inject;
+pub mod memory;
 mod scalars;
 mod stages;
 mod stats;
@@ -95,6 +96,9 @@ impl Solver {
             .map_err(|(face, m)| SimError::field(face, m))?;
         let ambient = params.ambient_temperature;
         let params_dt = params.dt;
+        let what = format!("a {d} grid");
+        let zeros = |m: usize| memory::try_filled(m, 0.0f32, &what);
+        let [f0, f1, f2] = faces;
         let mut s = Self {
             grid,
             pressure_solver: pressure_solver_for(params.pressure_method),
@@ -104,21 +108,21 @@ impl Solver {
             obstacles: Vec::new(),
             solids: Solids::default(),
             pressure_diag: Vec::new(),
-            density: vec![0.0; n],
-            density_tmp: vec![0.0; n],
-            temperature: vec![ambient; n],
+            density: zeros(n)?,
+            density_tmp: zeros(n)?,
+            temperature: memory::try_filled(n, ambient, &what)?,
             temperature_active: false,
             mac_tmp: Vec::new(),
             temperature_tmp: Vec::new(),
             mac_tmp2: Vec::new(),
             mac_range: Vec::new(),
             confinement: Confinement::default(),
-            vel: faces.map(|m| vec![0.0; m]),
-            vel_tmp: faces.map(|m| vec![0.0; m]),
+            vel: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
+            vel_tmp: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
             vel_mac: Default::default(),
             vel_sampler: Default::default(),
-            pressure: vec![0.0; n],
-            rhs: vec![0.0; n],
+            pressure: zeros(n)?,
+            rhs: zeros(n)?,
             time: 0.0,
             steps: 0,
             stats: StepStats::default(),

@@ -109,6 +109,25 @@ impl Level {
     }
 }
 
+/// What [`Mgpcg`] holds for a grid of `dims` once its hierarchy is built (the levels'
+/// buffers, their diagonals, the CG vectors): equal to [`Mgpcg::memory_bytes`] then.
+pub fn estimate_bytes(dims: [usize; 3]) -> u64 {
+    let cells = |d: [usize; 3]| (d[0] * d[1] * d[2]) as u64;
+    let n = cells(dims);
+    // Finest level: t, and the finest diagonal as bytes; CG: r, z, d, q; one row of zeros.
+    let mut floats = n + 4 * n + dims[0] as u64;
+    let mut bytes = n;
+    let mut fd = dims;
+    while fd.iter().all(|&v| v > COARSEST) {
+        let cd = fd.map(|v| v.div_ceil(2));
+        floats += (cd[0] * fd[1] * fd[2]) as u64 + (cd[0] * cd[1] * fd[2]) as u64; // tx, ty
+        floats += 4 * cells(cd); // b, e, t and the diagonal of the coarse level
+        fd = cd;
+    }
+    bytes += 4 * floats;
+    bytes
+}
+
 /// Reusable state of the MGPCG solver: the grid hierarchy and the CG vectors.
 #[derive(Clone, Debug, Default)]
 pub struct Mgpcg {

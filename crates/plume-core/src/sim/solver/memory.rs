@@ -1,0 +1,146 @@
+//! Memory: what a solver will hold, known before it is built, checked against what the
+//! machine and the process may still have, so a grid too big is refused with a message
+//! rather than an allocation failure aborting the program mid-step.
+
+use super::*;
+use crate::sim::pressure::multigrid;
+
+/// What a solver on `dims` with `params` holds once every stage has run: the fields, the
+/// scratch the stages allocate on first use (MacCormack, confinement, the RK2 sampler) and the
+/// pressure solver's hierarchy. `obstacles`: the scene has solid cells; `temperature`: some
+/// emitter sets a temperature (the temperature is then advected, with its own scratch).
+/// Equal to [`Solver::memory_bytes`] after a few steps of such a scene.
+pub fn estimate_bytes(dims: Dims, params: &FluidParams, obstacles: bool, temperature: bool) -> u64 {
+    let n = dims.cells() as u64;
+    let faces: u64 = (0..3).map(|a| dims.faces(a).cells() as u64).sum();
+    let mut floats = 5 * n + 2 * faces;
+    let mac = params.advection == Advection::MacCormack;
+    if temperature {
+        floats += n; // temperature_tmp
+    }
+    if mac {
+        floats += n; // mac_tmp
+        floats += 2 * if temperature { 2 * n } else { n }; // clamping ranges
+        if temperature {
+            floats += n; // mac_tmp2
+        }
+    }
+    if params.velocity_advection == Advection::MacCormack {
+        floats += 4 * faces;
+    }
+    if params.vorticity > 0.0 {
+        floats += 7 * n;
+    }
+    let mut bytes = 4 * floats + 16 * n; // + the sampler's interleaved cell velocities
+    if obstacles {
+        bytes += n + 4 * n; // solid mask, pressure diagonal
+    }
+    bytes
+        + match params.pressure_method {
+            PressureMethod::Multigrid => multigrid::estimate_bytes(dims.as_array()),
+            PressureMethod::RedBlackSor => {
+                let hx = dims.nx.div_ceil(2) as u64;
+                let rows = (dims.ny * dims.nz) as u64;
+                4 * (8 * hx * rows + hx + 1)
+            }
+        }
+}
+
+/// Memory a new allocation may still take, and what limits it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Available {
+    /// Bytes.
+    pub bytes: u64,
+    /// What sets it: `"memory available"`, `"the process's address-space limit"` or `"the
+    /// control group's memory limit"`.
+    pub limit: &'static str,
+}
+
+fn meminfo_field(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The tightest of: the machine's available memory, the process's address-space limit less
+/// what it already maps (with room for thread stacks and allocator arenas), the control
+/// group's memory limit less its use. `None` where none can be read (not Linux).
+pub fn available() -> Option<Available> {
+    let mut best: Option<Available> = None;
+    let mut offer = |bytes: u64, limit: &'static str| {
+        if best.is_none_or(|b| bytes < b.bytes) {
+            best = Some(Available { bytes, limit });
+        }
+    };
+    if let Ok(t) = std::fs::read_to_string("/proc/meminfo") {
+        if let Some(b) = meminfo_field(&t, "MemAvailable:") {
+            offer(b, "memory available");
+        }
+    }
+    if let Ok(t) = std::fs::read_to_string("/proc/self/limits") {
+        let soft = t
+            .lines()
+            .find(|l| l.starts_with("Max address space"))
+            .and_then(|l| l.split_whitespace().nth(3))
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(limit) = soft {
+            let mapped = std::fs::read_to_string("/proc/self/status")
+                .ok()
+                .and_then(|s| meminfo_field(&s, "VmSize:"))
+                .unwrap_or(0);
+            // Worker threads reserve stacks and allocator arenas (64 MiB of address space
+            // each with glibc) as they start.
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+            let reserve = threads * (64 << 20) + (64 << 20);
+            offer(
+                limit.saturating_sub(mapped).saturating_sub(reserve),
+                "the process's address-space limit",
+            );
+        }
+    }
+    let cg = |f: &str| {
+        std::fs::read_to_string(format!("/sys/fs/cgroup/{f}"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
+    if let (Some(max), Some(cur)) = (cg("memory.max"), cg("memory.current")) {
+        offer(max.saturating_sub(cur), "the control group's memory limit");
+    }
+    best
+}
+
+/// Formats bytes as MiB or GiB.
+pub fn human(bytes: u64) -> String {
+    let mib = bytes as f64 / (1u64 << 20) as f64;
+    if mib >= 1024.0 {
+        format!("{:.1} GiB", mib / 1024.0)
+    } else {
+        format!("{mib:.0} MiB")
+    }
+}
+
+/// Refuses `need` bytes for `what` when more than is available.
+pub fn check(need: u64, what: &str) -> Result<(), SimError> {
+    match available() {
+        Some(a) if need > a.bytes => Err(SimError::Memory {
+            what: what.to_string(),
+            need,
+            available: a.bytes,
+            limit: a.limit,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A vector of `n` copies of `v`, or an error instead of an abort when the allocation fails.
+pub fn try_filled<T: Clone>(n: usize, v: T, what: &str) -> Result<Vec<T>, SimError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| SimError::Memory {
+        what: what.to_string(),
+        need: (n * std::mem::size_of::<T>()) as u64,
+        available: available().map_or(0, |a| a.bytes),
+        limit: "an allocation failure",
+    })?;
+    out.resize(n, v);
+    Ok(out)
+}
