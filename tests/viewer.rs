@@ -274,3 +274,40 @@ fn the_panel_never_clamps_a_value_that_validation_allows() {
     assert_eq!(st.scene, scene);
     assert!(sent.is_empty(), "drawing alone sent {sent:?}");
 }
+
+/// `view --record` into a folder that cannot be written: the failure is printed on stderr
+/// when it happens, and the viewer exits non-zero (issue 14).
+#[test]
+fn a_failed_recording_is_printed_and_makes_the_viewer_exit_non_zero() {
+    let dir = std::env::temp_dir().join(format!("plume-recfail-view-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, b"x").expect("file");
+    let out = Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1280x1024x24",
+            env!("CARGO_BIN_EXE_plume"),
+            "view",
+            "--size",
+            "16",
+            "--frames",
+            "12",
+            "--window",
+            "800x600",
+            "--record",
+        ])
+        .arg(blocker.join("frames"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("recording stopped: cannot use the output folder") && err.contains("a-file"),
+        "{err}"
+    );
+    assert!(err.contains("error: cannot record"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

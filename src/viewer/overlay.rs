@@ -85,12 +85,12 @@ pub fn stats_overlay(
         .rect
 }
 
-/// A notice across the top of the 3D view (a failed recording): where the user is looking,
+/// A notice across the bottom of the 3D view (a failed recording): where the user is looking,
 /// not only in a collapsed section of the panel.
 pub fn notice(ctx: &egui::Context, view: egui::Rect, text: &str) {
     egui::Area::new(egui::Id::new("notice"))
-        .fixed_pos(view.center_top() + egui::vec2(0.0, 8.0))
-        .pivot(egui::Align2::CENTER_TOP)
+        .fixed_pos(view.center_bottom() - egui::vec2(0.0, 12.0))
+        .pivot(egui::Align2::CENTER_BOTTOM)
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::new()

@@ -26,7 +26,10 @@ pub fn param_slider<N: egui::emath::Numeric>(
     })
     .text(text);
     if p.scale == Scale::Log {
-        s = s.logarithmic(true).smallest_positive(p.log_floor());
+        s = s
+            .logarithmic(true)
+            .smallest_positive(p.log_floor())
+            .custom_formatter(|x, _| short(x));
     }
     if p.integer {
         s = s.integer();
@@ -78,4 +81,37 @@ pub fn rgb_edit(ui: &mut egui::Ui, label: &str, c: &mut [f32; 3]) {
         ui.color_edit_button_rgb(c);
         ui.label(label);
     });
+}
+
+/// A number in at most four significant digits: `0`, `0.05`, `1.5`, `200`, `1.00e-5`.
+pub fn short(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&a) {
+        format!("{x:.2e}")
+    } else {
+        let digits = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+        let s = format!("{x:.digits$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn short_numbers_keep_four_significant_digits() {
+        use super::short;
+        assert_eq!(short(0.0), "0");
+        assert_eq!(short(0.05), "0.05");
+        assert_eq!(short(1.5), "1.5");
+        assert_eq!(short(200.0), "200");
+        assert_eq!(short(1.0 / 60.0), "0.01667");
+        assert_eq!(short(1e-5), "1.00e-5");
+        assert_eq!(short(-700.0), "-700");
+    }
 }
