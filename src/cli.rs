@@ -95,6 +95,16 @@ pub struct RenderArgs {
     /// Print one JSON object with timings (upload_ms, render_ms: medians per frame).
     #[arg(long)]
     pub json: bool,
+    /// Draw streamlines of the velocity, seeded around the emitters, coloured by speed
+    /// (Inferno: dark slow, bright fast), dimmed by the smoke in front of them.
+    #[arg(long)]
+    pub streamlines: bool,
+    /// How many streamlines (with --streamlines).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub streamline_count: u32,
+    /// Longest streamline, domain units (with --streamlines).
+    #[arg(long, value_name = "L", default_value_t = 1.5)]
+    pub streamline_length: f32,
 }
 
 fn parse_camera(s: &str) -> Result<[f32; 3], String> {

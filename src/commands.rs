@@ -161,14 +161,30 @@ pub fn render(a: RenderArgs) -> Result<()> {
     let mut uploads = Vec::new();
     let mut renders = Vec::new();
     let mut files = Vec::new();
-    let only_density = crate::frame::Select {
+    if !(a.streamline_length.is_finite()
+        && a.streamline_length > 0.0
+        && a.streamline_length <= 100.0)
+    {
+        anyhow::bail!(
+            "--streamline-length {} is outside the allowed range (0, 100]",
+            a.streamline_length
+        );
+    }
+    let select = crate::frame::Select {
         density: true,
+        velocity: a.streamlines,
+        solid: a.streamlines,
         ..Default::default()
     };
     let mut frame = |sim: &dyn Simulation, path: std::path::PathBuf| -> Result<()> {
-        let f = sim.frame(only_density);
+        let f = sim.frame(select);
         let up = renderer.upload(&ctx, f.density(), f.grid.dims)?;
-        let (img, ms) = target.render(&ctx, &renderer, &camera, &bx, &settings)?;
+        let segments = if a.streamlines {
+            streamline_vertices(&f, a.streamline_count as usize, a.streamline_length)
+        } else {
+            Vec::new()
+        };
+        let (img, ms) = target.render_with(&ctx, &renderer, &camera, &bx, &settings, &segments)?;
         img.save(&path)?;
         if !a.json {
             println!(
@@ -367,4 +383,27 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// Streamline segments of `f` seeded around its emitters, coloured by speed (Inferno).
+pub fn streamline_vertices(
+    f: &crate::frame::Frame,
+    count: usize,
+    length: f32,
+) -> Vec<crate::render::volume::StreamVertex> {
+    use crate::streamlines::{seeds_around, trace_all, Trace};
+    let lines = trace_all(
+        f,
+        &seeds_around(&f.emitters, count),
+        Trace::for_grid(&f.grid, length),
+    );
+    let vmax = lines
+        .iter()
+        .flat_map(|l| l.speed.iter().copied())
+        .fold(0.0f32, f32::max);
+    crate::render::volume::stream_vertices(&lines, vmax, |x| {
+        crate::viewer::slice_view::ColorMap::Inferno
+            .color(0.15 + 0.85 * x)
+            .map(|c| f32::from(c) / 255.0)
+    })
 }

@@ -12,4 +12,5 @@ pub mod viewer;
 
 pub use plume_core::{
     atomic, baseline, bench, camera, export, frame, ranges, render_settings, report, scene, sim,
+    streamlines,
 };

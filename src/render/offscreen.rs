@@ -179,6 +179,20 @@ impl Offscreen {
         bx: &VolumeBox,
         settings: &RenderSettings,
     ) -> Result<(Image, f64), RenderError> {
+        self.render_with(facade, renderer, camera, bx, settings, &[])
+    }
+
+    /// [`Offscreen::render`] with streamline segments drawn over the volume (see
+    /// [`VolumeRenderer::draw_streamlines`]).
+    pub fn render_with(
+        &self,
+        facade: &impl Facade,
+        renderer: &VolumeRenderer,
+        camera: &OrbitCamera,
+        bx: &VolumeBox,
+        settings: &RenderSettings,
+        streamlines: &[super::volume::StreamVertex],
+    ) -> Result<(Image, f64), RenderError> {
         let (w, h) = (self.texture.width(), self.texture.height());
         let mut fb = SimpleFrameBuffer::new(facade, &self.texture)
             .map_err(|e| RenderError::resource("framebuffer of the render target", e))?;
@@ -191,6 +205,7 @@ impl Offscreen {
             height: h,
         };
         renderer.draw(facade, &mut fb, viewport, camera, bx, settings)?;
+        renderer.draw_streamlines(facade, &mut fb, viewport, camera, bx, settings, streamlines)?;
         facade.get_context().finish();
         let ms = t.elapsed().as_secs_f64() * 1e3;
         Ok((self.read(), ms))

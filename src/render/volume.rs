@@ -23,6 +23,39 @@ const VOLUME_FRAG: &str = include_str!("../../shaders/volume.frag");
 const LINE_VERT: &str = include_str!("../../shaders/line.vert");
 const LINE_FRAG: &str = include_str!("../../shaders/line.frag");
 const SLICE_PROBE_FRAG: &str = include_str!("../../shaders/slice_probe.frag");
+const STREAM_VERT: &str = include_str!("../../shaders/stream.vert");
+const STREAM_FRAG: &str = include_str!("../../shaders/stream.frag");
+
+/// One end of a streamline segment: world position and colour.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct StreamVertex {
+    /// World position.
+    pub position: [f32; 3],
+    /// Linear RGB in [0, 1].
+    pub line_rgb: [f32; 3],
+}
+implement_vertex!(StreamVertex, position, line_rgb);
+
+/// Segment pairs (for a lines list) of `lines`, coloured by `color(speed / vmax)`.
+pub fn stream_vertices(
+    lines: &[crate::streamlines::Line],
+    vmax: f32,
+    color: impl Fn(f32) -> [f32; 3],
+) -> Vec<StreamVertex> {
+    let inv = if vmax > 0.0 { 1.0 / vmax } else { 0.0 };
+    let mut out = Vec::new();
+    for l in lines {
+        for i in 1..l.points.len() {
+            for j in [i - 1, i] {
+                out.push(StreamVertex {
+                    position: l.points[j],
+                    line_rgb: color(l.speed[j] * inv),
+                });
+            }
+        }
+    }
+    out
+}
 
 #[derive(Copy, Clone)]
 struct LineVertex {
@@ -63,6 +96,7 @@ pub struct VolumeRenderer {
     background: Program,
     lines: Program,
     probe: Program,
+    stream: Program,
     texture: Option<(Texture3d, Dims)>,
     staging: Option<PixelBuffer<f32>>,
     /// Obstacles as a MAX_OBSTACLES × 2 RGBA32F table (row 0: centre and kind, row 1: radius
@@ -103,6 +137,7 @@ impl VolumeRenderer {
             background: program(facade, "background", FULLSCREEN_VERT, BACKGROUND_FRAG)?,
             lines: program(facade, "outline", LINE_VERT, LINE_FRAG)?,
             probe: program(facade, "slice probe", FULLSCREEN_VERT, SLICE_PROBE_FRAG)?,
+            stream: program(facade, "streamlines", STREAM_VERT, STREAM_FRAG)?,
             texture: None,
             staging: None,
             obstacles: None,
@@ -341,6 +376,70 @@ impl VolumeRenderer {
                 &premultiplied(viewport),
             )
             .map_err(|e| RenderError::draw("lines", e))
+    }
+
+    /// Draws streamline segments (`stream_vertices`) over the volume already drawn: each
+    /// fragment dimmed by the smoke between it and the eye and hidden behind obstacles.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw_streamlines<S: Surface>(
+        &self,
+        facade: &impl Facade,
+        surface: &mut S,
+        viewport: Rect,
+        camera: &OrbitCamera,
+        bx: &VolumeBox,
+        settings: &RenderSettings,
+        segments: &[StreamVertex],
+    ) -> Result<(), RenderError> {
+        if viewport.width == 0 || viewport.height == 0 || segments.len() < 2 {
+            return Ok(());
+        }
+        let (Some((tex, _)), Some((obst_tex, obst_n))) = (&self.texture, &self.obstacles) else {
+            return Ok(());
+        };
+        let vp = camera.view_projection(viewport.width as f32 / viewport.height as f32);
+        let m: [[f32; 4]; 4] = vp.into();
+        let vb = VertexBuffer::new(facade, segments)
+            .map_err(|e| RenderError::resource("streamline vertices", e))?;
+        let step = bx.h / settings.step_quality;
+        let diag = (0..3)
+            .map(|a| (bx.max[a] - bx.min[a]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        let density = tex
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Linear)
+            .minify_filter(MinifySamplerFilter::Linear)
+            .wrap_function(SamplerWrapFunction::Clamp);
+        let obst = obst_tex
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Nearest)
+            .minify_filter(MinifySamplerFilter::Nearest);
+        let mut params = premultiplied(viewport);
+        params.line_width = Some(2.0);
+        surface
+            .draw(
+                &vb,
+                NoIndices(PrimitiveType::LinesList),
+                &self.stream,
+                &uniform! {
+                    view_proj: m,
+                    density: density,
+                    eye: {
+                        let e = camera.eye();
+                        [e.x, e.y, e.z]
+                    },
+                    box_min: bx.min,
+                    box_max: bx.max,
+                    step_len: step,
+                    density_scale: settings.density_scale,
+                    obstacles: obst,
+                    obstacle_count: *obst_n,
+                    max_steps: ((diag / step).ceil() as i32 + 2).max(1),
+                },
+                &params,
+            )
+            .map_err(|e| RenderError::draw("streamlines", e))
     }
 
     /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).

@@ -5,11 +5,10 @@ use super::input::{self, Action, Button, DragMode, KeyName};
 use super::overlay;
 use super::sections;
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
-use super::slice_view;
 use super::state::{FrameStats, SliceSettings, UiCommand, UiState};
 use super::ViewerError;
 use crate::camera::OrbitCamera;
-use crate::render::volume::{box_edges, VolumeBox};
+use crate::render::volume::{box_edges, stream_vertices, StreamVertex, VolumeBox};
 use crate::render::window::{self, WindowError};
 use crate::render::{Offscreen, RenderError, VolumeRenderer};
 use crate::scene::Scene;
@@ -113,6 +112,17 @@ struct Running {
     framed: bool,
     /// The recording's last failure, once reported on stderr and shown over the view.
     record_error: Option<String>,
+    /// Streamline segments of the shown frame, and what they were traced for (snapshot
+    /// serial and settings): recomputed only when either changes.
+    streams: (Vec<StreamVertex>, Option<(u64, StreamKey)>),
+}
+
+/// What streamlines depend on besides the frame.
+#[derive(Clone, Debug, PartialEq)]
+struct StreamKey {
+    settings: super::state::StreamSettings,
+    slice: (usize, f32),
+    colormap: super::slice_view::ColorMap,
 }
 
 impl App {
@@ -157,6 +167,7 @@ impl App {
             screenshot_next: None,
             framed: false,
             record_error: None,
+            streams: (Vec::new(), None),
         })
     }
 }
@@ -307,6 +318,7 @@ impl Running {
             }
             Action::ToggleSlice => self.ui.slice.visible = !self.ui.slice.visible,
             Action::ToggleStats => self.ui.show_stats = !self.ui.show_stats,
+            Action::ToggleStreamlines => self.ui.streams.visible = !self.ui.streams.visible,
             Action::FrameVolume => self.frame_volume(),
             Action::Screenshot => self.screenshot_next = Some(next_screenshot_path()),
         }
@@ -436,6 +448,7 @@ impl Running {
             }
             self.snapshot = Some(snap);
         }
+        self.update_streamlines();
         if let Some(snap) = &self.snapshot {
             if snap.serial != self.uploaded {
                 self.stats.upload_ms = self.renderer.upload(
@@ -459,7 +472,7 @@ impl Running {
                 super::scene_menu::menu_bar(ctx, ui, &mut commands);
                 commands.extend(sections::side_panel(ctx, ui, snap).commands);
                 if ui.slice.visible {
-                    slice_panel(ctx, ui, snap, tex);
+                    super::slice_panel::show(ctx, ui, snap, tex);
                 }
                 view_rect = ctx.available_rect();
                 if ui.show_stats {
@@ -549,6 +562,33 @@ impl Running {
         saved
     }
 
+    /// Traces the 3D streamlines again when the frame or their settings changed.
+    fn update_streamlines(&mut self) {
+        let Some(snap) = &self.snapshot else { return };
+        if !self.ui.streams.visible {
+            return;
+        }
+        let key = StreamKey {
+            settings: self.ui.streams.clone(),
+            slice: (self.ui.slice.axis.index(), self.ui.slice.position),
+            colormap: self.ui.slice.colormap,
+        };
+        if self.streams.1.as_ref() == Some(&(snap.serial, key.clone())) {
+            return;
+        }
+        let f = &snap.frame;
+        let seeds = self.ui.streams.seeds(f, &self.ui.slice);
+        let t = crate::streamlines::Trace::for_grid(&f.grid, self.ui.streams.length);
+        let lines = crate::streamlines::trace_all(f, &seeds, t);
+        let vmax = lines
+            .iter()
+            .flat_map(|l| l.speed.iter().copied())
+            .fold(0.0f32, f32::max);
+        let map = key.colormap;
+        let verts = stream_vertices(&lines, vmax, |x| map.color(x).map(|c| f32::from(c) / 255.0));
+        self.streams = (verts, Some((snap.serial, key)));
+    }
+
     fn draw_scene<S: Surface>(&self, target: &mut S, height: u32) -> Result<(), RenderError> {
         let [x, y, w, h] = self.view_px;
         if w < 1.0 || h < 1.0 {
@@ -571,6 +611,17 @@ impl Running {
             &bx,
             &self.ui.scene.render,
         )?;
+        if self.ui.streams.visible {
+            self.renderer.draw_streamlines(
+                &self.display,
+                target,
+                viewport,
+                &self.camera,
+                &bx,
+                &self.ui.scene.render,
+                &self.streams.0,
+            )?;
+        }
         if self.ui.slice.visible {
             if let Some(snap) = &self.snapshot {
                 let quad = slice_outline(&bx, snap.frame.grid.dims, &self.ui.slice);
@@ -615,114 +666,4 @@ fn next_screenshot_path() -> PathBuf {
         .map(|n| PathBuf::from(format!("plume-screenshot-{n:03}.png")))
         .find(|p| !p.exists())
         .unwrap_or_else(|| PathBuf::from("plume-screenshot.png"))
-}
-
-const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
-
-/// The slice view: the selected plane as an image with a legend, axis labels, the value under
-/// the cursor and velocity arrows.
-fn slice_panel(
-    ctx: &egui::Context,
-    ui_state: &UiState,
-    snap: Option<&Snapshot>,
-    tex: &mut Option<egui::TextureHandle>,
-) {
-    egui::SidePanel::right("slice")
-        .resizable(true)
-        .default_width(340.0)
-        .show(ctx, |ui| {
-            let Some(snap) = snap else {
-                ui.label("waiting for the simulation…");
-                return;
-            };
-            let s = &ui_state.slice;
-            let f = &snap.frame;
-            let dims = f.grid.dims;
-            let index = s.index(dims);
-            let slice = slice_view::extract(f, s.axis, index, s.field);
-            let range = slice_view::value_range(&slice, s.field.signed());
-            let px = slice_view::colorize(&slice, range, s.colormap);
-            let bytes: Vec<u8> = px.iter().flatten().copied().collect();
-            let image =
-                egui::ColorImage::from_rgba_unmultiplied([slice.width, slice.height], &bytes);
-            let handle = tex.get_or_insert_with(|| {
-                ctx.load_texture("slice", image.clone(), egui::TextureOptions::NEAREST)
-            });
-            handle.set(image, egui::TextureOptions::NEAREST);
-            let (ha, va) = s.axis.image_axes();
-            ui.heading(format!(
-                "{} slice {} = {} of {}",
-                s.field.label(),
-                AXIS_NAMES[s.axis.index()],
-                index,
-                dims.as_array()[s.axis.index()]
-            ));
-            let avail = ui.available_width().max(50.0) - 24.0;
-            let aspect = slice.height as f32 / slice.width as f32;
-            let size = egui::vec2(avail, avail * aspect)
-                .min(egui::vec2(avail, ui.available_height() * 0.7));
-            let size = egui::vec2(size.y / aspect, size.y).min(size);
-            let resp = ui
-                .horizontal(|ui| {
-                    ui.label(format!("{} ^", AXIS_NAMES[va]));
-                    ui.add(egui::Image::new((handle.id(), size)).sense(egui::Sense::hover()))
-                })
-                .inner;
-            ui.vertical_centered(|ui| ui.label(format!("{} ->", AXIS_NAMES[ha])));
-            let rect = resp.rect;
-            let cell_w = rect.width() / slice.width as f32;
-            let cell_h = rect.height() / slice.height as f32;
-            if s.arrows {
-                let arrows = slice_view::arrows(f, s.axis, index, s.arrow_stride);
-                let vmax = arrows
-                    .iter()
-                    .map(|a| a[2].hypot(a[3]))
-                    .fold(0.0f32, f32::max);
-                if vmax > 0.0 {
-                    let len = s.arrow_stride as f32 * cell_w * 0.9 / vmax;
-                    let painter = ui.painter_at(rect);
-                    for a in arrows {
-                        let origin =
-                            egui::pos2(rect.min.x + a[0] * cell_w, rect.min.y + a[1] * cell_h);
-                        let vec = egui::vec2(a[2] * len, -a[3] * len);
-                        painter.arrow(origin, vec, egui::Stroke::new(1.0, egui::Color32::WHITE));
-                    }
-                }
-            }
-            if let Some(p) = resp.hover_pos() {
-                let x = (((p.x - rect.min.x) / cell_w) as usize).min(slice.width - 1);
-                let y = (((p.y - rect.min.y) / cell_h) as usize).min(slice.height - 1);
-                let c = slice.cell(s.axis, index, x, y);
-                ui.label(format!(
-                    "cell ({}, {}, {}): {:.4e}",
-                    c[0],
-                    c[1],
-                    c[2],
-                    slice.at(x, y)
-                ));
-            } else {
-                ui.label("hover the slice to read values");
-            }
-            // Legend: the colour map across the value range.
-            let (bar, _) = ui.allocate_exact_size(egui::vec2(avail, 14.0), egui::Sense::hover());
-            let painter = ui.painter_at(bar);
-            let n = 64;
-            for i in 0..n {
-                let t0 = i as f32 / n as f32;
-                let [r, g, b] = s.colormap.color(t0 + 0.5 / n as f32);
-                let x0 = bar.min.x + t0 * bar.width();
-                let x1 = bar.min.x + (i + 1) as f32 / n as f32 * bar.width();
-                painter.rect_filled(
-                    egui::Rect::from_min_max(egui::pos2(x0, bar.min.y), egui::pos2(x1, bar.max.y)),
-                    0.0,
-                    egui::Color32::from_rgb(r, g, b),
-                );
-            }
-            ui.horizontal(|ui| {
-                ui.label(format!("{:.3e}", range.0));
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    ui.label(format!("{:.3e}", range.1));
-                });
-            });
-        });
 }

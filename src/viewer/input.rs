@@ -17,6 +17,8 @@ pub enum Action {
     ToggleSlice,
     /// I: show or hide the statistics overlay.
     ToggleStats,
+    /// L: show or hide the streamlines in the 3D view.
+    ToggleStreamlines,
     /// F (or double-click): frame the volume.
     FrameVolume,
     /// F12: save a screenshot.
@@ -49,6 +51,7 @@ pub fn key_action(key: KeyName<'_>, ctrl_or_alt: bool) -> Option<Action> {
             "r" => Some(Action::Reset),
             "s" => Some(Action::ToggleSlice),
             "i" => Some(Action::ToggleStats),
+            "l" => Some(Action::ToggleStreamlines),
             "f" => Some(Action::FrameVolume),
             _ => None,
         },
@@ -172,6 +175,10 @@ mod tests {
         assert_eq!(
             key_action(KeyName::Char("I"), false),
             Some(Action::ToggleStats)
+        );
+        assert_eq!(
+            key_action(KeyName::Char("l"), false),
+            Some(Action::ToggleStreamlines)
         );
         assert_eq!(
             key_action(KeyName::Char("s"), true),

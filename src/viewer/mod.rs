@@ -7,6 +7,7 @@ pub mod overlay;
 pub mod scene_menu;
 pub mod sections;
 pub mod sim_thread;
+pub mod slice_panel;
 pub mod slice_view;
 pub mod state;
 pub mod widgets;

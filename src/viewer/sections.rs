@@ -410,6 +410,21 @@ fn rendering(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                 r.light_dir = light_dir(st.light_azimuth, st.light_elevation);
             }
             ui.checkbox(&mut r.shadows, "self-shadowing");
+            let sl = &mut st.streams;
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut sl.visible, "streamlines (L)");
+                ui.checkbox(&mut sl.seed_plane, "also from the slice plane");
+            });
+            ui.add(
+                egui::Slider::new(&mut sl.count, 1..=400)
+                    .logarithmic(true)
+                    .text("streamlines"),
+            );
+            ui.add(
+                egui::Slider::new(&mut sl.length, 0.05..=5.0)
+                    .logarithmic(true)
+                    .text("streamline length (u)"),
+            );
             param_slider(ui, &rr::SHADOW_STEPS, "shadow samples", &mut r.shadow_steps);
             param_slider(ui, &rr::AMBIENT, "ambient", &mut r.ambient);
             rgb_edit(ui, "smoke colour", &mut r.smoke_color);
@@ -554,8 +569,19 @@ fn slice(ui: &mut egui::Ui, st: &mut UiState) {
                         ui.selectable_value(&mut s.colormap, m, format!("{m:?}"));
                     }
                 });
-            ui.checkbox(&mut s.arrows, "velocity arrows");
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut s.arrows, "velocity arrows");
+                ui.checkbox(&mut s.streamlines, "streamlines");
+            });
             ui.add(egui::Slider::new(&mut s.arrow_stride, 1..=16).text("arrow spacing (cells)"));
+            ui.add(
+                egui::Slider::new(&mut s.stream_spacing, 1..=16).text("streamline spacing (cells)"),
+            );
+            ui.add(
+                egui::Slider::new(&mut s.stream_length, 2.0..=200.0)
+                    .logarithmic(true)
+                    .text("streamline length (cells)"),
+            );
         });
 }
 
@@ -571,6 +597,7 @@ pub const CONTROLS: &[(&str, &str)] = &[
     ("R", "reset"),
     ("S", "slice view on/off"),
     ("I", "statistics overlay on/off"),
+    ("L", "streamlines in the 3D view on/off"),
     ("F12", "screenshot"),
 ];
 
@@ -601,6 +628,7 @@ mod tests {
             "R",
             "S",
             "F12",
+            "L",
             "Ctrl+left",
             "wheel",
             "double-click",

@@ -30,6 +30,12 @@ pub struct SliceSettings {
     pub arrows: bool,
     /// Cells between arrows.
     pub arrow_stride: usize,
+    /// Streamlines of the in-plane velocity over the slice.
+    pub streamlines: bool,
+    /// Cells between their seeds.
+    pub stream_spacing: usize,
+    /// Their longest length, cells.
+    pub stream_length: f32,
 }
 
 impl Default for SliceSettings {
@@ -42,6 +48,9 @@ impl Default for SliceSettings {
             colormap: ColorMap::Viridis,
             arrows: true,
             arrow_stride: 4,
+            streamlines: false,
+            stream_spacing: 4,
+            stream_length: 24.0,
         }
     }
 }
@@ -51,6 +60,48 @@ impl SliceSettings {
     pub fn index(&self, dims: Dims) -> usize {
         let n = dims.as_array()[self.axis.index()];
         ((self.position.clamp(0.0, 1.0) * n as f32) as usize).min(n - 1)
+    }
+}
+
+/// Streamlines in the 3D view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamSettings {
+    /// Drawn or not (key L).
+    pub visible: bool,
+    /// Seeds around the emitters.
+    pub count: usize,
+    /// Longest line, domain units.
+    pub length: f32,
+    /// Also seed a lattice on the slice plane (where the slice view's position puts it).
+    pub seed_plane: bool,
+}
+
+impl Default for StreamSettings {
+    fn default() -> Self {
+        Self {
+            visible: false,
+            count: 48,
+            length: 1.0,
+            seed_plane: false,
+        }
+    }
+}
+
+impl StreamSettings {
+    /// The seeds for `frame`: around its emitters, and on the slice plane when asked.
+    pub fn seeds(&self, frame: &crate::frame::Frame, slice: &SliceSettings) -> Vec<[f32; 3]> {
+        use crate::streamlines::{seeds_around, seeds_on_plane};
+        let mut s = seeds_around(&frame.emitters, self.count);
+        if self.seed_plane {
+            let n = (self.count as f32).sqrt().ceil() as usize;
+            s.extend(seeds_on_plane(
+                &frame.grid,
+                slice.axis.index(),
+                slice.position,
+                n,
+            ));
+        }
+        s
     }
 }
 
@@ -87,6 +138,8 @@ pub struct UiState {
     pub menu: SceneMenu,
     /// Show the statistics overlay over the 3D view (key I).
     pub show_stats: bool,
+    /// Streamlines in the 3D view.
+    pub streams: StreamSettings,
 }
 
 /// The Export section's settings.
@@ -179,6 +232,7 @@ impl UiState {
             scene: scene.clone(),
             menu: SceneMenu::default(),
             show_stats: true,
+            streams: StreamSettings::default(),
         };
         s.set_scene(scene);
         s

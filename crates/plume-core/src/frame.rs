@@ -56,6 +56,9 @@ pub struct Frame {
     pub divergence: Option<Vec<f32>>,
     /// Solid cells, 1 = solid (`None` also when the scene has no obstacles).
     pub solid: Option<Vec<u8>>,
+    /// Each emitter's centre and radius (half its longest edge for a box): where streamlines
+    /// are seeded.
+    pub emitters: Vec<([f32; 3], f32)>,
 }
 
 impl Frame {
@@ -71,6 +74,7 @@ impl Frame {
             pressure: None,
             divergence: None,
             solid: None,
+            emitters: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod ranges;
 pub mod render_settings;
 pub mod scene;
 pub mod sim;
+pub mod streamlines;
 
 /// An error and its causes on one line, `outer: cause: cause`, as the CLI and the viewer show
 /// them (errors keep their causes as `source()`, not in their own message).

@@ -32,16 +32,32 @@ pub fn prepare_folder(dir: &Path) -> Result<(), ExportError> {
 }
 
 /// An exclusive advisory lock on a folder's [`LOCK_FILE`], held until dropped. The file holds
-/// the holder's process id, so a refused writer can name it.
+/// the holder's process id, so a refused writer can name it; it is removed when the lock is
+/// released (a killed writer leaves it behind, unlocked, and the next writer reuses it).
 #[derive(Debug)]
 pub struct FolderLock {
     file: File,
+    path: PathBuf,
 }
 
 impl FolderLock {
     /// Takes the lock without waiting; a folder another process is writing into is refused
     /// with that process's id.
     pub fn acquire(dir: &Path) -> Result<Self, ExportError> {
+        // A holder removes the file as it lets go: a lock taken on a file that was removed
+        // meanwhile guards nothing, so check that the name still leads to the locked file.
+        for _ in 0..8 {
+            if let Some(lock) = Self::try_once(dir)? {
+                return Ok(lock);
+            }
+        }
+        Err(ExportError::Locked {
+            dir: dir.to_path_buf(),
+            pid: None,
+        })
+    }
+
+    fn try_once(dir: &Path) -> Result<Option<Self>, ExportError> {
         let path = dir.join(LOCK_FILE);
         let folder_err = |source: std::io::Error| ExportError::Folder {
             path: dir.to_path_buf(),
@@ -66,17 +82,39 @@ impl FolderLock {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(folder_err(e)),
         }
+        if !same_file(&file, &path) {
+            return Ok(None);
+        }
         // Ours now: record who holds it.
         file.set_len(0).map_err(folder_err)?;
         file.rewind().map_err(folder_err)?;
         write!(file, "{}", std::process::id()).map_err(folder_err)?;
         file.flush().map_err(folder_err)?;
-        Ok(Self { file })
+        Ok(Some(Self { file, path }))
+    }
+}
+
+/// Whether `path` still names the open `file`.
+fn same_file(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
     }
 }
 
 impl Drop for FolderLock {
     fn drop(&mut self) {
+        // Remove the name while still holding the lock, then let go.
+        let _ = std::fs::remove_file(&self.path);
         let _ = self.file.unlock();
     }
 }

@@ -124,6 +124,16 @@ impl Simulation for Solver {
             } else {
                 None
             },
+            emitters: Solver::emitters(self)
+                .iter()
+                .map(|e| {
+                    let r = e
+                        .radius
+                        .or(e.size.map(|s| 0.5 * s[0].max(s[1]).max(s[2])))
+                        .unwrap_or(0.0);
+                    (e.center, r)
+                })
+                .collect(),
         }
     }
 }
