@@ -5,7 +5,7 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use plume::export::{self, ExportOptions, Fields, Format};
+use plume::export::{self, ExportOptions, Format};
 use plume::scene::Scene;
 use plume::sim::Dims;
 
@@ -17,7 +17,7 @@ fn write(c: &mut Criterion) {
     for _ in 0..90 {
         s.step();
     }
-    let frame = export::capture(&s, Fields::default());
+    let frame = export::capture(&s, &ExportOptions::default());
     let dir = std::env::temp_dir().join(format!("plume-bench-export-{}", std::process::id()));
     let mut g = c.benchmark_group("write_128");
     g.sample_size(10);

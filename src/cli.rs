@@ -261,8 +261,8 @@ pub struct RunArgs {
     /// Output folder (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: std::path::PathBuf,
-    /// Formats, comma-separated: vdb, vti, npy.
-    #[arg(long, default_value = "vdb", value_parser = parse_formats)]
+    /// Output formats (the help lists them from the format registry).
+    #[arg(long, default_value = "vdb", value_parser = parse_formats, help = crate::export::formats::help())]
     pub format: FormatList,
     /// Solver steps between frames.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]

@@ -336,7 +336,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 )));
             }
         }
-        writer.write(&export::capture(sim.as_ref(), opts.fields))?;
+        writer.write(&export::capture(sim.as_ref(), &opts))?;
         match &bar {
             Some(bar) => {
                 bar.set_message(format!("t = {:.3} s", sim.time()));

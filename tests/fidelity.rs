@@ -681,3 +681,46 @@ fn a_non_finite_field_is_reported_by_the_step_that_made_it() {
     assert!(e.contains("step 1") && e.contains("temperature"), "{e}");
     assert!(e.contains("dt = "), "{e}");
 }
+
+/// Streamlines of a real frame (issue 18): traced from seeds around the wind tunnel's
+/// emitter, none enters the obstacle or leaves the domain, and each is at most the set
+/// length.
+#[test]
+fn streamlines_of_the_wind_tunnel_stay_in_the_fluid() {
+    use plume::frame::Select;
+    use plume::sim::Simulation;
+    use plume::streamlines::{seeds_around, trace_all, Trace};
+    let scene = Scene::preset("wind_tunnel")
+        .expect("preset")
+        .with_resolution(48);
+    let mut s = scene.build().expect("builds");
+    for _ in 0..30 {
+        s.try_step().expect("finite");
+    }
+    let f = Simulation::frame(&s, Select::ALL);
+    let solid = f.solid.clone().expect("the wind tunnel has an obstacle");
+    let (lo, hi) = scene.bounds();
+    let t = Trace::for_grid(&f.grid, 1.5);
+    let mut seeds = seeds_around(&f.emitters, 40);
+    // And a column of seeds straight upstream of the sphere, which must bend around it.
+    let c = scene.obstacles[0].center;
+    seeds.extend((0..9).map(|i| [lo[0] + 0.05, c[1] - 0.08 + 0.02 * i as f32, c[2]]));
+    let lines = trace_all(&f, &seeds, t);
+    assert!(lines.len() > 20, "{} lines", lines.len());
+    let d = f.grid.dims;
+    for l in &lines {
+        assert!(l.length() <= 1.5 + t.step, "{}", l.length());
+        for p in &l.points {
+            assert!(
+                (0..3).all(|a| p[a] >= lo[a] && p[a] <= hi[a]),
+                "{p:?} left the domain"
+            );
+            let cell = f.grid.cell_at(*p).expect("inside");
+            assert_eq!(
+                solid[d.idx(cell[0], cell[1], cell[2])],
+                0,
+                "{p:?} is inside the obstacle"
+            );
+        }
+    }
+}

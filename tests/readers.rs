@@ -179,3 +179,76 @@ fn vtk_reads_our_image_data_value_for_value() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Reads a `.vtp` of streamlines with VTK; prints the numbers of lines and points and each
+/// line's point count, and checks the speed array.
+const VTP_CHECK: &str = r#"
+import sys
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+r = vtk.vtkXMLPolyDataReader()
+r.SetFileName(sys.argv[1])
+r.Update()
+pd = r.GetOutput()
+speed = vtk_to_numpy(pd.GetPointData().GetArray("speed"))
+assert pd.GetPointData().GetScalars().GetName() == "speed"
+assert len(speed) == pd.GetNumberOfPoints()
+lines = pd.GetLines()
+lines.InitTraversal()
+ids = vtk.vtkIdList()
+counts = []
+while lines.GetNextCell(ids):
+    counts.append(ids.GetNumberOfIds())
+print(pd.GetNumberOfLines(), pd.GetNumberOfPoints(), " ".join(map(str, counts)), float(speed.max()))
+"#;
+
+#[test]
+fn vtk_reads_our_streamlines_with_the_right_lines_and_points() {
+    let scene = plume::scene::Scene::preset("wind_tunnel")
+        .expect("preset")
+        .with_resolution(32);
+    let mut s = scene.build().expect("builds");
+    for _ in 0..20 {
+        s.try_step().expect("finite");
+    }
+    let opts = ExportOptions {
+        formats: vec![Format::Vtp],
+        streamline_count: 24,
+        ..ExportOptions::default()
+    };
+    let f = export::capture(&s, &opts);
+    let lines = f.streamlines.clone().expect("traced");
+    assert!(lines.len() >= 10, "{} lines", lines.len());
+    let dir = std::env::temp_dir().join(format!("plume-vtp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = export::write_frame(&dir, 1, &f, &opts).expect("write");
+    assert_eq!(files, vec!["plume_0001.vtp".to_string()]);
+    let out = python()
+        .arg("-c")
+        .arg(VTP_CHECK)
+        .arg(dir.join(&files[0]))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "VTK could not read the .vtp (needs python3-vtk9):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parts: Vec<&str> = stdout.split_whitespace().collect();
+    let points: usize = lines.iter().map(|l| l.points.len()).sum();
+    assert_eq!(parts[0], lines.len().to_string(), "{stdout}");
+    assert_eq!(parts[1], points.to_string(), "{stdout}");
+    let per: Vec<String> = lines.iter().map(|l| l.points.len().to_string()).collect();
+    assert_eq!(&parts[2..2 + per.len()], &per[..], "points per line");
+    let vmax = lines
+        .iter()
+        .flat_map(|l| l.speed.iter().copied())
+        .fold(0.0f32, f32::max);
+    let read: f32 = parts[2 + per.len()].parse().expect("speed");
+    assert!(
+        (read - vmax).abs() <= 1e-6 * vmax.max(1.0),
+        "{read} vs {vmax}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

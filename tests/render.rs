@@ -395,3 +395,104 @@ fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind(
     ];
     assert!(r.set_obstacles(&ctx, &too_many).is_err());
 }
+
+/// Streamline segments along a straight line from `a` to `b` (20 points), all one colour.
+fn stream(a: [f32; 3], b: [f32; 3]) -> Vec<plume::render::volume::StreamVertex> {
+    let line = plume::streamlines::Line {
+        points: (0..20)
+            .map(|i| {
+                let t = i as f32 / 19.0;
+                [0, 1, 2].map(|k| a[k] + t * (b[k] - a[k]))
+            })
+            .collect(),
+        speed: vec![1.0; 20],
+    };
+    plume::render::volume::stream_vertices(&[line], 1.0, |_| [1.0, 0.9, 0.2])
+}
+
+fn render_streams(
+    ctx: &Rc<glium::backend::Context>,
+    r: &VolumeRenderer,
+    cam: &OrbitCamera,
+    s: &RenderSettings,
+    segs: &[plume::render::volume::StreamVertex],
+) -> Image {
+    Offscreen::new(ctx, W, H)
+        .expect("target")
+        .render_with(ctx, r, cam, &unit_box(16), s, segs)
+        .expect("render")
+        .0
+}
+
+#[test]
+fn streamlines_change_the_picture_where_they_are_and_nowhere_else() {
+    let ctx = gl();
+    let mut r = VolumeRenderer::new(&ctx).expect("shaders");
+    r.upload(&ctx, &vec![0.0; 16 * 16 * 16], Dims::cube(16))
+        .expect("upload");
+    let cam = framed(30.0, 20.0);
+    let s = settings();
+    let (a, b) = ([0.2, 0.3, 0.5], [0.8, 0.7, 0.5]);
+    let plain = render_streams(&ctx, &r, &cam, &s, &[]);
+    let lined = render_streams(&ctx, &r, &cam, &s, &stream(a, b));
+    // The line's pixels, projected here with the camera's own maths.
+    let on_line: Vec<[f32; 2]> = (0..=400)
+        .filter_map(|i| {
+            let t = i as f32 / 400.0;
+            cam.project([0, 1, 2].map(|k| a[k] + t * (b[k] - a[k])), W, H)
+        })
+        .collect();
+    let mut changed = 0;
+    for y in 0..H {
+        for x in 0..W {
+            let i = 4 * (y * W + x) as usize;
+            let d = (0..3)
+                .map(|c| plain.rgba[i + c].abs_diff(lined.rgba[i + c]))
+                .max()
+                .unwrap_or(0);
+            if d > 2 {
+                changed += 1;
+                let near = on_line.iter().any(|p| {
+                    (p[0] - (x as f32 + 0.5)).abs() <= 2.5 && (p[1] - (y as f32 + 0.5)).abs() <= 2.5
+                });
+                assert!(
+                    near,
+                    "pixel ({x}, {y}) changed by {d} away from the streamline"
+                );
+            }
+        }
+    }
+    assert!(changed > 15, "the streamline drew only {changed} pixels");
+}
+
+#[test]
+fn smoke_in_front_hides_a_streamline() {
+    let ctx = gl();
+    let mut r = VolumeRenderer::new(&ctx).expect("shaders");
+    let cam = framed(30.0, 20.0);
+    let s = settings();
+    let segs = stream([0.3, 0.5, 0.5], [0.7, 0.5, 0.5]);
+    let diff = |r: &VolumeRenderer| {
+        let plain = render_streams(&ctx, r, &cam, &s, &[]);
+        let lined = render_streams(&ctx, r, &cam, &s, &segs);
+        plain
+            .rgba
+            .iter()
+            .zip(&lined.rgba)
+            .map(|(p, l)| p.abs_diff(*l))
+            .max()
+            .unwrap_or(0)
+    };
+    r.upload(&ctx, &vec![0.0; 16 * 16 * 16], Dims::cube(16))
+        .expect("upload");
+    let clear = diff(&r);
+    // Dense smoke everywhere: optical depth 40 × 0.5 between the eye and the line.
+    r.upload(&ctx, &vec![1.0; 16 * 16 * 16], Dims::cube(16))
+        .expect("upload");
+    let hidden = diff(&r);
+    assert!(clear > 100, "in clear air the line shows: {clear}");
+    assert!(
+        hidden <= 2,
+        "behind dense smoke the line must not show: {hidden}"
+    );
+}

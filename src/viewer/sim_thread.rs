@@ -112,7 +112,7 @@ impl Worker {
             return;
         };
         rec.clear_error();
-        let frame = export::capture(self.solver.as_ref(), spec.opts.fields);
+        let frame = export::capture(self.solver.as_ref(), &spec.opts);
         rec.submit(frame, &spec.dir, &spec.opts, &self.scene, spec.existing);
     }
 
@@ -145,7 +145,7 @@ impl Worker {
             .steps()
             .is_multiple_of(spec.opts.every.max(1) as u64)
         {
-            let frame = export::capture(self.solver.as_ref(), spec.opts.fields);
+            let frame = export::capture(self.solver.as_ref(), &spec.opts);
             // Blocks while the queue is full: the simulation waits rather than dropping a frame.
             if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene, spec.existing) {
                 self.recording = None;

@@ -246,6 +246,66 @@ pub fn arrows(f: &Frame, axis: SliceAxis, index: usize, stride: usize) -> Vec<[f
     out
 }
 
+/// Streamlines of the in-plane velocity on the slice `index` normal to `axis`, seeded every
+/// `spacing` cells, each up to `length` cells long: per line, its points in image pixels (as
+/// [`arrows`] places them, y down) and the in-plane speed at each.
+pub fn streamlines(
+    f: &Frame,
+    axis: SliceAxis,
+    index: usize,
+    spacing: usize,
+    length: f32,
+) -> Vec<(Vec<[f32; 2]>, Vec<f32>)> {
+    use crate::streamlines::{sampler, trace, Trace};
+    let g = f.grid;
+    let n = g.dims.as_array();
+    let a = axis.index();
+    let index = index.min(n[a] - 1);
+    let (ha, va) = axis.image_axes();
+    let (w, h) = (n[ha], n[va]);
+    let plane = g.origin[a] + (index as f32 + 0.5) * g.h;
+    let full = sampler(f);
+    // The flow within the plane: the normal component dropped, the point held on the plane.
+    let inplane = |p: [f32; 3]| {
+        let mut q = p;
+        q[a] = plane;
+        full(q).map(|mut v| {
+            v[a] = 0.0;
+            v
+        })
+    };
+    let t = Trace {
+        step: 0.5 * g.h,
+        length: length * g.h,
+    };
+    let spacing = spacing.max(1);
+    let mut out = Vec::new();
+    for y in (spacing / 2..h).step_by(spacing) {
+        for x in (spacing / 2..w).step_by(spacing) {
+            let mut seed = [0.0; 3];
+            seed[a] = plane;
+            seed[ha] = g.origin[ha] + (x as f32 + 0.5) * g.h;
+            seed[va] = g.origin[va] + ((h - 1 - y) as f32 + 0.5) * g.h;
+            let line = trace(inplane, seed, t);
+            if line.points.len() < 2 {
+                continue;
+            }
+            let px = line
+                .points
+                .iter()
+                .map(|p| {
+                    [
+                        (p[ha] - g.origin[ha]) / g.h,
+                        h as f32 - (p[va] - g.origin[va]) / g.h,
+                    ]
+                })
+                .collect();
+            out.push((px, line.speed));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,64 +453,4 @@ mod tests {
         assert_eq!(value_range(&zero, false), (0.0, 1.0));
         assert_eq!(value_range(&zero, true), (-1.0, 1.0));
     }
-}
-
-/// Streamlines of the in-plane velocity on the slice `index` normal to `axis`, seeded every
-/// `spacing` cells, each up to `length` cells long: per line, its points in image pixels (as
-/// [`arrows`] places them, y down) and the in-plane speed at each.
-pub fn streamlines(
-    f: &Frame,
-    axis: SliceAxis,
-    index: usize,
-    spacing: usize,
-    length: f32,
-) -> Vec<(Vec<[f32; 2]>, Vec<f32>)> {
-    use crate::streamlines::{sampler, trace, Trace};
-    let g = f.grid;
-    let n = g.dims.as_array();
-    let a = axis.index();
-    let index = index.min(n[a] - 1);
-    let (ha, va) = axis.image_axes();
-    let (w, h) = (n[ha], n[va]);
-    let plane = g.origin[a] + (index as f32 + 0.5) * g.h;
-    let full = sampler(f);
-    // The flow within the plane: the normal component dropped, the point held on the plane.
-    let inplane = |p: [f32; 3]| {
-        let mut q = p;
-        q[a] = plane;
-        full(q).map(|mut v| {
-            v[a] = 0.0;
-            v
-        })
-    };
-    let t = Trace {
-        step: 0.5 * g.h,
-        length: length * g.h,
-    };
-    let spacing = spacing.max(1);
-    let mut out = Vec::new();
-    for y in (spacing / 2..h).step_by(spacing) {
-        for x in (spacing / 2..w).step_by(spacing) {
-            let mut seed = [0.0; 3];
-            seed[a] = plane;
-            seed[ha] = g.origin[ha] + (x as f32 + 0.5) * g.h;
-            seed[va] = g.origin[va] + ((h - 1 - y) as f32 + 0.5) * g.h;
-            let line = trace(inplane, seed, t);
-            if line.points.len() < 2 {
-                continue;
-            }
-            let px = line
-                .points
-                .iter()
-                .map(|p| {
-                    [
-                        (p[ha] - g.origin[ha]) / g.h,
-                        h as f32 - (p[va] - g.origin[va]) / g.h,
-                    ]
-                })
-                .collect();
-            out.push((px, line.speed));
-        }
-    }
-    out
 }

@@ -59,6 +59,8 @@ pub struct Frame {
     /// Each emitter's centre and radius (half its longest edge for a box): where streamlines
     /// are seeded.
     pub emitters: Vec<([f32; 3], f32)>,
+    /// Streamlines traced through the velocity, when an exporter asked for them.
+    pub streamlines: Option<Vec<crate::streamlines::Line>>,
 }
 
 impl Frame {
@@ -75,6 +77,7 @@ impl Frame {
             divergence: None,
             solid: None,
             emitters: Vec::new(),
+            streamlines: None,
         }
     }
 

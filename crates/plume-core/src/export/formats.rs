@@ -17,6 +17,8 @@ pub enum Format {
     Vti,
     /// NumPy `.npy` (one file per field).
     Npy,
+    /// VTK XML PolyData `.vtp`: the 3D streamlines.
+    Vtp,
 }
 
 /// Writes frames in one format.
@@ -40,10 +42,11 @@ pub trait Exporter: Sync {
 }
 
 /// Every format Plume writes, in the order help texts list them.
-pub const REGISTRY: [(Format, &dyn Exporter); 3] = [
+pub const REGISTRY: [(Format, &dyn Exporter); 4] = [
     (Format::Vdb, &super::vdb::VdbExporter),
     (Format::Vti, &super::vti::VtiExporter),
     (Format::Npy, &super::npy::NpyExporter),
+    (Format::Vtp, &super::vtp::VtpExporter),
 ];
 
 impl Format {
@@ -90,4 +93,13 @@ impl Format {
         }
         Ok(out)
     }
+}
+
+/// The `--format` help: every format with what it is.
+pub fn help() -> String {
+    let list: Vec<String> = REGISTRY
+        .iter()
+        .map(|(f, e)| format!("{} ({})", f.ext(), e.about()))
+        .collect();
+    format!("Formats, comma-separated: {}", list.join(", "))
 }

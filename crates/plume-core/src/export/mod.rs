@@ -13,6 +13,7 @@ pub mod recorder;
 pub mod run;
 pub mod vdb;
 pub mod vti;
+pub mod vtp;
 
 pub use formats::{Exporter, Format};
 
@@ -136,9 +137,27 @@ pub fn estimate_bytes(dims: crate::sim::Dims, opts: &ExportOptions) -> u64 {
     2 * 4 * floats + (1 << 20)
 }
 
-/// Copies the fields that `fields` selects out of a simulation, for writing.
-pub fn capture(sim: &dyn Simulation, fields: Fields) -> Frame {
-    sim.frame(fields.into())
+/// Copies what `opts` writes out of a simulation: the selected fields and, for `.vtp`, the
+/// streamlines (traced through the velocity, which is then dropped unless selected).
+pub fn capture(sim: &dyn Simulation, opts: &ExportOptions) -> Frame {
+    let lines = opts.formats.contains(&Format::Vtp);
+    let mut select: Select = opts.fields.into();
+    if lines {
+        select.velocity = true;
+        select.solid = true;
+    }
+    let mut f = sim.frame(select);
+    if lines {
+        use crate::streamlines::{seeds_around, trace_all, Trace};
+        let seeds = seeds_around(&f.emitters, opts.streamline_count);
+        let t = Trace::for_grid(&f.grid, opts.streamline_length);
+        f.streamlines = Some(trace_all(&f, &seeds, t));
+        if !opts.fields.velocity {
+            f.velocity = None;
+        }
+        f.solid = None;
+    }
+    f
 }
 
 impl From<Fields> for Select {
@@ -166,6 +185,10 @@ pub struct ExportOptions {
     pub cutoff: f32,
     /// Solver steps between frames (recorded in the manifest; `--resume` checks it).
     pub every: u32,
+    /// `.vtp`: streamlines seeded around the emitters.
+    pub streamline_count: usize,
+    /// `.vtp`: their longest length, domain units.
+    pub streamline_length: f32,
 }
 
 impl Default for ExportOptions {
@@ -177,6 +200,8 @@ impl Default for ExportOptions {
             prefix: "plume".into(),
             cutoff: 1e-6,
             every: 1,
+            streamline_count: 64,
+            streamline_length: 1.5,
         }
     }
 }
@@ -206,6 +231,17 @@ impl ExportOptions {
         }
         if !(self.fields.density || self.fields.velocity) {
             return Err(ExportError::Invalid("no field selected".into()));
+        }
+        if self.streamline_count == 0
+            || self.streamline_count > 100_000
+            || !(self.streamline_length.is_finite()
+                && self.streamline_length > 0.0
+                && self.streamline_length <= 100.0)
+        {
+            return Err(ExportError::Invalid(format!(
+                "streamlines: {} of length {} (allowed 1..=100000 lines of length (0, 100])",
+                self.streamline_count, self.streamline_length
+            )));
         }
         if self.half && !self.formats.contains(&Format::Vdb) {
             return Err(ExportError::Invalid(

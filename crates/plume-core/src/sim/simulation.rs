@@ -134,6 +134,7 @@ impl Simulation for Solver {
                     (e.center, r)
                 })
                 .collect(),
+            streamlines: None,
         }
     }
 }
