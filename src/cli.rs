@@ -96,7 +96,7 @@ pub struct RenderArgs {
     #[arg(long)]
     pub json: bool,
     /// Draw streamlines of the velocity, seeded around the emitters, coloured by speed
-    /// (Inferno: dark slow, bright fast), dimmed by the smoke in front of them.
+    /// (Inferno from the slowest, dark, to the fastest, bright), dimmed by the smoke in front.
     #[arg(long)]
     pub streamlines: bool,
     /// How many streamlines (with --streamlines).

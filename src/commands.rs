@@ -397,11 +397,8 @@ pub fn streamline_vertices(
         &seeds_around(&f.emitters, count),
         Trace::for_grid(&f.grid, length),
     );
-    let vmax = lines
-        .iter()
-        .flat_map(|l| l.speed.iter().copied())
-        .fold(0.0f32, f32::max);
-    crate::render::volume::stream_vertices(&lines, vmax, |x| {
+    let range = crate::render::volume::speed_range(&lines);
+    crate::render::volume::stream_vertices(&lines, range, |x| {
         crate::viewer::slice_view::ColorMap::Inferno
             .color(0.15 + 0.85 * x)
             .map(|c| f32::from(c) / 255.0)

@@ -407,7 +407,7 @@ fn stream(a: [f32; 3], b: [f32; 3]) -> Vec<plume::render::volume::StreamVertex> 
             .collect(),
         speed: vec![1.0; 20],
     };
-    plume::render::volume::stream_vertices(&[line], 1.0, |_| [1.0, 0.9, 0.2])
+    plume::render::volume::stream_vertices(&[line], (0.0, 1.0), |_| [1.0, 0.9, 0.2])
 }
 
 fn render_streams(

@@ -36,20 +36,30 @@ pub struct StreamVertex {
 }
 implement_vertex!(StreamVertex, position, line_rgb);
 
-/// Segment pairs (for a lines list) of `lines`, coloured by `color(speed / vmax)`.
+/// The slowest and fastest speed along `lines`.
+pub fn speed_range(lines: &[crate::streamlines::Line]) -> (f32, f32) {
+    lines
+        .iter()
+        .flat_map(|l| l.speed.iter().copied())
+        .fold((f32::INFINITY, 0.0f32), |(a, b), s| (a.min(s), b.max(s)))
+}
+
+/// Segment pairs (for a lines list) of `lines`, coloured by `color(t)` with `t` the speed's
+/// place in `range` (0 at the slowest, 1 at the fastest).
 pub fn stream_vertices(
     lines: &[crate::streamlines::Line],
-    vmax: f32,
+    range: (f32, f32),
     color: impl Fn(f32) -> [f32; 3],
 ) -> Vec<StreamVertex> {
-    let inv = if vmax > 0.0 { 1.0 / vmax } else { 0.0 };
+    let (lo, hi) = range;
+    let inv = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
     let mut out = Vec::new();
     for l in lines {
         for i in 1..l.points.len() {
             for j in [i - 1, i] {
                 out.push(StreamVertex {
                     position: l.points[j],
-                    line_rgb: color(l.speed[j] * inv),
+                    line_rgb: color(((l.speed[j] - lo) * inv).clamp(0.0, 1.0)),
                 });
             }
         }

@@ -8,7 +8,7 @@ use super::sim_thread::{SimCommand, SimThread, Snapshot};
 use super::state::{FrameStats, SliceSettings, UiCommand, UiState};
 use super::ViewerError;
 use crate::camera::OrbitCamera;
-use crate::render::volume::{box_edges, stream_vertices, StreamVertex, VolumeBox};
+use crate::render::volume::{box_edges, speed_range, stream_vertices, StreamVertex, VolumeBox};
 use crate::render::window::{self, WindowError};
 use crate::render::{Offscreen, RenderError, VolumeRenderer};
 use crate::scene::Scene;
@@ -446,6 +446,13 @@ impl Running {
             } else if snap.recording {
                 self.record_error = None;
             }
+            if snap.frame.step > 0 {
+                self.ui.history.push(super::plots::Sample::of(
+                    &snap.stats,
+                    snap.frame.time,
+                    snap.total_density,
+                ));
+            }
             self.snapshot = Some(snap);
         }
         self.update_streamlines();
@@ -580,12 +587,10 @@ impl Running {
         let seeds = self.ui.streams.seeds(f, &self.ui.slice);
         let t = crate::streamlines::Trace::for_grid(&f.grid, self.ui.streams.length);
         let lines = crate::streamlines::trace_all(f, &seeds, t);
-        let vmax = lines
-            .iter()
-            .flat_map(|l| l.speed.iter().copied())
-            .fold(0.0f32, f32::max);
         let map = key.colormap;
-        let verts = stream_vertices(&lines, vmax, |x| map.color(x).map(|c| f32::from(c) / 255.0));
+        let verts = stream_vertices(&lines, speed_range(&lines), |x| {
+            map.color(x).map(|c| f32::from(c) / 255.0)
+        });
         self.streams = (verts, Some((snap.serial, key)));
     }
 

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod input;
 pub mod overlay;
+pub mod plots;
 pub mod scene_menu;
 pub mod sections;
 pub mod sim_thread;

@@ -50,6 +50,7 @@ pub fn side_panel(
                     rendering(ui, st, &mut out);
                     export_section(ui, st, snap, &mut out);
                     slice(ui, st);
+                    statistics(ui, st);
                     controls(ui);
                 });
             overflow = scroll.content_size.y - scroll.inner_rect.height();
@@ -582,6 +583,40 @@ fn slice(ui: &mut egui::Ui, st: &mut UiState) {
                     .logarithmic(true)
                     .text("streamline length (cells)"),
             );
+        });
+}
+
+fn statistics(ui: &mut egui::Ui, st: &mut UiState) {
+    egui::CollapsingHeader::new("Statistics")
+        .default_open(false)
+        .show(ui, |ui| {
+            let mut w = st.history.window;
+            if ui
+                .add(
+                    egui::Slider::new(&mut w, 1.0..=120.0)
+                        .logarithmic(true)
+                        .text("last seconds (simulated)"),
+                )
+                .changed()
+            {
+                st.history.set_window(w);
+            }
+            let h = &st.history;
+            if h.samples().len() < 2 {
+                ui.weak("the plots fill as the simulation runs");
+                return;
+            }
+            super::plots::stages(ui, h);
+            super::plots::line(
+                ui,
+                h,
+                "pressure iterations",
+                |s| f64::from(s.iterations),
+                false,
+            );
+            super::plots::line(ui, h, "pressure residual", |s| f64::from(s.residual), true);
+            super::plots::line(ui, h, "total smoke (Σρh³)", |s| s.smoke, false);
+            super::plots::line(ui, h, "largest CFL", |s| f64::from(s.cfl), false);
         });
 }
 

@@ -140,6 +140,8 @@ pub struct UiState {
     pub show_stats: bool,
     /// Streamlines in the 3D view.
     pub streams: StreamSettings,
+    /// The solver's recent figures for the live plots.
+    pub history: super::plots::History,
 }
 
 /// The Export section's settings.
@@ -233,6 +235,7 @@ impl UiState {
             menu: SceneMenu::default(),
             show_stats: true,
             streams: StreamSettings::default(),
+            history: super::plots::History::default(),
         };
         s.set_scene(scene);
         s
