@@ -217,6 +217,9 @@ pub struct ViewArgs {
     /// Start with the slice view on.
     #[arg(long)]
     pub slice: bool,
+    /// Start with streamlines on, in the 3D view and over the slice (key L toggles them).
+    #[arg(long)]
+    pub streamlines: bool,
     /// Start paused.
     #[arg(long)]
     pub paused: bool,

@@ -22,6 +22,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
         frames: a.frames,
         screenshot: a.screenshot,
         slice: a.slice,
+        streamlines: a.streamlines,
         paused: a.paused,
         size: a.window,
         record: a.record,

@@ -496,3 +496,44 @@ fn smoke_in_front_hides_a_streamline() {
         "behind dense smoke the line must not show: {hidden}"
     );
 }
+
+#[test]
+fn an_obstacle_in_front_hides_a_streamline() {
+    let ctx = gl();
+    let mut r = VolumeRenderer::new(&ctx).expect("shaders");
+    r.upload(&ctx, &vec![0.0; 16 * 16 * 16], Dims::cube(16))
+        .expect("upload");
+    let cam = framed(30.0, 20.0);
+    let s = settings();
+    // A short line at the box's centre, and a sphere between it and the eye.
+    let (a, b) = ([0.45, 0.5, 0.5], [0.55, 0.5, 0.5]);
+    let segs = stream(a, b);
+    let eye = cam.eye();
+    let to_eye = [eye.x - 0.5, eye.y - 0.5, eye.z - 0.5];
+    let len = (to_eye[0].powi(2) + to_eye[1].powi(2) + to_eye[2].powi(2)).sqrt();
+    let lined = |r: &VolumeRenderer| {
+        let plain = render_streams(&ctx, r, &cam, &s, &[]);
+        let with = render_streams(&ctx, r, &cam, &s, &segs);
+        plain
+            .rgba
+            .iter()
+            .zip(&with.rgba)
+            .map(|(p, l)| p.abs_diff(*l))
+            .max()
+            .unwrap_or(0)
+    };
+    let clear = lined(&r);
+    // A sphere a quarter unit from the line, towards the eye.
+    let mid = [0, 1, 2].map(|k| 0.5 + 0.25 * to_eye[k] / len);
+    r.set_obstacles(
+        &ctx,
+        &[plume::sim::Shape::Sphere {
+            center: mid,
+            radius: 0.12,
+        }],
+    )
+    .expect("obstacle");
+    let hidden = lined(&r);
+    assert!(clear > 100, "in clear air the line shows: {clear}");
+    assert_eq!(hidden, 0, "a line behind an obstacle must not show");
+}

@@ -33,6 +33,8 @@ pub struct ViewOptions {
     pub screenshot: Option<PathBuf>,
     /// Start with the slice view on.
     pub slice: bool,
+    /// Start with streamlines on (3D view and slice).
+    pub streamlines: bool,
     /// Start paused.
     pub paused: bool,
     /// Initial window size in logical pixels.
@@ -139,6 +141,8 @@ impl App {
         })?;
         let mut ui = UiState::new(&scene, running);
         ui.slice.visible = self.opts.slice;
+        ui.streams.visible = self.opts.streamlines;
+        ui.slice.streamlines = self.opts.streamlines;
         if let Some(dir) = &self.opts.record {
             ui.export.dir = dir.display().to_string();
             ui.export.overwrite = self.opts.overwrite;
