@@ -465,6 +465,25 @@ fn streamlines_change_the_picture_where_they_are_and_nowhere_else() {
     assert!(changed > 15, "the streamline drew only {changed} pixels");
 }
 
+/// The largest channel difference the segments make to the picture.
+fn line_shows(
+    ctx: &Rc<glium::backend::Context>,
+    r: &VolumeRenderer,
+    cam: &OrbitCamera,
+    s: &RenderSettings,
+    segs: &[plume::render::volume::StreamVertex],
+) -> u8 {
+    let plain = render_streams(ctx, r, cam, s, &[]);
+    let with = render_streams(ctx, r, cam, s, segs);
+    plain
+        .rgba
+        .iter()
+        .zip(&with.rgba)
+        .map(|(p, l)| p.abs_diff(*l))
+        .max()
+        .unwrap_or(0)
+}
+
 #[test]
 fn smoke_in_front_hides_a_streamline() {
     let ctx = gl();
@@ -472,17 +491,7 @@ fn smoke_in_front_hides_a_streamline() {
     let cam = framed(30.0, 20.0);
     let s = settings();
     let segs = stream([0.3, 0.5, 0.5], [0.7, 0.5, 0.5]);
-    let diff = |r: &VolumeRenderer| {
-        let plain = render_streams(&ctx, r, &cam, &s, &[]);
-        let lined = render_streams(&ctx, r, &cam, &s, &segs);
-        plain
-            .rgba
-            .iter()
-            .zip(&lined.rgba)
-            .map(|(p, l)| p.abs_diff(*l))
-            .max()
-            .unwrap_or(0)
-    };
+    let diff = |r: &VolumeRenderer| line_shows(&ctx, r, &cam, &s, &segs);
     r.upload(&ctx, &vec![0.0; 16 * 16 * 16], Dims::cube(16))
         .expect("upload");
     let clear = diff(&r);
@@ -511,17 +520,7 @@ fn an_obstacle_in_front_hides_a_streamline() {
     let eye = cam.eye();
     let to_eye = [eye.x - 0.5, eye.y - 0.5, eye.z - 0.5];
     let len = (to_eye[0].powi(2) + to_eye[1].powi(2) + to_eye[2].powi(2)).sqrt();
-    let lined = |r: &VolumeRenderer| {
-        let plain = render_streams(&ctx, r, &cam, &s, &[]);
-        let with = render_streams(&ctx, r, &cam, &s, &segs);
-        plain
-            .rgba
-            .iter()
-            .zip(&with.rgba)
-            .map(|(p, l)| p.abs_diff(*l))
-            .max()
-            .unwrap_or(0)
-    };
+    let lined = |r: &VolumeRenderer| line_shows(&ctx, r, &cam, &s, &segs);
     let clear = lined(&r);
     // A sphere a quarter unit from the line, towards the eye.
     let mid = [0, 1, 2].map(|k| 0.5 + 0.25 * to_eye[k] / len);

@@ -41,6 +41,20 @@ pub trait Exporter: Sync {
     ) -> Result<Vec<String>, ExportError>;
 }
 
+/// Writes frame `n` as the one file `<prefix>_<n:04>.<ext>` in `dir`, atomically, through
+/// `fill`; returns its name (the common case of [`Exporter::write`]).
+pub fn write_single(
+    dir: &Path,
+    opts: &ExportOptions,
+    n: u32,
+    ext: &str,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<Vec<String>, ExportError> {
+    let name = format!("{}_{n:04}.{ext}", opts.prefix);
+    crate::atomic::write_atomic(&dir.join(&name), fill)?;
+    Ok(vec![name])
+}
+
 /// Every format Plume writes, in the order help texts list them.
 pub const REGISTRY: [(Format, &dyn Exporter); 4] = [
     (Format::Vdb, &super::vdb::VdbExporter),

@@ -378,14 +378,12 @@ impl Exporter for VdbExporter {
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
-        let name = format!("{}_{n:04}.vdb", opts.prefix);
         let vo = VdbOptions {
             half: opts.half,
             cutoff: opts.cutoff,
             index_offset: [0; 3],
         };
         let bytes = encode(frame, &vo);
-        crate::atomic::write_atomic(&dir.join(&name), |w| w.write_all(&bytes))?;
-        Ok(vec![name])
+        super::formats::write_single(dir, opts, n, self.ext(), |w| w.write_all(&bytes))
     }
 }

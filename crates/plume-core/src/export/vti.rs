@@ -100,9 +100,7 @@ impl Exporter for VtiExporter {
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
-        let name = format!("{}_{n:04}.vti", opts.prefix);
-        crate::atomic::write_atomic(&dir.join(&name), |w| write(w, frame))?;
-        Ok(vec![name])
+        super::formats::write_single(dir, opts, n, self.ext(), |w| write(w, frame))
     }
 }
 

@@ -82,9 +82,7 @@ impl Exporter for VtpExporter {
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
-        let name = format!("{}_{n:04}.vtp", opts.prefix);
         let lines = frame.streamlines.as_deref().unwrap_or(&[]);
-        crate::atomic::write_atomic(&dir.join(&name), |w| write(w, lines))?;
-        Ok(vec![name])
+        super::formats::write_single(dir, opts, n, self.ext(), |w| write(w, lines))
     }
 }
