@@ -411,21 +411,6 @@ fn rendering(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                 r.light_dir = light_dir(st.light_azimuth, st.light_elevation);
             }
             ui.checkbox(&mut r.shadows, "self-shadowing");
-            let sl = &mut st.streams;
-            ui.horizontal(|ui| {
-                ui.checkbox(&mut sl.visible, "streamlines (L)");
-                ui.checkbox(&mut sl.seed_plane, "also from the slice plane");
-            });
-            ui.add(
-                egui::Slider::new(&mut sl.count, 1..=400)
-                    .logarithmic(true)
-                    .text("streamlines"),
-            );
-            ui.add(
-                egui::Slider::new(&mut sl.length, 0.05..=5.0)
-                    .logarithmic(true)
-                    .text("streamline length (u)"),
-            );
             param_slider(ui, &rr::SHADOW_STEPS, "shadow samples", &mut r.shadow_steps);
             param_slider(ui, &rr::AMBIENT, "ambient", &mut r.ambient);
             rgb_edit(ui, "smoke colour", &mut r.smoke_color);
@@ -434,6 +419,25 @@ fn rendering(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
             rgb_edit(ui, "background bottom", &mut r.background_bottom);
             ui.checkbox(&mut r.outline, "box outline");
             ui.checkbox(&mut r.jitter, "jitter (hide banding)");
+            let sl = &mut st.streams;
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut sl.visible, "streamlines (L)");
+                if sl.visible {
+                    ui.checkbox(&mut sl.seed_plane, "also from the slice plane");
+                }
+            });
+            if sl.visible {
+                ui.add(
+                    egui::Slider::new(&mut sl.count, 1..=400)
+                        .logarithmic(true)
+                        .text("streamlines"),
+                );
+                ui.add(
+                    egui::Slider::new(&mut sl.length, 0.05..=5.0)
+                        .logarithmic(true)
+                        .text("streamline length (u)"),
+                );
+            }
             ui.horizontal(|ui| {
                 if ui.button("Frame volume (F)").clicked() {
                     out.push(UiCommand::FrameVolume);
@@ -545,44 +549,57 @@ fn slice(ui: &mut egui::Ui, st: &mut UiState) {
                 ui.radio_value(&mut s.axis, SliceAxis::Z, "Z");
             });
             ui.add(egui::Slider::new(&mut s.position, 0.0..=1.0).text("position"));
-            egui::ComboBox::from_label("field")
-                .selected_text(s.field.label())
-                .show_ui(ui, |ui| {
-                    for f in [
-                        SliceField::Density,
-                        SliceField::Temperature,
-                        SliceField::Speed,
-                        SliceField::Pressure,
-                        SliceField::Divergence,
-                    ] {
-                        ui.selectable_value(&mut s.field, f, f.label());
-                    }
-                });
-            egui::ComboBox::from_label("colour map")
-                .selected_text(format!("{:?}", s.colormap))
-                .show_ui(ui, |ui| {
-                    for m in [
-                        ColorMap::Viridis,
-                        ColorMap::Inferno,
-                        ColorMap::Grey,
-                        ColorMap::CoolWarm,
-                    ] {
-                        ui.selectable_value(&mut s.colormap, m, format!("{m:?}"));
-                    }
-                });
+            ui.horizontal(|ui| {
+                egui::ComboBox::from_id_salt("slice-field")
+                    .selected_text(s.field.label())
+                    .width(100.0)
+                    .show_ui(ui, |ui| {
+                        for f in [
+                            SliceField::Density,
+                            SliceField::Temperature,
+                            SliceField::Speed,
+                            SliceField::Pressure,
+                            SliceField::Divergence,
+                        ] {
+                            ui.selectable_value(&mut s.field, f, f.label());
+                        }
+                    });
+                egui::ComboBox::from_id_salt("slice-colours")
+                    .selected_text(format!("{:?}", s.colormap))
+                    .width(80.0)
+                    .show_ui(ui, |ui| {
+                        for m in [
+                            ColorMap::Viridis,
+                            ColorMap::Inferno,
+                            ColorMap::Grey,
+                            ColorMap::CoolWarm,
+                        ] {
+                            ui.selectable_value(&mut s.colormap, m, format!("{m:?}"));
+                        }
+                    });
+                ui.label("field, colours");
+            });
             ui.horizontal(|ui| {
                 ui.checkbox(&mut s.arrows, "velocity arrows");
                 ui.checkbox(&mut s.streamlines, "streamlines");
             });
-            ui.add(egui::Slider::new(&mut s.arrow_stride, 1..=16).text("arrow spacing (cells)"));
-            ui.add(
-                egui::Slider::new(&mut s.stream_spacing, 1..=16).text("streamline spacing (cells)"),
-            );
-            ui.add(
-                egui::Slider::new(&mut s.stream_length, 2.0..=200.0)
-                    .logarithmic(true)
-                    .text("streamline length (cells)"),
-            );
+            // Each control shows while what it sets is on.
+            if s.arrows {
+                ui.add(
+                    egui::Slider::new(&mut s.arrow_stride, 1..=16).text("arrow spacing (cells)"),
+                );
+            }
+            if s.streamlines {
+                ui.add(
+                    egui::Slider::new(&mut s.stream_spacing, 1..=16)
+                        .text("streamline spacing (cells)"),
+                );
+                ui.add(
+                    egui::Slider::new(&mut s.stream_length, 2.0..=200.0)
+                        .logarithmic(true)
+                        .text("streamline length (cells)"),
+                );
+            }
         });
 }
 
