@@ -232,6 +232,10 @@ pub struct ViewArgs {
     /// With --record: replace an earlier run in that folder instead of refusing it.
     #[arg(long, requires = "record")]
     pub overwrite: bool,
+    /// With --frames: print one JSON object with the frame times (median, 95th percentile,
+    /// the first 10 frames left out as warm-up) and the simulation's steps per second.
+    #[arg(long, requires = "frames")]
+    pub json: bool,
 }
 
 fn parse_window(s: &str) -> Result<(u32, u32), String> {

@@ -27,6 +27,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
         size: a.window,
         record: a.record,
         overwrite: a.overwrite,
+        json: a.json,
     };
     crate::viewer::run(opts)?;
     Ok(())

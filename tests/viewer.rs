@@ -311,3 +311,46 @@ fn a_failed_recording_is_printed_and_makes_the_viewer_exit_non_zero() {
     assert!(err.contains("error: cannot record"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `view --frames N --json` (issue 16's measure of a fluid viewer) prints one JSON object
+/// with the frame times and the simulation's rate.
+#[test]
+fn view_json_reports_frame_times_and_steps_per_second() {
+    let out = Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1280x1024x24",
+            env!("CARGO_BIN_EXE_plume"),
+            "view",
+            "--size",
+            "16",
+            "--frames",
+            "24",
+            "--window",
+            "640x480",
+            "--json",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(text.trim().lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"));
+    assert_eq!(v["frames"], 24);
+    let n = v["measured_frames"].as_u64().expect("count");
+    assert!((1..24).contains(&n), "{v}");
+    let med = v["median_frame_ms"].as_f64().expect("median");
+    let p95 = v["p95_frame_ms"].as_f64().expect("p95");
+    assert!(med > 0.0 && p95 >= med, "{v}");
+    assert!(
+        v["steps_per_second"].as_f64().is_some_and(|s| s > 0.0),
+        "{v}"
+    );
+    assert_eq!(v["window"], serde_json::json!([640, 480]));
+    assert_eq!(v["dims"], serde_json::json!([16, 16, 16]));
+}

@@ -44,6 +44,8 @@ pub struct ViewOptions {
     pub record: Option<PathBuf>,
     /// With `record`: replace an earlier run in that folder instead of refusing it.
     pub overwrite: bool,
+    /// Print frame-time statistics as JSON on exit (with `frames`).
+    pub json: bool,
 }
 
 #[derive(Debug)]
@@ -69,6 +71,11 @@ pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
     event_loop.run_app(&mut app).map_err(WindowError::from)?;
     if let Some(e) = app.error {
         return Err(e);
+    }
+    if app.opts.json {
+        if let Some(s) = &app.state {
+            println!("{}", s.timing_json());
+        }
     }
     // `--record`: a recording that failed (now or while the last frames were written) makes
     // the run fail too.
@@ -108,6 +115,10 @@ struct Running {
     view_px: [f32; 4],
     frames: u64,
     last_frame: Instant,
+    /// Milliseconds between consecutive frames, for `--json`.
+    frame_ms: Vec<f64>,
+    /// The first snapshot's (step, time) seen and the newest, for steps per second.
+    sim_span: Option<((u64, Instant), (u64, Instant))>,
     stats: FrameStats,
     slice_tex: Option<egui::TextureHandle>,
     screenshot_next: Option<PathBuf>,
@@ -172,6 +183,8 @@ impl App {
             framed: false,
             record_error: None,
             streams: (Vec::new(), None),
+            frame_ms: Vec::new(),
+            sim_span: None,
         })
     }
 }
@@ -430,6 +443,9 @@ impl Running {
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = now;
+        if self.frames > 0 {
+            self.frame_ms.push(f64::from(dt) * 1e3);
+        }
         if dt > 0.0 {
             self.stats.fps = if self.stats.fps == 0.0 {
                 1.0 / dt
@@ -450,6 +466,11 @@ impl Running {
             } else if snap.recording {
                 self.record_error = None;
             }
+            let seen = (snap.frame.step, now);
+            self.sim_span = Some(match self.sim_span {
+                Some((first, _)) => (first, seen),
+                None => (seen, seen),
+            });
             if snap.frame.step > 0 {
                 self.ui.history.push(super::plots::Sample::of(
                     &snap.stats,
@@ -571,6 +592,43 @@ impl Running {
             Err(e) => crate::report(e),
         });
         saved
+    }
+
+    /// Frame-time statistics for `--json`: median and 95th percentile of the frame times after
+    /// the first 10 (start-up), and the simulation's steps per second over the run.
+    fn timing_json(&self) -> String {
+        let mut ms: Vec<f64> = self.frame_ms.iter().skip(10).copied().collect();
+        if ms.is_empty() {
+            ms = self.frame_ms.clone();
+        }
+        ms.sort_by(f64::total_cmp);
+        let pick = |q: f64| {
+            if ms.is_empty() {
+                f64::NAN
+            } else {
+                ms[((ms.len() - 1) as f64 * q).round() as usize]
+            }
+        };
+        let steps_per_second = self.sim_span.map_or(0.0, |((s0, t0), (s1, t1))| {
+            let secs = t1.duration_since(t0).as_secs_f64();
+            if secs > 0.0 {
+                (s1 - s0) as f64 / secs
+            } else {
+                0.0
+            }
+        });
+        let size = self.window.inner_size();
+        let d = self.snapshot.as_ref().map(|s| s.frame.grid.dims.as_array());
+        serde_json::json!({
+            "frames": self.frames,
+            "measured_frames": ms.len(),
+            "median_frame_ms": pick(0.5),
+            "p95_frame_ms": pick(0.95),
+            "steps_per_second": steps_per_second,
+            "window": [size.width, size.height],
+            "dims": d,
+        })
+        .to_string()
     }
 
     /// Traces the 3D streamlines again when the frame or their settings changed.
