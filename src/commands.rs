@@ -260,19 +260,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         eprintln!("note: --half makes the .vdb files 16-bit; .vti and .npy stay 32-bit floats");
     }
     let scene = scene_for(&a.grid)?;
-    {
-        use crate::sim::solver::memory;
-        let need = memory::estimate_bytes(
-            scene.dims(),
-            &scene.fluid,
-            !scene.obstacles.is_empty(),
-            scene.emitters.iter().any(|e| e.temperature.is_some()),
-        ) + export::estimate_bytes(scene.dims(), &opts);
-        memory::check(
-            need,
-            &format!("simulating and exporting a {} grid", scene.dims()),
-        )?;
-    }
+    crate::sim::solver::memory::check(
+        scene.memory_estimate(scene.dims()) + export::estimate_bytes(scene.dims(), &opts),
+        &format!("simulating and exporting a {} grid", scene.dims()),
+    )?;
     let mut sim = scene.build_simulation().context("building the scene")?;
     let (mut writer, start) = RunWriter::create(&a.out, &scene, &opts, a.existing())?;
     if start.temporaries_removed > 0 {
@@ -393,12 +384,7 @@ pub fn streamline_vertices(
     count: usize,
     length: f32,
 ) -> Vec<crate::render::volume::StreamVertex> {
-    use crate::streamlines::{seeds_around, trace_all, Trace};
-    let lines = trace_all(
-        f,
-        &seeds_around(&f.emitters, count),
-        Trace::for_grid(&f.grid, length),
-    );
+    let lines = crate::streamlines::around_emitters(f, count, length);
     let range = crate::render::volume::speed_range(&lines);
     crate::render::volume::stream_vertices(&lines, range, |x| {
         crate::viewer::slice_view::ColorMap::Inferno

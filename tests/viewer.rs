@@ -106,6 +106,20 @@ fn the_statistics_overlay_shows_every_stage_inside_the_3d_view() {
     }
 }
 
+/// Runs `plume` with the arguments `args` adds, on a virtual X screen.
+fn under_xvfb(args: impl FnOnce(&mut Command)) -> std::process::Output {
+    let mut c = Command::new("xvfb-run");
+    c.args([
+        "-a",
+        "-s",
+        "-screen 0 1280x1024x24",
+        env!("CARGO_BIN_EXE_plume"),
+    ]);
+    args(&mut c);
+    c.output()
+        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"))
+}
+
 #[test]
 fn viewer_window_runs_and_screenshots_panel_and_smoke() {
     let dir = std::env::temp_dir().join(format!("plume-view-{}", std::process::id()));
@@ -113,14 +127,8 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let shot = dir.join("viewer.png");
     let rec = dir.join("frames");
-    let out = Command::new("xvfb-run")
-        .args([
-            "-a",
-            "-s",
-            "-screen 0 1280x1024x24",
-            env!("CARGO_BIN_EXE_plume"),
-        ])
-        .args([
+    let out = under_xvfb(|c| {
+        c.args([
             "view",
             "--size",
             "24",
@@ -133,9 +141,8 @@ fn viewer_window_runs_and_screenshots_panel_and_smoke() {
         ])
         .arg(&shot)
         .arg("--record")
-        .arg(&rec)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+        .arg(&rec);
+    });
     assert!(
         out.status.success(),
         "viewer failed: {}\n{}",
@@ -284,24 +291,12 @@ fn a_failed_recording_is_printed_and_makes_the_viewer_exit_non_zero() {
     std::fs::create_dir_all(&dir).expect("dir");
     let blocker = dir.join("a-file");
     std::fs::write(&blocker, b"x").expect("file");
-    let out = Command::new("xvfb-run")
-        .args([
-            "-a",
-            "-s",
-            "-screen 0 1280x1024x24",
-            env!("CARGO_BIN_EXE_plume"),
-            "view",
-            "--size",
-            "16",
-            "--frames",
-            "12",
-            "--window",
-            "800x600",
-            "--record",
+    let out = under_xvfb(|c| {
+        c.args([
+            "view", "--size", "16", "--frames", "12", "--window", "800x600", "--record",
         ])
-        .arg(blocker.join("frames"))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+        .arg(blocker.join("frames"));
+    });
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -316,23 +311,11 @@ fn a_failed_recording_is_printed_and_makes_the_viewer_exit_non_zero() {
 /// with the frame times and the simulation's rate.
 #[test]
 fn view_json_reports_frame_times_and_steps_per_second() {
-    let out = Command::new("xvfb-run")
-        .args([
-            "-a",
-            "-s",
-            "-screen 0 1280x1024x24",
-            env!("CARGO_BIN_EXE_plume"),
-            "view",
-            "--size",
-            "16",
-            "--frames",
-            "24",
-            "--window",
-            "640x480",
-            "--json",
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+    let out = under_xvfb(|c| {
+        c.args([
+            "view", "--size", "16", "--frames", "24", "--window", "640x480", "--json",
+        ]);
+    });
     assert!(
         out.status.success(),
         "{}",

@@ -144,22 +144,29 @@ pub fn stages(ui: &mut egui::Ui, h: &History) {
     let rect = frame(ui, "step time by stage", &format!("{top:.1} ms"));
     let painter = ui.painter_at(rect);
     let y_of = |ms: f64| rect.bottom() - rect.height() * (ms / top) as f32;
+    // Per sample, once: its x and the heights where each stage's band starts and ends.
+    let columns: Vec<(f32, Vec<f32>)> = h
+        .samples
+        .iter()
+        .map(|s| {
+            let mut sum = 0.0;
+            let mut ys = vec![y_of(0.0)];
+            for n in &names {
+                sum += s.stages.iter().find(|(m, _)| m == n).map_or(0.0, |x| x.1);
+                ys.push(y_of(sum));
+            }
+            (x_of(rect, h, s.time), ys)
+        })
+        .collect();
     for k in 0..names.len() {
         let color = PALETTE[k % PALETTE.len()];
-        for pair in h.samples.iter().collect::<Vec<_>>().windows(2) {
-            let stack = |s: &Sample, upto: usize| -> f64 {
-                names[..upto]
-                    .iter()
-                    .map(|n| s.stages.iter().find(|(m, _)| m == n).map_or(0.0, |x| x.1))
-                    .sum()
-            };
-            let (a, b) = (pair[0], pair[1]);
-            let (xa, xb) = (x_of(rect, h, a.time), x_of(rect, h, b.time));
+        for pair in columns.windows(2) {
+            let ((xa, a), (xb, b)) = (&pair[0], &pair[1]);
             let pts = vec![
-                egui::pos2(xa, y_of(stack(a, k))),
-                egui::pos2(xb, y_of(stack(b, k))),
-                egui::pos2(xb, y_of(stack(b, k + 1))),
-                egui::pos2(xa, y_of(stack(a, k + 1))),
+                egui::pos2(*xa, a[k]),
+                egui::pos2(*xb, b[k]),
+                egui::pos2(*xb, b[k + 1]),
+                egui::pos2(*xa, a[k + 1]),
             ];
             painter.add(egui::Shape::convex_polygon(pts, color, egui::Stroke::NONE));
         }

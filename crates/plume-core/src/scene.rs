@@ -408,12 +408,7 @@ impl Scene {
         }
         let cells = (nx as u128) * (ny as u128) * (nz as u128);
         if cells > MAX_TOTAL_CELLS as u128 {
-            let need = crate::sim::solver::memory::estimate_bytes(
-                Dims::new(nx, ny, nz),
-                &self.fluid,
-                !self.obstacles.is_empty(),
-                self.emitters.iter().any(|e| e.temperature.is_some()),
-            );
+            let need = self.memory_estimate(Dims::new(nx, ny, nz));
             return Err(Invalid::at(
                 gp(),
                 format!(
@@ -591,14 +586,20 @@ impl Scene {
         Ok(Box::new(self.build()?))
     }
 
-    /// Builds a CPU solver for the scene, validating everything.
-    pub fn build(&self) -> Result<Solver, SimError> {
-        let need = crate::sim::solver::memory::estimate_bytes(
-            self.dims(),
+    /// Bytes the CPU solver holds for this scene on a `dims` grid once every stage has run
+    /// (see [`crate::sim::solver::memory::estimate_bytes`]).
+    pub fn memory_estimate(&self, dims: Dims) -> u64 {
+        crate::sim::solver::memory::estimate_bytes(
+            dims,
             &self.fluid,
             !self.obstacles.is_empty(),
             self.emitters.iter().any(|e| e.temperature.is_some()),
-        );
+        )
+    }
+
+    /// Builds a CPU solver for the scene, validating everything.
+    pub fn build(&self) -> Result<Solver, SimError> {
+        let need = self.memory_estimate(self.dims());
         crate::sim::solver::memory::check(need, &format!("a {} grid", self.dims()))?;
         let grid = Grid::new(self.dims(), self.grid.size, self.grid.origin)?;
         let mut s = Solver::new(grid, self.fluid.clone(), self.boundaries)?;

@@ -196,6 +196,16 @@ pub fn trace_all(frame: &Frame, seeds: &[[f32; 3]], t: Trace) -> Vec<Line> {
         .collect()
 }
 
+/// `count` streamlines of `frame` seeded around its emitters, up to `length` long, in steps
+/// of half a voxel: what `plume render --streamlines` draws and `.vtp` files hold.
+pub fn around_emitters(frame: &Frame, count: usize, length: f32) -> Vec<Line> {
+    trace_all(
+        frame,
+        &seeds_around(&frame.emitters, count),
+        Trace::for_grid(&frame.grid, length),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -148,10 +148,11 @@ pub fn capture(sim: &dyn Simulation, opts: &ExportOptions) -> Frame {
     }
     let mut f = sim.frame(select);
     if lines {
-        use crate::streamlines::{seeds_around, trace_all, Trace};
-        let seeds = seeds_around(&f.emitters, opts.streamline_count);
-        let t = Trace::for_grid(&f.grid, opts.streamline_length);
-        f.streamlines = Some(trace_all(&f, &seeds, t));
+        f.streamlines = Some(crate::streamlines::around_emitters(
+            &f,
+            opts.streamline_count,
+            opts.streamline_length,
+        ));
         if !opts.fields.velocity {
             f.velocity = None;
         }
