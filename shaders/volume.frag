@@ -1,6 +1,11 @@
 #version 330 core
-// Raymarches the density volume front to back and outputs premultiplied colour and
-// opacity, composited over what is already drawn with (One, OneMinusSrcAlpha).
+// Raymarches the density volume front to back in linear light: smoke lit by the light (with
+// a Henyey–Greenstein phase function and self-shadowing), the ambient and, where something
+// burns, the flame; the flame's blackbody emission; obstacles behind. The result is exposed,
+// tone-mapped (ACES fit) and sRGB-encoded. It is composited over the background already drawn
+// with (One, OneMinusSrcAlpha): the colour written is display(light + transmittance ×
+// background) − transmittance × background, so where the ray sees nothing the background is
+// unchanged, and where it does the tone map applies to the whole pixel, background included.
 
 uniform sampler3D density;      // R32F, linear filtering, clamp to edge
 uniform mat4 inv_view_proj;     // clip → world
@@ -12,16 +17,30 @@ uniform vec2 viewport_size;
 uniform float step_len;         // march step, world units (≤ one voxel)
 uniform float density_scale;    // extinction per unit density per world unit
 uniform vec3 light_dir;         // unit vector towards the light
-uniform vec3 light_color;
+uniform vec3 light_color;       // linear
 uniform float ambient;
-uniform vec3 smoke_color;
+uniform vec3 smoke_color;       // linear albedo
+uniform float phase_g;          // Henyey–Greenstein anisotropy
+uniform float exposure;         // linear factor, 2^stops
+uniform bool tone_map;
+uniform vec3 bg_bottom;         // background gradient as drawn (display values)
+uniform vec3 bg_top;
+uniform bool fire;              // heat holds temperature and flame
+uniform sampler3D heat;         // RG32F: temperature (scene units), flame
+uniform sampler2D blackbody;    // N × 1 RGB32F: emission of a unit flame, linear
+uniform vec2 bb_range;          // kelvin of the table's first and last entries
+uniform float kelvin_per_unit;
+uniform float flame_intensity;
+uniform vec3 flame_light_pos;   // the flame as one soft light: centre,
+uniform vec3 flame_light_rgb;   // power (linear),
+uniform float flame_light_r2;   // and spread²
 uniform bool shadows;
 uniform int shadow_steps;
 uniform bool jitter;
 uniform int max_steps;
 uniform sampler2D obstacles;    // MAX × 2 RGBA32F: (centre, kind 1 sphere / 2 box), (extent, 0)
 uniform int obstacle_count;
-uniform vec3 obstacle_color;
+uniform vec3 obstacle_color;    // linear
 
 out vec4 color;
 
@@ -45,6 +64,56 @@ bool hit_box(vec3 ro, vec3 rd, out float t0, out float t1) {
 
 float sample_density(vec3 p) {
     return texture(density, (p - box_min) / (box_max - box_min)).r;
+}
+
+// Linear light → display: exposure, ACES fit (Narkowicz 2015) or a clip, sRGB encoding.
+float aces(float x) {
+    return clamp(x * (2.51 * x + 0.03) / (x * (2.43 * x + 0.59) + 0.14), 0.0, 1.0);
+}
+float aces_inverse(float y) {
+    y = clamp(y, 0.0, 0.999);
+    float a = 2.43 * y - 2.51;
+    float b = 0.59 * y - 0.03;
+    float c = 0.14 * y;
+    return (-b - sqrt(max(b * b - 4.0 * a * c, 0.0))) / (2.0 * a);
+}
+float encode(float x) {
+    return x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1.0 / 2.4) - 0.055;
+}
+float decode(float c) {
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+vec3 display(vec3 lin) {
+    vec3 x = max(lin * exposure, vec3(0.0));
+    vec3 t = tone_map ? vec3(aces(x.r), aces(x.g), aces(x.b)) : clamp(x, 0.0, 1.0);
+    return vec3(encode(t.r), encode(t.g), encode(t.b));
+}
+// The linear light that display() shows as the display colour c.
+vec3 display_inverse(vec3 c) {
+    vec3 t = vec3(decode(c.r), decode(c.g), decode(c.b));
+    vec3 x = tone_map ? vec3(aces_inverse(t.r), aces_inverse(t.g), aces_inverse(t.b)) : t;
+    return x / exposure;
+}
+
+// Henyey–Greenstein phase function times 4π (1 for g = 0), for light travelling along
+// -light_dir and scattered towards the eye (against rd).
+float phase(vec3 rd) {
+    float g = phase_g;
+    float c = dot(light_dir, rd);
+    return (1.0 - g * g) / pow(max(1.0 + g * g - 2.0 * g * c, 1e-4), 1.5);
+}
+
+// Emission of the flame at p (per unit length) and its temperature/flame sample.
+vec3 flame_emission(vec2 tf) {
+    if (tf.y <= 0.0) {
+        return vec3(0.0);
+    }
+    float k = tf.x * kelvin_per_unit;
+    float u = (k - bb_range.x) / (bb_range.y - bb_range.x);
+    if (u <= 0.0) {
+        return vec3(0.0);
+    }
+    return flame_intensity * tf.y * texture(blackbody, vec2(clamp(u, 0.0, 1.0), 0.5)).rgb;
 }
 
 // Transmittance from p towards the light, through the volume.
@@ -124,19 +193,31 @@ void main() {
     int n = min(int(ceil((t1 - t0) / step_len)), max_steps);
     vec3 acc = vec3(0.0);
     float trans = 1.0;
+    float ph = phase(rd);
     for (int i = 0; i < n; ++i) {
         float t = t0 + (float(i) + offset) * step_len;
         if (t > t1) {
             break;
         }
-        float d = sample_density(eye + rd * t);
+        vec3 p = eye + rd * t;
+        float d = sample_density(p);
+        vec2 tf = fire ? texture(heat, (p - box_min) / (box_max - box_min)).rg : vec2(0.0);
+        if (d <= 0.0 && tf.y <= 0.0) {
+            continue;
+        }
+        // Emission along the step, seen through the smoke in front.
+        acc += trans * flame_emission(tf) * step_len;
         if (d <= 0.0) {
             continue;
         }
         // Beer–Lambert over one step.
         float a = 1.0 - exp(-d * density_scale * step_len);
-        vec3 lit = smoke_color * (light_color * light_transmittance(eye + rd * t) + vec3(ambient));
-        acc += trans * a * lit;
+        vec3 incoming = light_color * (ph * light_transmittance(p)) + vec3(ambient);
+        if (fire) {
+            vec3 to = p - flame_light_pos;
+            incoming += flame_light_rgb / (12.566371 * (dot(to, to) + flame_light_r2));
+        }
+        acc += trans * a * smoke_color * incoming;
         trans *= 1.0 - a;
         if (trans <= 0.01) {
             trans = 0.0;
@@ -151,5 +232,9 @@ void main() {
         acc += trans * lit;
         trans = 0.0;
     }
-    color = vec4(acc, 1.0 - trans);
+    // The background this pixel shows (as background.frag draws it), in linear light.
+    float gy = clamp((gl_FragCoord.y - viewport_origin.y) / viewport_size.y, 0.0, 1.0);
+    vec3 bg = mix(bg_bottom, bg_top, gy);
+    vec3 shown = display(acc + trans * display_inverse(bg));
+    color = vec4(max(shown - trans * bg, vec3(0.0)), 1.0 - trans);
 }

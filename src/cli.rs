@@ -274,9 +274,14 @@ pub struct RunArgs {
     /// Solver steps between frames.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub every: u32,
-    /// Fields, comma-separated: density, velocity.
+    /// Fields, comma-separated: density, temperature, flame, fuel, velocity. VDB grids carry
+    /// these names, as Blender's Principled Volume reads them.
     #[arg(long, default_value = "density,velocity", value_parser = crate::export::Fields::parse_list)]
     pub fields: crate::export::Fields,
+    /// Up axis of the written volume: y as simulated (Houdini, ParaView) or z (Blender: each
+    /// frame turned a quarter turn about x, so the smoke rises along Blender's Z).
+    #[arg(long, default_value = "y", value_name = "y|z", value_parser = crate::export::Up::parse)]
+    pub up: crate::export::Up,
     /// Half-precision (16-bit) values in the .vdb files; .vti and .npy stay 32-bit.
     #[arg(long)]
     pub half: bool,

@@ -174,13 +174,15 @@ pub fn render(a: RenderArgs) -> Result<()> {
     }
     let select = crate::frame::Select {
         density: true,
+        temperature: true,
+        flame: true,
         velocity: a.streamlines,
         solid: a.streamlines,
         ..Default::default()
     };
     let mut frame = |sim: &dyn Simulation, path: std::path::PathBuf| -> Result<()> {
         let f = sim.frame(select);
-        let up = renderer.upload(&ctx, f.density(), f.grid.dims)?;
+        let up = renderer.upload_frame(&ctx, &f, settings.kelvin_per_unit)?;
         let segments = if a.streamlines {
             streamline_vertices(&f, a.streamline_count as usize, a.streamline_length)
         } else {
@@ -250,6 +252,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     let opts = ExportOptions {
         formats: a.format.0.clone(),
         fields: a.fields,
+        up: a.up,
         half: a.half,
         prefix: a.prefix.clone(),
         every: a.every,

@@ -11,6 +11,6 @@ pub mod render;
 pub mod viewer;
 
 pub use plume_core::{
-    atomic, baseline, bench, camera, export, frame, ranges, render_settings, report, scene, sim,
-    streamlines,
+    atomic, baseline, bench, blackbody, camera, export, frame, ranges, render_settings, report,
+    scene, sim, streamlines,
 };

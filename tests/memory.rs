@@ -40,7 +40,14 @@ fn the_estimate_is_what_the_solver_holds_after_its_stages_have_run() {
             for _ in 0..20 {
                 s.try_step().expect("finite");
             }
-            let est = estimate_bytes(scene.dims(), &scene.fluid, !scene.obstacles.is_empty(), hot);
+            let fire = scene.emitters.iter().any(|e| e.burns());
+            let est = estimate_bytes(
+                scene.dims(),
+                &scene.fluid,
+                !scene.obstacles.is_empty(),
+                hot,
+                fire,
+            );
             assert_eq!(
                 est,
                 s.memory_bytes() as u64,

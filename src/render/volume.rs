@@ -112,8 +112,78 @@ pub struct VolumeRenderer {
     /// Obstacles as a MAX_OBSTACLES × 2 RGBA32F table (row 0: centre and kind, row 1: radius
     /// or half size) and how many are used.
     obstacles: Option<(Texture2d, i32)>,
+    /// Temperature and flame (RG32F) while the frame holds flame, and the flame as one soft
+    /// light for the smoke around it.
+    heat: Option<(Texture3d, Dims)>,
+    fire: Option<FlameLight>,
+    /// The blackbody emission table (N × 1 RGB32F) and its values for the CPU side.
+    blackbody: Texture2d,
+    blackbody_values: Vec<[f32; 3]>,
     /// Milliseconds of the last upload (buffer write and texture transfer).
     pub last_upload_ms: f64,
+}
+
+/// The flame summarised as one soft light: where it is, how much light (linear RGB, per unit
+/// of `flame_intensity`) and how spread out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlameLight {
+    /// Emission-weighted centre, world.
+    pub center: [f32; 3],
+    /// Σ emission × cell volume (linear RGB).
+    pub power: [f32; 3],
+    /// Emission-weighted mean squared distance from the centre plus one voxel², world units².
+    pub spread2: f32,
+}
+
+/// The flame light of a frame's temperature and flame, or `None` when nothing glows.
+pub fn flame_light(
+    grid: &crate::sim::Grid,
+    temperature: &[f32],
+    flame: &[f32],
+    table: &[[f32; 3]],
+    kelvin_per_unit: f32,
+) -> Option<FlameLight> {
+    let d = grid.dims;
+    let mut power = [0.0f64; 3];
+    let mut w_sum = 0.0f64;
+    let mut m1 = [0.0f64; 3];
+    let mut m2 = 0.0f64;
+    for k in 0..d.nz {
+        for j in 0..d.ny {
+            for i in 0..d.nx {
+                let c = d.idx(i, j, k);
+                let f = flame[c];
+                if f <= 0.0 {
+                    continue;
+                }
+                let e = crate::blackbody::lookup(table, temperature[c] * kelvin_per_unit);
+                let w = f64::from(f * crate::blackbody::luminance(e));
+                if w <= 0.0 {
+                    continue;
+                }
+                for a in 0..3 {
+                    power[a] += f64::from(f * e[a]);
+                }
+                let p = grid.cell_center(i, j, k);
+                for a in 0..3 {
+                    m1[a] += w * f64::from(p[a]);
+                }
+                m2 += w * p.iter().map(|x| f64::from(x * x)).sum::<f64>();
+                w_sum += w;
+            }
+        }
+    }
+    if w_sum <= 0.0 {
+        return None;
+    }
+    let center = m1.map(|m| m / w_sum);
+    let var = (m2 / w_sum - center.iter().map(|c| c * c).sum::<f64>()).max(0.0);
+    let vol = f64::from(grid.h).powi(3);
+    Some(FlameLight {
+        center: center.map(|c| c as f32),
+        power: power.map(|p| (p * vol) as f32),
+        spread2: (var + f64::from(grid.h * grid.h)) as f32,
+    })
 }
 
 /// Where the volume sits in the world: its box.
@@ -151,6 +221,19 @@ impl VolumeRenderer {
             texture: None,
             staging: None,
             obstacles: None,
+            heat: None,
+            fire: None,
+            blackbody: Texture2d::with_format(
+                facade,
+                vec![crate::blackbody::table()
+                    .into_iter()
+                    .map(|[r, g, b]| (r, g, b))
+                    .collect::<Vec<_>>()],
+                UncompressedFloatFormat::F32F32F32,
+                MipmapsOption::NoMipmap,
+            )
+            .map_err(|e| RenderError::resource("blackbody table", e))?,
+            blackbody_values: crate::blackbody::table(),
             last_upload_ms: 0.0,
         };
         r.set_obstacles(facade, &[])?;
@@ -241,6 +324,84 @@ impl VolumeRenderer {
         Ok(self.last_upload_ms)
     }
 
+    /// Uploads what the volume pass draws of a frame: the density and, where the frame holds
+    /// flame, temperature and flame (one RG32F texture) with the flame light they cast. A frame
+    /// without flame (or with none above zero) turns the fire off. Returns the milliseconds
+    /// taken.
+    pub fn upload_frame(
+        &mut self,
+        facade: &impl Facade,
+        frame: &crate::frame::Frame,
+        kelvin_per_unit: f32,
+    ) -> Result<f64, RenderError> {
+        let dims = frame.grid.dims;
+        let t = Instant::now();
+        self.upload(facade, frame.density(), dims)?;
+        self.fire = None;
+        if let (Some(temp), Some(flame)) = (&frame.temperature, &frame.flame) {
+            if flame.len() == dims.cells() && temp.len() == dims.cells() {
+                self.fire = flame_light(
+                    &frame.grid,
+                    temp,
+                    flame,
+                    &self.blackbody_values,
+                    kelvin_per_unit,
+                );
+            }
+            if self.fire.is_some() {
+                self.upload_heat(facade, temp, flame, dims)?;
+            }
+        }
+        self.last_upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok(self.last_upload_ms)
+    }
+
+    fn upload_heat(
+        &mut self,
+        facade: &impl Facade,
+        temperature: &[f32],
+        flame: &[f32],
+        dims: Dims,
+    ) -> Result<(), RenderError> {
+        if self.heat.as_ref().map(|h| h.1) != Some(dims) {
+            let tex = Texture3d::empty_with_format(
+                facade,
+                UncompressedFloatFormat::F32F32,
+                MipmapsOption::NoMipmap,
+                dims.nx as u32,
+                dims.ny as u32,
+                dims.nz as u32,
+            )
+            .map_err(|e| RenderError::resource(format!("3D heat texture {dims}"), e))?;
+            self.heat = Some((tex, dims));
+        }
+        let Some((tex, _)) = &self.heat else {
+            return Err(RenderError::resource_msg(
+                "heat texture missing after creation",
+            ));
+        };
+        let pairs: Vec<(f32, f32)> = temperature
+            .iter()
+            .zip(flame)
+            .map(|(&t, &f)| (t, f.max(0.0)))
+            .collect();
+        let staging: PixelBuffer<(f32, f32)> = PixelBuffer::new_empty(facade, dims.cells());
+        staging.write(&pairs);
+        tex.main_level().raw_upload_from_pixel_buffer(
+            staging.as_slice(),
+            0..dims.nx as u32,
+            0..dims.ny as u32,
+            0..dims.nz as u32,
+        );
+        facade.get_context().finish();
+        Ok(())
+    }
+
+    /// The flame light of the last upload, `None` when nothing glows.
+    pub fn flame_light(&self) -> Option<FlameLight> {
+        self.fire
+    }
+
     /// Draws background, outline and volume into `viewport` of `surface`.
     pub fn draw<S: Surface>(
         &self,
@@ -322,6 +483,30 @@ impl VolumeRenderer {
             .sampled()
             .magnify_filter(MagnifySamplerFilter::Nearest)
             .minify_filter(MinifySamplerFilter::Nearest);
+        let fire = self.fire.filter(|_| self.heat.is_some());
+        let heat_tex = match (&self.heat, fire) {
+            (Some((h, _)), Some(_)) => h,
+            _ => tex,
+        };
+        let heat = heat_tex
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Linear)
+            .minify_filter(MinifySamplerFilter::Linear)
+            .wrap_function(SamplerWrapFunction::Clamp);
+        let bb = self
+            .blackbody
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Linear)
+            .minify_filter(MinifySamplerFilter::Linear)
+            .wrap_function(SamplerWrapFunction::Clamp);
+        let fl = fire.unwrap_or(FlameLight {
+            center: [0.0; 3],
+            power: [0.0; 3],
+            spread2: 1.0,
+        });
+        let fl_scale = settings.flame_intensity * settings.flame_light;
+        let lin = RenderSettings::linear;
+        let (kmin, kmax) = crate::blackbody::TABLE_KELVIN;
         surface
             .draw(
                 tri(),
@@ -329,6 +514,20 @@ impl VolumeRenderer {
                 &self.volume,
                 &uniform! {
                     density: sampler,
+                    fire: fire.is_some(),
+                    heat: heat,
+                    blackbody: bb,
+                    bb_range: [kmin, kmax],
+                    kelvin_per_unit: settings.kelvin_per_unit,
+                    flame_intensity: settings.flame_intensity,
+                    flame_light_pos: fl.center,
+                    flame_light_rgb: fl.power.map(|p| p * fl_scale),
+                    flame_light_r2: fl.spread2,
+                    phase_g: settings.anisotropy,
+                    exposure: settings.exposure.exp2(),
+                    tone_map: settings.tone_map,
+                    bg_bottom: settings.background_bottom,
+                    bg_top: settings.background_top,
                     inv_view_proj: inv_m,
                     eye: [eye.x, eye.y, eye.z],
                     box_min: bx.min,
@@ -338,16 +537,16 @@ impl VolumeRenderer {
                     step_len: step,
                     density_scale: settings.density_scale,
                     light_dir: settings.light_unit(),
-                    light_color: settings.light_color,
+                    light_color: lin(settings.light_color),
                     ambient: settings.ambient,
-                    smoke_color: settings.smoke_color,
+                    smoke_color: lin(settings.smoke_color),
                     shadows: settings.shadows,
                     shadow_steps: settings.shadow_steps as i32,
                     jitter: settings.jitter,
                     max_steps: max_steps,
                     obstacles: obst,
                     obstacle_count: obst_n,
-                    obstacle_color: settings.obstacle_color,
+                    obstacle_color: lin(settings.obstacle_color),
                 },
                 &premultiplied(viewport),
             )

@@ -483,10 +483,10 @@ impl Running {
         self.update_streamlines();
         if let Some(snap) = &self.snapshot {
             if snap.serial != self.uploaded {
-                self.stats.upload_ms = self.renderer.upload(
+                self.stats.upload_ms = self.renderer.upload_frame(
                     &self.display,
-                    snap.frame.density(),
-                    snap.frame.grid.dims,
+                    &snap.frame,
+                    self.ui.scene.render.kelvin_per_unit,
                 )?;
                 self.uploaded = snap.serial;
             }

@@ -2,6 +2,7 @@
 //! simulation on its own thread.
 
 pub mod app;
+pub mod fire_section;
 pub mod input;
 pub mod overlay;
 pub mod plots;

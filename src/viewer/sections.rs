@@ -5,7 +5,7 @@ use super::sim_thread::{SimCommand, Snapshot};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
 use super::state::{emitters_command, light_dir, params_command, UiCommand, UiState, GRID_SIZES};
 use super::widgets::{optional, param_drag, param_slider, rgb_edit, vec3_edit};
-use crate::export::Format;
+use crate::export::{Fields, Format, Up};
 use crate::ranges::{emitter as er, fluid as fr, render as rr};
 use crate::sim::{Advection, Emitter, PressureMethod, Pulse, ShapeKind};
 
@@ -46,6 +46,7 @@ pub fn side_panel(
                     }
                     simulation(ui, st, &mut out);
                     fluid(ui, st, &mut out);
+                    super::fire_section::fire(ui, st, &mut out);
                     emitters(ui, st, &mut out);
                     rendering(ui, st, &mut out);
                     export_section(ui, st, snap, &mut out);
@@ -270,6 +271,8 @@ fn emitter_edit(ui: &mut egui::Ui, e: &mut Emitter) -> bool {
         });
     }
     changed |= param_slider(ui, &er::DENSITY, "density (/s)", &mut e.density).changed();
+    changed |= param_slider(ui, &er::FUEL, "fuel (/s)", &mut e.fuel).changed();
+    changed |= param_slider(ui, &er::FLAME, "flame (/s)", &mut e.flame).changed();
     changed |= optional(ui, "temperature", &mut e.temperature, 1.0, |ui, t| {
         param_drag(ui, &er::TEMPERATURE, t, 0.02)
     });
@@ -482,10 +485,21 @@ fn export_section(
                     }
                 }
             });
+            ui.horizontal_wrapped(|ui| {
+                for name in Fields::NAMES {
+                    let mut on = e.fields.has(name);
+                    if ui.checkbox(&mut on, name).changed() {
+                        e.fields.set(name, on);
+                    }
+                }
+            });
             ui.horizontal(|ui| {
-                ui.checkbox(&mut e.density, "density");
-                ui.checkbox(&mut e.velocity, "velocity");
                 ui.checkbox(&mut e.half, "half precision (VDB)");
+                ui.label("up:");
+                ui.radio_value(&mut e.up, Up::Y, "y")
+                    .on_hover_text("as simulated (Houdini, ParaView)");
+                ui.radio_value(&mut e.up, Up::Z, "z")
+                    .on_hover_text("turned for Blender: the smoke rises along Z");
             });
             ui.add(egui::Slider::new(&mut e.every, 1..=100).text("record every K steps"));
             ui.checkbox(&mut e.overwrite, "replace a run already in the folder");
@@ -554,26 +568,17 @@ fn slice(ui: &mut egui::Ui, st: &mut UiState) {
                     .selected_text(s.field.label())
                     .width(100.0)
                     .show_ui(ui, |ui| {
-                        for f in [
-                            SliceField::Density,
-                            SliceField::Temperature,
-                            SliceField::Speed,
-                            SliceField::Pressure,
-                            SliceField::Divergence,
-                        ] {
-                            ui.selectable_value(&mut s.field, f, f.label());
+                        for f in SliceField::ALL {
+                            if ui.selectable_value(&mut s.field, f, f.label()).changed() {
+                                s.colormap = f.fitting_map();
+                            }
                         }
                     });
                 egui::ComboBox::from_id_salt("slice-colours")
                     .selected_text(format!("{:?}", s.colormap))
                     .width(80.0)
                     .show_ui(ui, |ui| {
-                        for m in [
-                            ColorMap::Viridis,
-                            ColorMap::Inferno,
-                            ColorMap::Grey,
-                            ColorMap::CoolWarm,
-                        ] {
+                        for m in ColorMap::ALL {
                             ui.selectable_value(&mut s.colormap, m, format!("{m:?}"));
                         }
                     });

@@ -6,7 +6,7 @@ use crate::export::run::Existing;
 use crate::export::{self, ExportOptions};
 use crate::frame::{Frame, Select};
 use crate::scene::Scene;
-use crate::sim::{Dims, Emitter, FluidParams, Simulation, StepStats};
+use crate::sim::{Dims, Emitter, FireParams, FluidParams, Simulation, StepStats};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -23,6 +23,8 @@ pub enum SimCommand {
     Reset(Option<Dims>),
     /// New fluid parameters (already validated by the UI; refused ones are reported).
     SetParams(FluidParams),
+    /// New combustion parameters (validated by the UI; refused ones are reported).
+    SetFire(FireParams),
     /// Replace the emitters.
     SetEmitters(Vec<Emitter>),
     /// Replace the whole scene (grid, physics, boundaries, emitters, obstacles) and start over.
@@ -180,6 +182,7 @@ impl Worker {
                 if let Some(d) = dims {
                     let mut scene = self.scene.clone().with_dims(d);
                     scene.fluid = self.solver.params().clone();
+                    scene.fire = self.solver.fire().clone();
                     scene.emitters = self.solver.emitters().to_vec();
                     match scene.build_simulation() {
                         Ok(s) => {
@@ -195,6 +198,11 @@ impl Worker {
             }
             SimCommand::SetParams(p) => {
                 if let Err(e) = self.solver.set_params(p) {
+                    self.error = Some(e.to_string());
+                }
+            }
+            SimCommand::SetFire(p) => {
+                if let Err(e) = self.solver.set_fire(p) {
                     self.error = Some(e.to_string());
                 }
             }
@@ -236,7 +244,15 @@ impl Worker {
         self.serial += 1;
         let s = &self.solver;
         Snapshot {
-            frame: s.frame(Select::ALL),
+            frame: s.frame({
+                // Fuel and flame only where something burns (they are zero elsewhere).
+                let burns = s.emitters().iter().any(Emitter::burns);
+                Select {
+                    fuel: burns,
+                    flame: burns,
+                    ..Select::ALL
+                }
+            }),
             scene_name: self.scene.name.clone(),
             stats: s.stats().clone(),
             total_density: s.total_density(),

@@ -42,6 +42,10 @@ pub enum SliceField {
     Density,
     /// Temperature.
     Temperature,
+    /// Flame.
+    Flame,
+    /// Fuel.
+    Fuel,
     /// |u| at cell centres, domain-units/s.
     Speed,
     /// Kinematic pressure.
@@ -51,6 +55,28 @@ pub enum SliceField {
 }
 
 impl SliceField {
+    /// Every field, in the order the panel lists them.
+    pub const ALL: [SliceField; 7] = [
+        SliceField::Density,
+        SliceField::Temperature,
+        SliceField::Flame,
+        SliceField::Fuel,
+        SliceField::Speed,
+        SliceField::Pressure,
+        SliceField::Divergence,
+    ];
+
+    /// The colour map that suits the field: heat and flame in fire colours, signed fields
+    /// diverging, the rest viridis.
+    pub fn fitting_map(self) -> ColorMap {
+        match self {
+            SliceField::Temperature => ColorMap::Inferno,
+            SliceField::Flame => ColorMap::Blackbody,
+            SliceField::Pressure | SliceField::Divergence => ColorMap::CoolWarm,
+            SliceField::Density | SliceField::Fuel | SliceField::Speed => ColorMap::Viridis,
+        }
+    }
+
     /// Signed fields get a symmetric range and a diverging colour map by default.
     pub fn signed(self) -> bool {
         matches!(self, SliceField::Pressure | SliceField::Divergence)
@@ -60,6 +86,8 @@ impl SliceField {
         match self {
             SliceField::Density => "density",
             SliceField::Temperature => "temperature",
+            SliceField::Flame => "flame",
+            SliceField::Fuel => "fuel",
             SliceField::Speed => "speed (units/s)",
             SliceField::Pressure => "pressure (units²/s²)",
             SliceField::Divergence => "divergence (1/s)",
@@ -79,9 +107,20 @@ pub enum ColorMap {
     Grey,
     /// Blue → white → red, for signed fields.
     CoolWarm,
+    /// Black → deep red → orange → pale yellow, the colours of glowing matter (flame).
+    Blackbody,
 }
 
 impl ColorMap {
+    /// Every map, in the order the panel lists them.
+    pub const ALL: [ColorMap; 5] = [
+        ColorMap::Viridis,
+        ColorMap::Inferno,
+        ColorMap::Grey,
+        ColorMap::CoolWarm,
+        ColorMap::Blackbody,
+    ];
+
     fn stops(self) -> &'static [[f32; 3]] {
         match self {
             ColorMap::Viridis => &[
@@ -99,6 +138,13 @@ impl ColorMap {
                 [0.988, 0.998, 0.645],
             ],
             ColorMap::Grey => &[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
+            ColorMap::Blackbody => &[
+                [0.0, 0.0, 0.0],
+                [0.45, 0.04, 0.0],
+                [0.85, 0.28, 0.02],
+                [1.0, 0.62, 0.18],
+                [1.0, 0.93, 0.72],
+            ],
             ColorMap::CoolWarm => &[
                 [0.230, 0.299, 0.754],
                 [0.865, 0.865, 0.865],
@@ -154,6 +200,8 @@ fn value(f: &Frame, field: SliceField, idx: usize) -> f32 {
     match field {
         SliceField::Density => at(&f.density),
         SliceField::Temperature => at(&f.temperature),
+        SliceField::Flame => at(&f.flame),
+        SliceField::Fuel => at(&f.fuel),
         SliceField::Pressure => at(&f.pressure),
         SliceField::Speed => Some(f.speed(idx)),
         SliceField::Divergence => at(&f.divergence),
@@ -417,12 +465,7 @@ mod tests {
 
     #[test]
     fn colour_maps_span_their_range_and_flag_nan() {
-        for m in [
-            ColorMap::Viridis,
-            ColorMap::Inferno,
-            ColorMap::Grey,
-            ColorMap::CoolWarm,
-        ] {
+        for m in ColorMap::ALL {
             assert_ne!(m.color(0.0), m.color(1.0));
             assert_eq!(m.color(-5.0), m.color(0.0));
             assert_eq!(m.color(5.0), m.color(1.0));

@@ -6,7 +6,7 @@ use super::sim_thread::{RecordSpec, SimCommand};
 use super::slice_view::{ColorMap, SliceAxis, SliceField};
 use crate::camera::OrbitCamera;
 use crate::export::run::Existing;
-use crate::export::{ExportOptions, Fields, Format};
+use crate::export::{ExportOptions, Fields, Format, Up};
 use crate::scene::{CameraSpec, Scene};
 use crate::sim::{Dims, Emitter, FluidParams};
 
@@ -153,10 +153,10 @@ pub struct ExportUi {
     pub prefix: String,
     /// The formats to write, in the registry's order.
     pub formats: Vec<Format>,
-    /// Include density.
-    pub density: bool,
-    /// Include velocity.
-    pub velocity: bool,
+    /// The fields to write.
+    pub fields: Fields,
+    /// The written volume's up axis.
+    pub up: Up,
     /// Half-precision VDB values.
     pub half: bool,
     /// Record every K-th step.
@@ -171,8 +171,8 @@ impl Default for ExportUi {
             dir: "plume-export".into(),
             prefix: "plume".into(),
             formats: vec![Format::Vdb],
-            density: true,
-            velocity: true,
+            fields: Fields::default(),
+            up: Up::Y,
             half: false,
             every: 2,
             overwrite: false,
@@ -199,10 +199,8 @@ impl ExportUi {
     pub fn options(&self) -> Result<ExportOptions, String> {
         let o = ExportOptions {
             formats: Format::all().filter(|f| self.formats.contains(f)).collect(),
-            fields: Fields {
-                density: self.density,
-                velocity: self.velocity,
-            },
+            fields: self.fields,
+            up: self.up,
             half: self.half,
             prefix: self.prefix.trim().to_string(),
             every: self.every.max(1),

@@ -12,6 +12,10 @@ pub struct Select {
     pub density: bool,
     /// Temperature.
     pub temperature: bool,
+    /// Fuel.
+    pub fuel: bool,
+    /// Flame.
+    pub flame: bool,
     /// Velocity at cell centres.
     pub velocity: bool,
     /// Pressure of the last projection.
@@ -27,6 +31,8 @@ impl Select {
     pub const ALL: Select = Select {
         density: true,
         temperature: true,
+        fuel: true,
+        flame: true,
         velocity: true,
         pressure: true,
         divergence: true,
@@ -48,6 +54,10 @@ pub struct Frame {
     pub density: Option<Vec<f32>>,
     /// Temperature (absolute, in the scene's units).
     pub temperature: Option<Vec<f32>>,
+    /// Fuel (all zero while nothing burns).
+    pub fuel: Option<Vec<f32>>,
+    /// Flame (all zero while nothing burns).
+    pub flame: Option<Vec<f32>>,
     /// Velocity at cell centres, domain-units/s.
     pub velocity: Option<Vec<[f32; 3]>>,
     /// Pressure of the last projection.
@@ -72,6 +82,8 @@ impl Frame {
             time,
             density: None,
             temperature: None,
+            fuel: None,
+            flame: None,
             velocity: None,
             pressure: None,
             divergence: None,
@@ -84,6 +96,20 @@ impl Frame {
     /// The density, or an empty slice when the frame does not carry it.
     pub fn density(&self) -> &[f32] {
         self.density.as_deref().unwrap_or(&[])
+    }
+
+    /// The scalar fields the frame carries that exporters write, in the order they are
+    /// written: density, temperature, flame, fuel.
+    pub fn scalars(&self) -> Vec<(&'static str, &[f32])> {
+        [
+            ("density", &self.density),
+            ("temperature", &self.temperature),
+            ("flame", &self.flame),
+            ("fuel", &self.fuel),
+        ]
+        .into_iter()
+        .filter_map(|(n, f)| f.as_deref().map(|f| (n, f)))
+        .collect()
     }
 
     /// Speed |u| of one cell, 0 when the frame carries no velocity.

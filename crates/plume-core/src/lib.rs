@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod baseline;
 pub mod bench;
+pub mod blackbody;
 pub mod camera;
 pub mod export;
 pub mod frame;

@@ -257,6 +257,29 @@ pub mod emitter {
     pub const PERIOD: Param = closed("period", "seconds", 1.0, 0.0, 1e6).open_min().log();
     /// Fraction of a period it is on.
     pub const DUTY: Param = closed("duty", "", 0.5, 0.0, 1.0).open_min();
+    /// Fuel added per second.
+    pub const FUEL: Param = closed("fuel", "", 0.0, 0.0, 1e6).log();
+    /// Flame added per second.
+    pub const FLAME: Param = closed("flame", "", 0.0, 0.0, 1e6).log();
+}
+
+/// Combustion (`[fire]`, `FireParams`).
+pub mod fire {
+    use super::{closed, Param};
+    /// Temperature above which fuel burns (thousands of kelvin as Blender reads them).
+    pub const IGNITION: Param = closed("ignition", "", 1.5, -1e4, 1e4).log();
+    /// First-order burn rate, 1/s.
+    pub const BURN_RATE: Param = closed("burn_rate", "1/s", 4.0, 0.0, 1000.0).log();
+    /// Temperature rise per unit of fuel burned.
+    pub const HEAT: Param = closed("heat", "per fuel", 1.5, 0.0, 1e4).log();
+    /// Flame produced per unit of fuel burned.
+    pub const FLAME: Param = closed("flame", "per fuel", 1.0, 0.0, 1e4).log();
+    /// Flame decay rate, 1/s.
+    pub const FLAME_DECAY: Param = closed("flame_decay", "1/s", 6.0, 0.0, 1000.0).log();
+    /// Smoke produced per unit of fuel burned.
+    pub const SMOKE: Param = closed("smoke", "per fuel", 0.6, 0.0, 1e4).log();
+    /// Gas expansion: divergence per unit of fuel burned per second.
+    pub const EXPANSION: Param = closed("expansion", "per fuel", 0.0, 0.0, 100.0).log();
 }
 
 /// Rendering (`[render]`, `RenderSettings`).
@@ -272,6 +295,16 @@ pub mod render {
     pub const AMBIENT: Param = closed("ambient", "", 0.25, 0.0, 10.0);
     /// Each component of a colour.
     pub const COLOR: Param = closed("color", "", 1.0, 0.0, 10.0);
+    /// Henyey–Greenstein anisotropy g.
+    pub const ANISOTROPY: Param = closed("anisotropy", "", 0.3, -0.95, 0.95);
+    /// Exposure, stops.
+    pub const EXPOSURE: Param = closed("exposure", "stops", 0.0, -10.0, 10.0);
+    /// Flame emission per domain unit at 1500 K.
+    pub const FLAME_INTENSITY: Param = closed("flame_intensity", "", 12.0, 0.0, 1e4).log();
+    /// How strongly the flame lights the smoke.
+    pub const FLAME_LIGHT: Param = closed("flame_light", "", 1.0, 0.0, 100.0).log();
+    /// Kelvin per unit of temperature.
+    pub const KELVIN_PER_UNIT: Param = closed("kelvin_per_unit", "K", 1000.0, 1.0, 1e5).log();
 }
 
 /// The grid, camera and boundaries.
@@ -292,7 +325,7 @@ pub mod scene {
 }
 
 /// Every entry, for listings and tests.
-pub const ALL: [Param; 34] = [
+pub const ALL: [Param; 48] = [
     fluid::DT,
     fluid::MAX_CFL,
     fluid::MAX_SUBSTEPS,
@@ -318,11 +351,25 @@ pub const ALL: [Param; 34] = [
     emitter::START,
     emitter::PERIOD,
     emitter::DUTY,
+    emitter::FUEL,
+    emitter::FLAME,
+    fire::IGNITION,
+    fire::BURN_RATE,
+    fire::HEAT,
+    fire::FLAME,
+    fire::FLAME_DECAY,
+    fire::SMOKE,
+    fire::EXPANSION,
     render::DENSITY_SCALE,
     render::STEP_QUALITY,
     render::SHADOW_STEPS,
     render::AMBIENT,
     render::COLOR,
+    render::ANISOTROPY,
+    render::EXPOSURE,
+    render::FLAME_INTENSITY,
+    render::FLAME_LIGHT,
+    render::KELVIN_PER_UNIT,
     scene::GRID_SIZE,
     scene::PITCH,
     scene::DISTANCE,

@@ -6,7 +6,9 @@ use crate::sim::SimError;
 /// Most obstacles a scene may have (the renderer shades each analytically).
 pub const MAX_OBSTACLES: usize = 16;
 
-/// How the volume is shaded. Colours are RGB in [0, 1].
+/// How the volume is shaded. Colours are sRGB-encoded RGB in [0, 1] (as a colour picker shows
+/// them); the shader converts them to linear light, lights, scatters and emits in linear
+/// light, then applies the exposure and the tone map and writes sRGB.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RenderSettings {
@@ -39,6 +41,26 @@ pub struct RenderSettings {
     pub jitter: bool,
     /// Colour of solid obstacles. Default warm grey.
     pub obstacle_color: [f32; 3],
+    /// Henyey–Greenstein anisotropy g of the smoke's scattering: 0 scatters evenly, > 0
+    /// forward (bright rims when looking towards the light), < 0 backward. Default 0.3;
+    /// allowed [−0.95, 0.95].
+    pub anisotropy: f32,
+    /// Exposure in stops (each +1 doubles the light before the tone map). Default 0; allowed
+    /// [−10, 10].
+    pub exposure: f32,
+    /// Filmic (ACES-fitted) tone map from linear light to the screen; off clips at 1. Default
+    /// on.
+    pub tone_map: bool,
+    /// Light a flame of 1 at the reference 1500 K emits per domain unit of ray (its colour and
+    /// the T⁴ brightness come from the blackbody table). Default 12; allowed [0, 10000].
+    pub flame_intensity: f32,
+    /// How strongly the flame lights the smoke around it (0: only the light and ambient do).
+    /// Default 1; allowed [0, 100].
+    pub flame_light: f32,
+    /// Kelvin per unit of the scene's temperature (1000: a temperature of 1.5 glows as 1500 K,
+    /// as Blender's Principled Volume reads the grid at its default Temperature of 1000 K).
+    /// Default 1000; allowed [1, 100000].
+    pub kelvin_per_unit: f32,
 }
 
 impl Default for RenderSettings {
@@ -58,6 +80,12 @@ impl Default for RenderSettings {
             outline_color: [0.8, 0.85, 0.9, 0.45],
             jitter: true,
             obstacle_color: [0.62, 0.58, 0.52],
+            anisotropy: 0.3,
+            exposure: 0.0,
+            tone_map: true,
+            flame_intensity: 12.0,
+            flame_light: 1.0,
+            kelvin_per_unit: 1000.0,
         }
     }
 }
@@ -78,6 +106,11 @@ impl RenderSettings {
         }
         r::SHADOW_STEPS.check_count(self.shadow_steps)?;
         r::AMBIENT.check(self.ambient)?;
+        r::ANISOTROPY.check(self.anisotropy)?;
+        r::EXPOSURE.check(self.exposure)?;
+        r::FLAME_INTENSITY.check(self.flame_intensity)?;
+        r::FLAME_LIGHT.check(self.flame_light)?;
+        r::KELVIN_PER_UNIT.check(self.kelvin_per_unit)?;
         for (name, c) in [
             ("light_color", &self.light_color[..]),
             ("smoke_color", &self.smoke_color[..]),
@@ -99,10 +132,24 @@ impl RenderSettings {
         Ok(())
     }
 
+    /// sRGB-encoded colour → linear light.
+    pub fn linear(c: [f32; 3]) -> [f32; 3] {
+        c.map(srgb_to_linear)
+    }
+
     /// Unit vector towards the light.
     pub fn light_unit(&self) -> [f32; 3] {
         let [x, y, z] = self.light_dir;
         let n = (x * x + y * y + z * z).sqrt();
         [x / n, y / n, z / n]
+    }
+}
+
+/// The sRGB transfer function's inverse: an encoded component in [0, 1] → linear light.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
     }
 }

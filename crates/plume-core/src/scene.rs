@@ -6,14 +6,16 @@ use crate::camera::OrbitCamera;
 use crate::ranges::scene as ranges;
 use crate::render_settings::{RenderSettings, MAX_OBSTACLES};
 use crate::sim::grid::{MAX_AXIS_CELLS, MAX_TOTAL_CELLS};
-use crate::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, Obstacle, SimError, Solver};
+use crate::sim::{
+    Boundaries, Dims, Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Solver,
+};
 use std::fmt;
 
 mod lint;
 use std::path::Path;
 
 /// The presets shipped with Plume: name and TOML text (the files in `scenes/`).
-pub const PRESETS: [(&str, &str); 4] = [
+pub const PRESETS: [(&str, &str); 6] = [
     ("plume", include_str!("../../../scenes/plume.toml")),
     (
         "wind_tunnel",
@@ -24,6 +26,8 @@ pub const PRESETS: [(&str, &str); 4] = [
         "vortex_ring",
         include_str!("../../../scenes/vortex_ring.toml"),
     ),
+    ("campfire", include_str!("../../../scenes/campfire.toml")),
+    ("explosion", include_str!("../../../scenes/explosion.toml")),
 ];
 
 /// Largest scene file read, in bytes.
@@ -103,6 +107,9 @@ pub struct Scene {
     /// Fluid and numerical parameters.
     #[serde(default)]
     pub fluid: FluidParams,
+    /// How fuel burns (`[fire]`); only emitters with `fuel` or `flame` make fire.
+    #[serde(default)]
+    pub fire: FireParams,
     /// Boundary type of each face.
     #[serde(default)]
     pub boundaries: Boundaries,
@@ -442,6 +449,9 @@ impl Scene {
         self.fluid
             .validate()
             .map_err(|e| field_error(vec![key("fluid")], e))?;
+        self.fire
+            .validate()
+            .map_err(|e| field_error(vec![key("fire")], e))?;
         if let Err((face, m)) = self.boundaries.validate() {
             return Err(Invalid::at(
                 vec![key("boundaries"), key(face)],
@@ -594,6 +604,7 @@ impl Scene {
             &self.fluid,
             !self.obstacles.is_empty(),
             self.emitters.iter().any(|e| e.temperature.is_some()),
+            self.emitters.iter().any(Emitter::burns),
         )
     }
 
@@ -603,6 +614,7 @@ impl Scene {
         crate::sim::solver::memory::check(need, &format!("a {} grid", self.dims()))?;
         let grid = Grid::new(self.dims(), self.grid.size, self.grid.origin)?;
         let mut s = Solver::new(grid, self.fluid.clone(), self.boundaries)?;
+        s.set_fire(self.fire.clone())?;
         s.set_emitters(self.emitters.clone())?;
         s.set_obstacles(self.obstacles.clone())?;
         Ok(s)

@@ -27,7 +27,7 @@ pub struct Manifest {
     pub format_version: u32,
     /// Program that wrote it.
     pub generator: String,
-    /// Grid dimensions `[nx, ny, nz]`.
+    /// Grid dimensions `[nx, ny, nz]` of the simulation (y up; see `up` for the files).
     pub dims: [usize; 3],
     /// Voxel size, domain units.
     pub voxel_size: f32,
@@ -49,6 +49,10 @@ pub struct Manifest {
     /// Solver steps between frames (0 in manifests written before this was recorded).
     #[serde(default)]
     pub every: u32,
+    /// The files' up axis: `"y"` as simulated, or `"z"` (each frame turned (x, y, z) ↦
+    /// (x, −z, y) for Blender; the files' grids are then nx × nz × ny).
+    #[serde(default)]
+    pub up: super::Up,
     /// The scene (grid, parameters, boundaries, emitters).
     pub scene: Scene,
     /// Frames written so far.
@@ -69,9 +73,12 @@ impl Manifest {
             formats: opts.formats.clone(),
             fields: opts.fields.names().into_iter().map(String::from).collect(),
             half: opts.half,
-            npy_layout: "float32, C order: density (nz, ny, nx), velocity (nz, ny, nx, 3)".into(),
+            npy_layout: "float32, C order: scalar fields (nz, ny, nx), velocity (nz, ny, nx, 3), \
+                         of the grid as written"
+                .into(),
             prefix: opts.prefix.clone(),
             every: opts.every,
+            up: opts.up,
             scene: scene.clone(),
             frames: Vec::new(),
         }

@@ -5,6 +5,7 @@
 //! folder, renamed when complete, so a failed or interrupted write never leaves a broken file
 //! under the final name.
 
+pub mod axes;
 pub mod folder;
 pub mod formats;
 pub mod manifest;
@@ -15,6 +16,7 @@ pub mod vdb;
 pub mod vti;
 pub mod vtp;
 
+pub use axes::Up;
 pub use formats::{Exporter, Format};
 
 use crate::frame::{Frame, Select};
@@ -78,6 +80,15 @@ pub enum ExportError {
 pub struct Fields {
     /// The density grid.
     pub density: bool,
+    /// The temperature grid (the scene's units: thousands of kelvin as Blender reads them).
+    #[serde(default)]
+    pub temperature: bool,
+    /// The flame grid.
+    #[serde(default)]
+    pub flame: bool,
+    /// The fuel grid.
+    #[serde(default)]
+    pub fuel: bool,
     /// The velocity grid (sampled at cell centres).
     pub velocity: bool,
 }
@@ -86,45 +97,87 @@ impl Default for Fields {
     fn default() -> Self {
         Self {
             density: true,
+            temperature: false,
+            flame: false,
+            fuel: false,
             velocity: true,
         }
     }
 }
 
 impl Fields {
-    /// Parses `density,velocity`.
+    /// Every field's name as `--fields` spells it, in the order files hold them.
+    pub const NAMES: [&'static str; 5] = ["density", "temperature", "flame", "fuel", "velocity"];
+
+    /// No field.
+    pub const NONE: Fields = Fields {
+        density: false,
+        temperature: false,
+        flame: false,
+        fuel: false,
+        velocity: false,
+    };
+
+    fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "density" => &mut self.density,
+            "temperature" => &mut self.temperature,
+            "flame" => &mut self.flame,
+            "fuel" => &mut self.fuel,
+            "velocity" => &mut self.velocity,
+            _ => return None,
+        })
+    }
+
+    /// Whether the field called `name` is selected.
+    pub fn has(&self, name: &str) -> bool {
+        let mut f = *self;
+        f.flag(name).is_some_and(|b| *b)
+    }
+
+    /// Selects or drops the field called `name` (one of [`Fields::NAMES`]).
+    pub fn set(&mut self, name: &str, on: bool) {
+        if let Some(b) = self.flag(name) {
+            *b = on;
+        }
+    }
+
+    /// Whether any field is selected.
+    pub fn any(&self) -> bool {
+        Self::NAMES.iter().any(|n| self.has(n))
+    }
+
+    /// Parses a comma-separated list such as `density,temperature,flame`.
     pub fn parse_list(s: &str) -> Result<Fields, String> {
-        let mut f = Fields {
-            density: false,
-            velocity: false,
-        };
+        let mut f = Fields::NONE;
+        let choose = Self::NAMES.join(", ");
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match part.to_ascii_lowercase().as_str() {
-                "density" => f.density = true,
-                "velocity" => f.velocity = true,
-                _ => {
-                    return Err(format!(
-                        "unknown field '{part}' (choose from density, velocity)"
-                    ))
-                }
+            match f.flag(&part.to_ascii_lowercase()) {
+                Some(b) => *b = true,
+                None => return Err(format!("unknown field '{part}' (choose from {choose})")),
             }
         }
-        if !(f.density || f.velocity) {
-            return Err("no field given (choose from density, velocity)".into());
+        if !f.any() {
+            return Err(format!("no field given (choose from {choose})"));
         }
         Ok(f)
     }
 
     /// Names of the selected fields.
     pub fn names(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        if self.density {
-            v.push("density");
-        }
-        if self.velocity {
-            v.push("velocity");
-        }
-        v
+        Self::NAMES
+            .iter()
+            .copied()
+            .filter(|n| self.has(n))
+            .collect()
+    }
+
+    /// Floats per cell the selected fields hold.
+    pub fn floats_per_cell(&self) -> u64 {
+        self.names()
+            .iter()
+            .map(|n| if *n == "velocity" { 3 } else { 1 })
+            .sum()
     }
 }
 
@@ -132,9 +185,7 @@ impl Fields {
 /// and one encoded file of it held whole (a `.vdb` is built in memory before it is written).
 pub fn estimate_bytes(dims: crate::sim::Dims, opts: &ExportOptions) -> u64 {
     let n = dims.cells() as u64;
-    let floats =
-        if opts.fields.density { n } else { 0 } + if opts.fields.velocity { 3 * n } else { 0 };
-    2 * 4 * floats + (1 << 20)
+    2 * 4 * n * opts.fields.floats_per_cell() + (1 << 20)
 }
 
 /// Copies what `opts` writes out of a simulation: the selected fields and, for `.vtp`, the
@@ -158,13 +209,19 @@ pub fn capture(sim: &dyn Simulation, opts: &ExportOptions) -> Frame {
         }
         f.solid = None;
     }
-    f
+    match opts.up {
+        Up::Y => f,
+        Up::Z => axes::turn_z_up(&f),
+    }
 }
 
 impl From<Fields> for Select {
     fn from(f: Fields) -> Select {
         Select {
             density: f.density,
+            temperature: f.temperature,
+            flame: f.flame,
+            fuel: f.fuel,
             velocity: f.velocity,
             ..Select::default()
         }
@@ -190,6 +247,8 @@ pub struct ExportOptions {
     pub streamline_count: usize,
     /// `.vtp`: their longest length, domain units.
     pub streamline_length: f32,
+    /// The written volume's up axis: y as simulated, or z for Blender.
+    pub up: Up,
 }
 
 impl Default for ExportOptions {
@@ -203,6 +262,7 @@ impl Default for ExportOptions {
             every: 1,
             streamline_count: 64,
             streamline_length: 1.5,
+            up: Up::Y,
         }
     }
 }
@@ -230,7 +290,7 @@ impl ExportOptions {
         if self.formats.is_empty() {
             return Err(ExportError::Invalid("no format selected".into()));
         }
-        if !(self.fields.density || self.fields.velocity) {
+        if !self.fields.any() {
             return Err(ExportError::Invalid("no field selected".into()));
         }
         if self.streamline_count == 0

@@ -47,7 +47,7 @@ pub fn write_f32(w: &mut dyn Write, shape: &[usize], data: &[f32]) -> std::io::R
 }
 
 /// The `.npy` exporter: one file per field and frame, `<prefix>_<field>_<n>.npy`, float32 in C
-/// order: density `(nz, ny, nx)`, velocity `(nz, ny, nx, 3)`.
+/// order: scalars (density, temperature, flame, fuel) `(nz, ny, nx)`, velocity `(nz, ny, nx, 3)`.
 pub struct NpyExporter;
 
 impl Exporter for NpyExporter {
@@ -74,9 +74,9 @@ impl Exporter for NpyExporter {
         let d = frame.grid.dims;
         let shape = [d.nz, d.ny, d.nx];
         let mut written = Vec::new();
-        if let Some(den) = &frame.density {
-            let name = format!("{}_density_{n:04}.npy", opts.prefix);
-            crate::atomic::write_atomic(&dir.join(&name), |w| write_f32(w, &shape, den))?;
+        for (field, data) in frame.scalars() {
+            let name = format!("{}_{field}_{n:04}.npy", opts.prefix);
+            crate::atomic::write_atomic(&dir.join(&name), |w| write_f32(w, &shape, data))?;
             written.push(name);
         }
         if let Some(v) = &frame.velocity {

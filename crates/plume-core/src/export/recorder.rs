@@ -220,6 +220,7 @@ mod tests {
             fields: Fields {
                 density: true,
                 velocity: false,
+                ..Fields::NONE
             },
             ..ExportOptions::default()
         }

@@ -171,6 +171,13 @@ fn resumable(dir: &Path, found: &Found, new: &Manifest) -> Result<Manifest, Expo
             old.every, old.prefix, new.every, new.prefix
         )));
     }
+    if old.up != new.up {
+        return Err(bad(format!(
+            "it was written {}-up, this run asks for {}-up",
+            old.up.name(),
+            new.up.name()
+        )));
+    }
     Ok(old)
 }
 

@@ -1,5 +1,6 @@
 //! OpenVDB writer (file version 224, as OpenVDB 10 and Blender read it): fog-volume float
-//! grid `density` and vec3 grid `velocity` in a sparse 5-4-3 tree, active-value masks with zlib
+//! grids named as Blender's Principled Volume reads them (`density`, `temperature`, `flame`,
+//! `fuel`) and a vec3 grid `velocity` in a sparse 5-4-3 tree, active-value masks with zlib
 //! compression, optional half precision. Layout facts: `shared/notes/openvdb-layout.md`.
 //!
 //! Pitfalls that give wrong data without an error, handled here: root children are written
@@ -350,10 +351,11 @@ pub fn encode(frame: &Frame, opts: &VdbOptions) -> Vec<u8> {
         "string",
         format!("Plume {}", env!("CARGO_PKG_VERSION")).as_bytes(),
     );
-    let count = frame.density.is_some() as u32 + frame.velocity.is_some() as u32;
+    let scalars = frame.scalars();
+    let count = scalars.len() as u32 + frame.velocity.is_some() as u32;
     put_u32(&mut o, count);
-    if let Some(d) = &frame.density {
-        grid(&mut o, "density", frame, d, opts);
+    for (name, data) in scalars {
+        grid(&mut o, name, frame, data, opts);
     }
     if let Some(v) = &frame.velocity {
         grid(&mut o, "velocity", frame, v, opts);
@@ -361,7 +363,8 @@ pub fn encode(frame: &Frame, opts: &VdbOptions) -> Vec<u8> {
     o
 }
 
-/// The `.vdb` exporter: one file a frame, a float grid `density` and a vec3 grid `velocity`.
+/// The `.vdb` exporter: one file a frame, a float grid per scalar field and a vec3 grid
+/// `velocity`.
 pub struct VdbExporter;
 
 impl Exporter for VdbExporter {

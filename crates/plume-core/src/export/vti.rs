@@ -64,15 +64,16 @@ pub fn write(w: &mut dyn Write, f: &Frame) -> std::io::Result<()> {
     writeln!(w, r#"    <Piece Extent="{extent}">"#)?;
     writeln!(w, "      <PointData>\n      </PointData>")?;
     let mut attrs = String::new();
-    if f.density.is_some() {
-        attrs.push_str(r#" Scalars="density""#);
+    let scalars = f.scalars();
+    if let Some((first, _)) = scalars.first() {
+        attrs.push_str(&format!(r#" Scalars="{first}""#));
     }
     if f.velocity.is_some() {
         attrs.push_str(r#" Vectors="velocity""#);
     }
     writeln!(w, "      <CellData{attrs}>")?;
-    if let Some(den) = &f.density {
-        array(w, "density", 1, den)?;
+    for (name, data) in scalars {
+        array(w, name, 1, data)?;
     }
     if let Some(v) = &f.velocity {
         array(w, "velocity", 3, v.as_flattened())?;

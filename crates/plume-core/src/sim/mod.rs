@@ -4,6 +4,7 @@
 pub mod advect;
 pub mod boundary;
 pub mod diffuse;
+pub mod fire;
 pub mod forces;
 pub mod grid;
 pub mod obstacles;
@@ -16,6 +17,7 @@ pub mod sources;
 pub mod vorticity;
 
 pub use boundary::{Boundaries, Face};
+pub use fire::FireParams;
 pub use grid::{Dims, Grid};
 pub use params::{Advection, FluidParams, PressureMethod};
 pub use pressure::operator::{det_sum, SolveStats};
@@ -68,7 +70,7 @@ pub enum SimError {
         step: u64,
         /// Simulated time after that step, s.
         time: f64,
-        /// Which field: `density`, `temperature`, `velocity` or `pressure`.
+        /// Which field: `density`, `temperature`, `fuel`, `flame`, `velocity` or `pressure`.
         field: &'static str,
         /// The parameter most likely responsible, with its value.
         cause: String,

@@ -114,6 +114,9 @@ impl Solids {
 
     /// Sets `value` in every solid cell of a cell-centred field.
     pub fn fill_cells(&self, f: &mut [f32], value: f32) {
+        if f.is_empty() {
+            return; // a field not allocated yet (fuel and flame before anything burns)
+        }
         for &c in &self.cells {
             f[c as usize] = value;
         }

@@ -3,7 +3,7 @@
 //! second one (a GPU solver is planned) implements this trait, hands out the same
 //! [`Frame`]s, and nothing in the viewer or export changes.
 
-use super::{Emitter, FluidParams, Grid, SimError, Solver, StepStats};
+use super::{Emitter, FireParams, FluidParams, Grid, SimError, Solver, StepStats};
 use crate::frame::{per_cell, Frame, Select};
 
 /// A running simulation: step it, change its parameters, read frames of its fields.
@@ -16,6 +16,10 @@ pub trait Simulation: Send {
     fn params(&self) -> &FluidParams;
     /// Replaces the parameters (validated; on error nothing changes).
     fn set_params(&mut self, p: FluidParams) -> Result<(), SimError>;
+    /// How fuel burns.
+    fn fire(&self) -> &FireParams;
+    /// Replaces the combustion parameters (validated; on error nothing changes).
+    fn set_fire(&mut self, p: FireParams) -> Result<(), SimError>;
     /// The current emitters.
     fn emitters(&self) -> &[Emitter];
     /// Replaces the emitters (validated; on error nothing changes).
@@ -57,6 +61,12 @@ impl Simulation for Solver {
     }
     fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
         Solver::set_params(self, p)
+    }
+    fn fire(&self) -> &FireParams {
+        Solver::fire(self)
+    }
+    fn set_fire(&mut self, p: FireParams) -> Result<(), SimError> {
+        Solver::set_fire(self, p)
     }
     fn emitters(&self) -> &[Emitter] {
         Solver::emitters(self)
@@ -105,6 +115,8 @@ impl Simulation for Solver {
             time: Solver::time(self),
             density: select.density.then(|| self.density().to_vec()),
             temperature: select.temperature.then(|| self.temperature().to_vec()),
+            fuel: select.fuel.then(|| or_zeros(self.fuel(), d.cells())),
+            flame: select.flame.then(|| or_zeros(self.flame(), d.cells())),
             velocity: select
                 .velocity
                 .then(|| per_cell(&grid, |i, j, k| self.velocity_at_cell(i, j, k))),
@@ -136,5 +148,14 @@ impl Simulation for Solver {
                 .collect(),
             streamlines: None,
         }
+    }
+}
+
+/// A copy of `f`, or `n` zeros where the field has not been allocated.
+fn or_zeros(f: &[f32], n: usize) -> Vec<f32> {
+    if f.is_empty() {
+        vec![0.0; n]
+    } else {
+        f.to_vec()
     }
 }

@@ -3,6 +3,7 @@
 use super::advect::{self, Exits, Scalar, VelocityRef, CENTER};
 use super::boundary::{Boundaries, Face};
 use super::diffuse;
+use super::fire::{self, FireParams};
 use super::forces;
 use super::grid::{Dims, Grid};
 use super::obstacles::Solids;
@@ -15,6 +16,7 @@ use super::SimError;
 use rayon::prelude::*;
 use std::time::Instant;
 
+mod combustion;
 mod diagnostics;
 mod inject;
 pub mod memory;
@@ -46,6 +48,17 @@ pub struct Solver {
     /// the temperature varies).
     temperature_tmp: Vec<f32>,
     mac_tmp2: Vec<f32>,
+    /// How fuel burns.
+    fire: FireParams,
+    /// Fuel and flame per cell: empty until an emitter (or `fuel_mut`) brings fuel or flame,
+    /// then carried and burned every sub-step.
+    fuel: Vec<f32>,
+    flame: Vec<f32>,
+    /// `true` once fuel or flame exists (the two fields are then allocated).
+    fire_active: bool,
+    /// Scratch for the advected fuel and flame, and their MacCormack intermediates.
+    fire_tmp: [Vec<f32>; 2],
+    fire_mac: [Vec<f32>; 2],
     /// MacCormack's clamping ranges, one pair per cell and advected field.
     mac_range: Vec<[f32; 2]>,
     confinement: Confinement,
@@ -115,6 +128,12 @@ impl Solver {
             mac_tmp: Vec::new(),
             temperature_tmp: Vec::new(),
             mac_tmp2: Vec::new(),
+            fire: FireParams::default(),
+            fuel: Vec::new(),
+            flame: Vec::new(),
+            fire_active: false,
+            fire_tmp: Default::default(),
+            fire_mac: Default::default(),
             mac_range: Vec::new(),
             confinement: Confinement::default(),
             vel: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
@@ -171,6 +190,14 @@ impl Solver {
             + self.mac_tmp.len()
             + self.mac_tmp2.len()
             + self.temperature_tmp.len()
+            + self.fuel.len()
+            + self.flame.len()
+            + self
+                .fire_tmp
+                .iter()
+                .chain(&self.fire_mac)
+                .map(Vec::len)
+                .sum::<usize>()
             + 2 * self.mac_range.len()
             + self.pressure_diag.len()
             + self.vel.iter().map(Vec::len).sum::<usize>() * 2
@@ -249,6 +276,19 @@ impl Solver {
         Ok(())
     }
 
+    /// How fuel burns.
+    pub fn fire(&self) -> &FireParams {
+        &self.fire
+    }
+
+    /// Replaces the combustion parameters after validating them; takes effect at the next
+    /// step.
+    pub fn set_fire(&mut self, p: FireParams) -> Result<(), SimError> {
+        p.validate()?;
+        self.fire = p;
+        Ok(())
+    }
+
     /// Replaces the boundary types after validating them; takes effect at the next step.
     pub fn set_boundaries(&mut self, b: Boundaries) -> Result<(), SimError> {
         b.validate().map_err(|(face, m)| SimError::field(face, m))?;
@@ -268,6 +308,8 @@ impl Solver {
         self.solids
             .fill_cells(&mut self.temperature, self.params.ambient_temperature);
         self.solids.fill_cells(&mut self.pressure, 0.0);
+        self.solids.fill_cells(&mut self.fuel, 0.0);
+        self.solids.fill_cells(&mut self.flame, 0.0);
         self.enforce_boundaries();
         Ok(())
     }
@@ -316,6 +358,35 @@ impl Solver {
     pub fn temperature_mut(&mut self) -> &mut [f32] {
         self.temperature_active = true;
         &mut self.temperature
+    }
+    /// Cell-centred fuel, x-fastest; empty while nothing has brought fuel or flame.
+    pub fn fuel(&self) -> &[f32] {
+        &self.fuel
+    }
+    /// Cell-centred flame, x-fastest; empty while nothing has brought fuel or flame.
+    pub fn flame(&self) -> &[f32] {
+        &self.flame
+    }
+    /// Mutable fuel, for setting up initial conditions (allocates fuel and flame). Keep it
+    /// finite and ≥ 0.
+    pub fn fuel_mut(&mut self) -> &mut [f32] {
+        self.activate_fire();
+        &mut self.fuel
+    }
+    /// Mutable flame, for setting up initial conditions. Keep it finite and ≥ 0.
+    pub fn flame_mut(&mut self) -> &mut [f32] {
+        self.activate_fire();
+        &mut self.flame
+    }
+    /// Allocates fuel and flame (zero) and starts carrying them and the temperature.
+    pub(super) fn activate_fire(&mut self) {
+        if !self.fire_active {
+            let n = self.grid.dims.cells();
+            self.fuel = vec![0.0; n];
+            self.flame = vec![0.0; n];
+            self.fire_active = true;
+            self.temperature_active = true;
+        }
     }
     /// Total vorticity magnitude Σ|∇×u|·h³ of the current velocity (domain-units³/s).
     pub fn total_vorticity(&self) -> f64 {
@@ -376,6 +447,9 @@ impl Solver {
         self.density.fill(0.0);
         self.temperature.fill(self.params.ambient_temperature);
         self.temperature_active = false;
+        self.fire_active = false;
+        self.fuel = Vec::new();
+        self.flame = Vec::new();
         for f in &mut self.vel {
             f.fill(0.0);
         }
@@ -400,6 +474,9 @@ impl Solver {
             w: &self.vel[2],
         };
         let before = project::divergence_rhs(vr, h, dt, closed && !has_solids, &mut self.rhs);
+        if self.fire_active && self.fire.expansion > 0.0 {
+            self.add_expansion(closed && !has_solids);
+        }
         if has_solids {
             // Solid cells have no equation; in a closed box the fluid cells' mean goes.
             self.solids.fill_cells(&mut self.rhs, 0.0);

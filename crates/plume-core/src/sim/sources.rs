@@ -149,6 +149,10 @@ fn resolve_shape(
     }
 }
 
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
 /// Periodic switching of an emitter: on for `duty·period` seconds at the start of every
 /// `period` seconds (counted from the emitter's `start`).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -179,6 +183,14 @@ pub struct Emitter {
     /// Density added per second to each covered cell; allowed [0, 1e6].
     #[serde(default)]
     pub density: f32,
+    /// Fuel added per second to each covered cell (see the `[fire]` table); allowed [0, 1e6].
+    /// Fuel burns where the temperature is above the ignition temperature, so a burner sets
+    /// `temperature` above it too.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fuel: f32,
+    /// Flame added per second to each covered cell; allowed [0, 1e6].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flame: f32,
     /// Temperature the covered cells are set to; allowed [−1e4, 1e4]. Unset leaves the
     /// temperature alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,6 +218,8 @@ impl Default for Emitter {
             radius: Some(0.07),
             size: None,
             density: 2.0,
+            fuel: 0.0,
+            flame: 0.0,
             temperature: Some(1.0),
             velocity: Some([0.0, 0.25, 0.0]),
             start: 0.0,
@@ -237,6 +251,8 @@ impl Emitter {
     pub fn validate(&self) -> Result<(), SimError> {
         self.shape()?;
         ranges::DENSITY.check(self.density)?;
+        ranges::FUEL.check(self.fuel)?;
+        ranges::FLAME.check(self.flame)?;
         if let Some(t) = self.temperature {
             ranges::TEMPERATURE.check(t)?;
         }
@@ -268,6 +284,11 @@ impl Emitter {
             ranges::DUTY.check_as("pulse", "pulse duty", p.duty)?;
         }
         Ok(())
+    }
+
+    /// Whether the emitter injects fuel or flame (the solver then carries those fields).
+    pub fn burns(&self) -> bool {
+        self.fuel > 0.0 || self.flame > 0.0
     }
 
     /// Whether the emitter is on at simulated time `t` (seconds).

@@ -85,6 +85,9 @@ impl Solver {
         let g = self.grid;
         let dt = self.sub_dt;
         let t = self.time;
+        if self.emitters.iter().any(|e| e.burns() && e.active_at(t)) {
+            self.activate_fire();
+        }
         for e in &self.emitters {
             if !e.active_at(t) {
                 continue;
@@ -96,6 +99,12 @@ impl Solver {
                 splat(&mut self.density, g.dims, CENTER, &shape, |v, c| {
                     *v += c * add
                 });
+            }
+            for (rate, field) in [(e.fuel, &mut self.fuel), (e.flame, &mut self.flame)] {
+                let add = rate * dt;
+                if add > 0.0 {
+                    splat(field, g.dims, CENTER, &shape, |v, c| *v += c * add);
+                }
             }
             if let Some(te) = e.temperature {
                 self.temperature_active = true;
@@ -120,6 +129,8 @@ impl Solver {
             self.solids.fill_cells(&mut self.density, 0.0);
             self.solids
                 .fill_cells(&mut self.temperature, self.params.ambient_temperature);
+            self.solids.fill_cells(&mut self.fuel, 0.0);
+            self.solids.fill_cells(&mut self.flame, 0.0);
         }
         self.enforce_boundaries();
     }

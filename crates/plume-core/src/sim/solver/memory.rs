@@ -8,22 +8,29 @@ use crate::sim::pressure::multigrid;
 /// What a solver on `dims` with `params` holds once every stage has run: the fields, the
 /// scratch the stages allocate on first use (MacCormack, confinement, the RK2 sampler) and the
 /// pressure solver's hierarchy. `obstacles`: the scene has solid cells; `temperature`: some
-/// emitter sets a temperature (the temperature is then advected, with its own scratch).
+/// emitter sets a temperature (the temperature is then advected, with its own scratch);
+/// `fire`: some emitter brings fuel or flame (two more fields, carried the same way).
 /// Equal to [`Solver::memory_bytes`] after a few steps of such a scene.
-pub fn estimate_bytes(dims: Dims, params: &FluidParams, obstacles: bool, temperature: bool) -> u64 {
+pub fn estimate_bytes(
+    dims: Dims,
+    params: &FluidParams,
+    obstacles: bool,
+    temperature: bool,
+    fire: bool,
+) -> u64 {
     let n = dims.cells() as u64;
     let faces: u64 = (0..3).map(|a| dims.faces(a).cells() as u64).sum();
     let mut floats = 5 * n + 2 * faces;
     let mac = params.advection == Advection::MacCormack;
-    if temperature {
-        floats += n; // temperature_tmp
-    }
+    let temperature = temperature || fire;
+    // Fields carried beside the density, each with a scratch copy (and a MacCormack one).
+    let carried = u64::from(temperature) + 2 * u64::from(fire);
+    floats += 2 * n * u64::from(fire); // fuel and flame themselves
+    floats += carried * n;
     if mac {
         floats += n; // mac_tmp
-        floats += 2 * if temperature { 2 * n } else { n }; // clamping ranges
-        if temperature {
-            floats += n; // mac_tmp2
-        }
+        floats += carried * n;
+        floats += 2 * (1 + carried) * n; // clamping ranges
     }
     if params.velocity_advection == Advection::MacCormack {
         floats += 4 * faces;

@@ -3,16 +3,13 @@
 use super::*;
 
 impl Solver {
-    /// Advects density (with fade) and, while it is not uniform, temperature (with cooling),
-    /// then corrects the density's total (see [`Solver::correct_mass`]).
+    /// Advects density (with fade), while it is not uniform temperature (with cooling), and
+    /// while something burns fuel and flame, then corrects the density's total (see [`Solver::correct_mass`]).
     pub(super) fn advect_scalars(&mut self, sides: [[Option<[f32; 3]>; 2]; 3]) {
         let d = self.grid.dims;
         let (h, dt) = (self.grid.h, self.sub_dt);
         let k_dt = dt / h;
         let mac = self.params.advection == Advection::MacCormack;
-        if mac && self.mac_tmp.len() != d.cells() {
-            self.mac_tmp = vec![0.0; d.cells()];
-        }
         let amb = self.params.ambient_temperature;
         let fade = (-self.params.fade * dt).exp();
         let cool = (-self.params.cooling * dt).exp();
@@ -25,17 +22,28 @@ impl Solver {
         let target = f64::from(fade) * (before - self.outflow).max(0.0);
         let solids = &self.solids;
         let n = d.cells();
-        // Both fields move with the same velocity: one pass locates each trace once for both.
+        // Every field moves with the same velocity: one pass locates each trace once for all.
         // T' = amb + cool·(T − amb) = cool·T + (1 − cool)·amb.
-        let both = self.temperature_active;
+        let temp_on = self.temperature_active;
+        let fire_on = self.fire_active;
+        let count = if fire_on {
+            4
+        } else if temp_on {
+            2
+        } else {
+            1
+        };
         if mac {
-            self.mac_range
-                .resize(if both { 2 * n } else { n }, [0.0; 2]);
+            self.mac_range.resize(count * n, [0.0; 2]);
         }
         if !solids.is_empty() {
             solids.extrapolate(d, &mut self.density);
-            if both {
+            if temp_on {
                 solids.extrapolate(d, &mut self.temperature);
+            }
+            if fire_on {
+                solids.extrapolate(d, &mut self.fuel);
+                solids.extrapolate(d, &mut self.flame);
             }
         }
         let vr = VelocityRef {
@@ -51,40 +59,69 @@ impl Solver {
             sides,
             solid: (!solids.is_empty()).then_some(solids.mask.as_slice()),
         };
-        let dens = Scalar {
+        let mut src = vec![Scalar {
             src: &self.density,
             scale: fade,
             offset: 0.0,
             outside: 0.0,
-        };
-        if both {
+        }];
+        let mut dst: Vec<&mut [f32]> = vec![&mut self.density_tmp[..]];
+        let mut hat: Vec<&mut [f32]> = Vec::new();
+        if mac {
+            self.mac_tmp.resize(n, 0.0);
+            hat.push(&mut self.mac_tmp[..]);
+        }
+        if temp_on {
             self.temperature_tmp.resize(n, 0.0);
-            let temp = Scalar {
+            src.push(Scalar {
                 src: &self.temperature,
                 scale: cool,
                 offset: (1.0 - cool) * amb,
                 outside: amb,
-            };
-            let dst = [&mut self.density_tmp[..], &mut self.temperature_tmp[..]];
+            });
+            dst.push(&mut self.temperature_tmp[..]);
             if mac {
                 self.mac_tmp2.resize(n, 0.0);
-                let hat = [&mut self.mac_tmp[..], &mut self.mac_tmp2[..]];
-                let (r0, r1) = self.mac_range.split_at_mut(n);
-                advect::maccormack_cells_n(dst, [dens, temp], hat, [r0, r1], vr, vs, k_dt, exits);
-            } else {
-                advect::advect_cells_n(dst, [dens, temp], vr, vs, k_dt, exits);
+                hat.push(&mut self.mac_tmp2[..]);
             }
+        }
+        if fire_on {
+            src.push(carried(&self.fuel));
+            src.push(carried(&self.flame));
+            let [t0, t1] = &mut self.fire_tmp;
+            for t in [&mut *t0, &mut *t1] {
+                t.resize(n, 0.0);
+            }
+            dst.push(&mut t0[..]);
+            dst.push(&mut t1[..]);
+            if mac {
+                let [m0, m1] = &mut self.fire_mac;
+                for m in [&mut *m0, &mut *m1] {
+                    m.resize(n, 0.0);
+                }
+                hat.push(&mut m0[..]);
+                hat.push(&mut m1[..]);
+            }
+        }
+        let ranges: Vec<&mut [[f32; 2]]> = if mac {
+            self.mac_range.chunks_mut(n).collect()
+        } else {
+            Vec::new()
+        };
+        match count {
+            1 => advect_fields::<1>(dst, src, hat, ranges, vr, vs, k_dt, exits),
+            2 => advect_fields::<2>(dst, src, hat, ranges, vr, vs, k_dt, exits),
+            _ => advect_fields::<4>(dst, src, hat, ranges, vr, vs, k_dt, exits),
+        }
+        if temp_on {
             std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
             solids.fill_cells(&mut self.temperature, amb);
-        } else {
-            let dst = [&mut self.density_tmp[..]];
-            if mac {
-                let hat = [&mut self.mac_tmp[..]];
-                let range = [&mut self.mac_range[..]];
-                advect::maccormack_cells_n(dst, [dens], hat, range, vr, vs, k_dt, exits);
-            } else {
-                advect::advect_cells_n(dst, [dens], vr, vs, k_dt, exits);
-            }
+        }
+        if fire_on {
+            std::mem::swap(&mut self.fuel, &mut self.fire_tmp[0]);
+            std::mem::swap(&mut self.flame, &mut self.fire_tmp[1]);
+            solids.fill_cells(&mut self.fuel, 0.0);
+            solids.fill_cells(&mut self.flame, 0.0);
         }
         std::mem::swap(&mut self.density, &mut self.density_tmp);
         solids.fill_cells(&mut self.density, 0.0);
@@ -144,5 +181,47 @@ impl Solver {
             self.density.par_iter_mut().for_each(|x| *x *= f);
         }
         f
+    }
+}
+
+/// Advects the N fields `src` into `dst` with the scheme `hat` implies (MacCormack when it
+/// holds N scratch fields, semi-Lagrangian when it is empty).
+#[allow(clippy::too_many_arguments)]
+fn advect_fields<const N: usize>(
+    dst: Vec<&mut [f32]>,
+    src: Vec<Scalar<'_>>,
+    hat: Vec<&mut [f32]>,
+    ranges: Vec<&mut [[f32; 2]]>,
+    vr: VelocityRef<'_>,
+    vs: &advect::VelSampler,
+    k_dt: f32,
+    exits: &Exits<'_>,
+) {
+    let Ok(dst) = <[&mut [f32]; N]>::try_from(dst) else {
+        unreachable!("one destination per field")
+    };
+    let Ok(src) = <[Scalar<'_>; N]>::try_from(src) else {
+        unreachable!("one source per field")
+    };
+    if hat.is_empty() {
+        advect::advect_cells_n(dst, src, vr, vs, k_dt, exits);
+    } else {
+        let (Ok(hat), Ok(ranges)) = (
+            <[&mut [f32]; N]>::try_from(hat),
+            <[&mut [[f32; 2]]; N]>::try_from(ranges),
+        ) else {
+            unreachable!("one MacCormack scratch field and range per field")
+        };
+        advect::maccormack_cells_n(dst, src, hat, ranges, vr, vs, k_dt, exits);
+    }
+}
+
+/// A field carried unchanged by the flow, 0 in the air outside (fuel, flame).
+fn carried(src: &[f32]) -> Scalar<'_> {
+    Scalar {
+        src,
+        scale: 1.0,
+        offset: 0.0,
+        outside: 0.0,
     }
 }

@@ -20,8 +20,8 @@ fn always(_: &Solver) -> bool {
 
 /// The stages of one sub-step, in order: sources → advect velocity → buoyancy → vorticity
 /// confinement → viscosity → speed limit → project → advect density and temperature (with
-/// the mass correction) → diffuse density.
-pub(super) const STAGES: [Stage; 9] = [
+/// the mass correction, and fuel and flame while anything burns) → combustion → diffuse density.
+pub(super) const STAGES: [Stage; 10] = [
     Stage {
         name: "sources",
         active: always,
@@ -61,6 +61,11 @@ pub(super) const STAGES: [Stage; 9] = [
         name: "advect_density",
         active: always,
         run: Solver::stage_advect_scalars,
+    },
+    Stage {
+        name: "combustion",
+        active: |s| s.fire_active,
+        run: Solver::stage_combustion,
     },
     Stage {
         name: "diffuse_density",

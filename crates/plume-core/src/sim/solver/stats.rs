@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct StageTime {
     /// Stage name (`sources`, `advect_velocity`, `forces`, `vorticity`, `viscosity`,
-    /// `speed_limit`, `project`, `advect_density` (density and temperature),
+    /// `speed_limit`, `project`, `advect_density` (density, temperature, fuel and flame), `combustion`,
     /// `diffuse_density`, and once a step `finite_check`).
     pub name: &'static str,
     /// Milliseconds spent in it.
@@ -46,8 +46,10 @@ pub struct StepStats {
     /// Factor the mass correction scaled the advected density by, in the last sub-step
     /// (1 = none was needed).
     pub mass_correction: f32,
-    /// Smoke the emitters added during the step (Σ density·h³).
+    /// Smoke the emitters and combustion added during the step (Σ density·h³).
     pub source_added: f64,
+    /// Fuel burned during the step (Σ fuel·h³).
+    pub fuel_burned: f64,
 }
 
 impl StepStats {
@@ -74,5 +76,6 @@ impl StepStats {
         self.outflow += s.outflow;
         self.mass_correction = s.mass_correction;
         self.source_added += s.source_added;
+        self.fuel_burned += s.fuel_burned;
     }
 }

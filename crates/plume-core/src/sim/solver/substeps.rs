@@ -78,6 +78,10 @@ impl Solver {
             Some("density")
         } else if self.temperature_active && bad(&self.temperature) {
             Some("temperature")
+        } else if bad(&self.fuel) {
+            Some("fuel")
+        } else if bad(&self.flame) {
+            Some("flame")
         } else if self.vel.iter().any(|v| bad(v)) {
             Some("velocity")
         } else if bad(&self.pressure) {
