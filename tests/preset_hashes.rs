@@ -1,5 +1,7 @@
-//! A refactor changes no result: the density, temperature and velocity of every preset after
-//! 100 steps at 32³ hash to the values recorded before the architecture change (issue 12).
+//! A refactor changes no result: the density, temperature and velocity (and fuel and flame)
+//! of every preset after 100 steps at 32³ hash to the values recorded before the
+//! architecture change (issue 12); the fire presets were recorded when they were added
+//! (issue 15), and adding fire changed none of the others.
 //! If a change is *meant* to alter the physics, re-record them (the failure message prints the
 //! new values) and say so in the commit.
 
@@ -15,7 +17,7 @@ fn fnv(h: &mut u64, data: &[f32]) {
     }
 }
 
-fn hashes(name: &str) -> [u64; 3] {
+fn hashes(name: &str) -> [u64; 5] {
     let scene = Scene::preset(name)
         .expect("preset exists")
         .with_resolution(32);
@@ -31,26 +33,78 @@ fn hashes(name: &str) -> [u64; 3] {
     for a in 0..3 {
         fnv(&mut v, s.velocity(a));
     }
-    [d, t, v]
+    let mut f = 0xcbf2_9ce4_8422_2325u64;
+    fnv(&mut f, s.fuel());
+    let mut l = 0xcbf2_9ce4_8422_2325u64;
+    fnv(&mut l, s.flame());
+    [d, t, v, f, l]
 }
 
-/// (preset, [density, temperature, velocity]) recorded at commit d64e796.
-const RECORDED: [(&str, [u64; 3]); 4] = [
+/// The hash of an empty field (fuel and flame where nothing burns).
+const NONE: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// (preset, [density, temperature, velocity, fuel, flame]): the smoke presets recorded at
+/// commit d64e796, the fire presets when they were added.
+const RECORDED: [(&str, [u64; 5]); 6] = [
     (
         "plume",
-        [0x4d5edf7e978f57d5, 0xca3b3fb7d3c7e394, 0xbbb260bc85c1162d],
+        [
+            0x4d5edf7e978f57d5,
+            0xca3b3fb7d3c7e394,
+            0xbbb260bc85c1162d,
+            NONE,
+            NONE,
+        ],
     ),
     (
         "jets",
-        [0x76118b2564ae6142, 0x40370cccd60dee5b, 0xb66dcf0b6b221ff6],
+        [
+            0x76118b2564ae6142,
+            0x40370cccd60dee5b,
+            0xb66dcf0b6b221ff6,
+            NONE,
+            NONE,
+        ],
     ),
     (
         "vortex_ring",
-        [0x3b8f86058642e0d9, 0xc74b47c8c74a2325, 0xde69bd6ad5d37601],
+        [
+            0x3b8f86058642e0d9,
+            0xc74b47c8c74a2325,
+            0xde69bd6ad5d37601,
+            NONE,
+            NONE,
+        ],
     ),
     (
         "wind_tunnel",
-        [0x72214d1f0980730, 0x8f6955bf94ec2325, 0xbc90d9eeadb9d9e],
+        [
+            0x72214d1f0980730,
+            0x8f6955bf94ec2325,
+            0xbc90d9eeadb9d9e,
+            NONE,
+            NONE,
+        ],
+    ),
+    (
+        "campfire",
+        [
+            0xbf0027f3d2414569,
+            0x5d2b1230bc4cfb80,
+            0x54e1d07c7809e6d3,
+            0xb6816ba3c55dfc75,
+            0x1c9e59a3e5c59f40,
+        ],
+    ),
+    (
+        "explosion",
+        [
+            0x2bcdc460d03febab,
+            0xeeeb7483af73115d,
+            0x659912abe67f8ee5,
+            0x4b17f8377c77bf20,
+            0xb480b5e869e0e9ba,
+        ],
     ),
 ];
 
@@ -67,8 +121,8 @@ fn presets_hash_as_recorded_after_100_steps_at_32() {
         assert!(names.contains(&name), "preset {name} still exists");
         let got = hashes(name);
         println!(
-            "(\"{name}\", [{:#x}, {:#x}, {:#x}]),",
-            got[0], got[1], got[2]
+            "(\"{name}\", [{:#x}, {:#x}, {:#x}, {:#x}, {:#x}]),",
+            got[0], got[1], got[2], got[3], got[4]
         );
         if got != want {
             wrong.push(name);
