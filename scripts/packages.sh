@@ -44,7 +44,9 @@ VIEWER_PACKAGES=(gcc pkg-config libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libx
   libxkbcommon0 libxkbcommon-x11-0 libwayland-client0 libwayland-egl1 libgl1 libegl1
   libglx-mesa0 libegl-mesa0 libgl1-mesa-dri)
 
-# What the tests need besides: Xvfb (the viewer's end-to-end test under a virtual X server)
-# and OpenVDB's and VTK's Python bindings with NumPy (our files opened by readers not ours).
+# What the tests need besides: Xvfb (the viewer's end-to-end test under a virtual X server),
+# OpenVDB's and VTK's Python bindings with NumPy (our files opened by readers not ours), and
+# Blender (tools/blender/import_plume.py loads and renders an export headless; ~300 MB, about
+# a minute to install, seconds to run).
 TEST_PACKAGES=("${VIEWER_PACKAGES[@]}" xvfb xauth python3 python3-numpy python3-openvdb
-  python3-vtk9)
+  python3-vtk9 blender)
