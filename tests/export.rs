@@ -352,6 +352,7 @@ fn frames_are_named_for_sequence_detection() {
         fields: Fields {
             density: true,
             velocity: false,
+            ..Fields::NONE
         },
         prefix: "smoke".into(),
         ..ExportOptions::default()

@@ -19,8 +19,13 @@ fn still_box(fire: FireParams) -> Solver {
         cooling: 0.0,
         ..FluidParams::default()
     };
-    let mut s = Solver::new(Grid::unit(Dims::cube(12)).unwrap(), p, Boundaries::closed()).unwrap();
-    s.set_fire(fire).unwrap();
+    let mut s = Solver::new(
+        Grid::unit(Dims::cube(12)).expect("ok"),
+        p,
+        Boundaries::closed(),
+    )
+    .expect("ok");
+    s.set_fire(fire).expect("ok");
     s
 }
 
@@ -125,12 +130,12 @@ fn gas_expansion_gives_the_divergence_asked_for_where_fuel_burns() {
     };
     p.pressure_max_iterations = 500;
     let mut s = Solver::new(
-        Grid::unit(Dims::cube(16)).unwrap(),
+        Grid::unit(Dims::cube(16)).expect("ok"),
         p,
         Boundaries::default(), // open top: the expanding gas has somewhere to go
     )
-    .unwrap();
-    s.set_fire(fire.clone()).unwrap();
+    .expect("ok");
+    s.set_fire(fire.clone()).expect("ok");
     let d = s.dims();
     let hot = |i: usize, j: usize, k: usize| {
         (6..10).contains(&i) && (4..8).contains(&j) && (6..10).contains(&k)
@@ -162,7 +167,7 @@ fn gas_expansion_gives_the_divergence_asked_for_where_fuel_burns() {
     // The projection sees the fuel as it is now: ∇·u = expansion × k × fuel in burning cells.
     s.project();
     let f = plume::sim::Simulation::frame(&s, plume::frame::Select::ALL);
-    let div = f.divergence.as_ref().unwrap();
+    let div = f.divergence.as_ref().expect("ok");
     let fuel = s.fuel();
     for k in 0..d.nz {
         for j in 0..d.ny {
@@ -196,20 +201,24 @@ fn fuel_and_flame_ride_the_flow_like_smoke() {
             advection: adv,
             ..FluidParams::default()
         };
-        let mut s =
-            Solver::new(Grid::unit(Dims::cube(20)).unwrap(), p, Boundaries::closed()).unwrap();
+        let mut s = Solver::new(
+            Grid::unit(Dims::cube(20)).expect("ok"),
+            p,
+            Boundaries::closed(),
+        )
+        .expect("ok");
         s.set_fire(FireParams {
             flame_decay: 0.0,
             ignition: 100.0,
             ..FireParams::default()
         })
-        .unwrap();
-        s.add_density_at([0.4, 0.5, 0.5], 0.15, 1.0).unwrap();
+        .expect("ok");
+        s.add_density_at([0.4, 0.5, 0.5], 0.15, 1.0).expect("ok");
         let blob = s.density().to_vec();
         s.fuel_mut().copy_from_slice(&blob);
         s.flame_mut().copy_from_slice(&blob);
         s.add_velocity_at([0.5, 0.5, 0.5], 0.3, [0.0, 0.8, 0.4])
-            .unwrap();
+            .expect("ok");
         for _ in 0..40 {
             s.try_step().expect("finite");
         }
@@ -239,7 +248,7 @@ fn fuel_and_flame_ride_the_flow_like_smoke() {
 fn random_fire_settings_stay_finite_and_non_negative() {
     let mut rng = Rng::new(15);
     for case in 0..12 {
-        let mut scene = Scene::preset("campfire").unwrap().with_resolution(16);
+        let mut scene = Scene::preset("campfire").expect("ok").with_resolution(16);
         scene.fire = FireParams {
             ignition: rng.range(-1.0, 3.0),
             burn_rate: rng.log_range(0.01, 1000.0),
@@ -259,7 +268,7 @@ fn random_fire_settings_stay_finite_and_non_negative() {
         } else {
             Advection::SemiLagrangian
         };
-        let mut s = scene.build().unwrap();
+        let mut s = scene.build().expect("ok");
         for _ in 0..20 {
             if let Err(e) = s.try_step() {
                 panic!("case {case} {:?}: {e}", scene.fire);
@@ -282,8 +291,8 @@ fn random_fire_settings_stay_finite_and_non_negative() {
 
 #[test]
 fn the_campfire_burns_and_its_heat_lifts_the_flames() {
-    let scene = Scene::preset("campfire").unwrap().with_resolution(32);
-    let mut s = scene.build().unwrap();
+    let scene = Scene::preset("campfire").expect("ok").with_resolution(32);
+    let mut s = scene.build().expect("ok");
     let mut burned = 0.0;
     for _ in 0..90 {
         burned += s.try_step().expect("finite").fuel_burned;
@@ -291,7 +300,7 @@ fn the_campfire_burns_and_its_heat_lifts_the_flames() {
     assert!(burned > 0.0);
     // The fire is hotter than the embers that lit it: the heat released.
     let t_max = s.temperature().iter().cloned().fold(f32::MIN, f32::max);
-    let ember = scene.emitters[0].temperature.unwrap();
+    let ember = scene.emitters[0].temperature.expect("ok");
     assert!(t_max > ember + 0.1, "hottest {t_max}, embers {ember}");
     // Flame and smoke above the burner, rising: the flame's centre is above the emitter.
     let d = s.dims();
@@ -321,15 +330,17 @@ fn emitter_fuel_outside_its_range_is_refused_with_the_key() {
         fuel: -1.0,
         ..Emitter::default()
     };
-    let err = e.validate().unwrap_err().to_string();
+    let err = e.validate().expect_err("refused").to_string();
     assert!(err.contains("fuel"), "{err}");
     let bad = FireParams {
         burn_rate: f32::NAN,
         ..FireParams::default()
     };
-    let err = bad.validate().unwrap_err().to_string();
+    let err = bad.validate().expect_err("refused").to_string();
     assert!(err.contains("burn_rate"), "{err}");
     let text = "name = \"x\"\n[grid]\ndims = [8, 8, 8]\n[fire]\nheat = -2\n";
-    let err = Scene::from_toml(text, None).unwrap_err().to_string();
+    let err = Scene::from_toml(text, None)
+        .expect_err("refused")
+        .to_string();
     assert!(err.contains("heat") && err.contains("line 5"), "{err}");
 }

@@ -54,7 +54,7 @@ fn export(dir: &Path, up: &str) {
         "--up",
         up,
         "--out",
-        dir.to_str().unwrap(),
+        dir.to_str().expect("UTF-8 temp path"),
     ]);
 }
 
@@ -155,7 +155,7 @@ fn blender_imports_the_sequence_with_a_fire_material_and_renders_it() {
         "--up",
         "z",
         "--out",
-        dir.to_str().unwrap(),
+        dir.to_str().expect("UTF-8 temp path"),
     ]);
     let png = dir.join("blender.png");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/blender/import_plume.py");

@@ -69,8 +69,8 @@ fn plain(s: RenderSettings) -> RenderSettings {
 #[test]
 fn the_campfire_glows_warm_where_the_flame_is() {
     let ctx = gl();
-    let scene = Scene::preset("campfire").unwrap().with_resolution(32);
-    let mut sim = scene.build_simulation().unwrap();
+    let scene = Scene::preset("campfire").expect("ok").with_resolution(32);
+    let mut sim = scene.build_simulation().expect("ok");
     for _ in 0..60 {
         sim.step().expect("finite");
     }
@@ -105,7 +105,7 @@ fn the_campfire_glows_warm_where_the_flame_is() {
 /// A slab of flame 1 at temperature `t` (scene units), no smoke, in a unit box.
 fn flame_slab(t: f32) -> Frame {
     let d = Dims::cube(16);
-    let mut f = Frame::empty(Grid::unit(d).unwrap(), 1, 0.0);
+    let mut f = Frame::empty(Grid::unit(d).expect("ok"), 1, 0.0);
     let inside = |i: usize, j: usize, k: usize| {
         (5..11).contains(&i) && (5..11).contains(&j) && (5..11).contains(&k)
     };
@@ -164,7 +164,7 @@ fn blackbody_colour_follows_the_temperature() {
 fn without_flame_there_is_no_emission_and_smoke_stays_neutral() {
     let ctx = gl();
     let scene = Scene::default_plume().with_resolution(24);
-    let mut sim = scene.build_simulation().unwrap();
+    let mut sim = scene.build_simulation().expect("ok");
     for _ in 0..60 {
         sim.step().expect("finite");
     }
@@ -174,7 +174,7 @@ fn without_flame_there_is_no_emission_and_smoke_stays_neutral() {
         flame: true,
         ..Select::default()
     });
-    assert!(f.flame.as_ref().unwrap().iter().all(|&x| x == 0.0));
+    assert!(f.flame.as_ref().expect("ok").iter().all(|&x| x == 0.0));
     let size = (64, 64);
     let cam = scene.camera(1.0);
     let base = plain(scene.render.clone());
@@ -204,7 +204,7 @@ fn without_flame_there_is_no_emission_and_smoke_stays_neutral() {
 /// A ball of smoke in a unit box, seen from +z.
 fn ball() -> Frame {
     let d = Dims::cube(24);
-    let mut f = Frame::empty(Grid::unit(d).unwrap(), 1, 0.0);
+    let mut f = Frame::empty(Grid::unit(d).expect("ok"), 1, 0.0);
     let mut v = vec![0.0; d.cells()];
     for k in 0..24 {
         for j in 0..24 {

@@ -55,6 +55,10 @@ fn a_scene_saved_as_toml_loads_back_to_the_same_scene() {
     s.fluid.advection = Advection::SemiLagrangian;
     s.fluid.vorticity = 1.25;
     s.fluid.ambient_temperature = -3.0;
+    s.fire.heat = 2.5;
+    s.fire.expansion = 0.125;
+    s.render.exposure = -0.5;
+    s.render.tone_map = false;
     s.boundaries = Boundaries {
         x_min: Face::Inflow(0.75),
         x_max: Face::Open,
@@ -66,6 +70,8 @@ fn a_scene_saved_as_toml_loads_back_to_the_same_scene() {
         radius: None,
         size: Some([0.1, 0.2, 0.3]),
         density: 5.0,
+        fuel: 1.5,
+        flame: 0.25,
         temperature: Some(-2.0),
         velocity: None,
         start: 0.5,

@@ -4,7 +4,7 @@
 use super::sim_thread::SimCommand;
 use super::state::{UiCommand, UiState};
 use super::widgets::param_slider;
-use crate::ranges::fire as r;
+use crate::ranges::{fire as r, render as rr};
 
 /// Draws the Fire section (collapsed unless the scene burns something).
 pub fn fire(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
@@ -34,6 +34,27 @@ pub fn fire(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                     "Temperatures in thousands of kelvin, as Blender reads them (1.5 = 1500 K).",
                 )
                 .small(),
+            );
+            ui.label("Glow");
+            let rs = &mut st.scene.render;
+            param_slider(
+                ui,
+                &rr::FLAME_INTENSITY,
+                "flame brightness",
+                &mut rs.flame_intensity,
+            )
+            .on_hover_text("light a flame of 1 at 1500 K emits per unit length");
+            param_slider(
+                ui,
+                &rr::FLAME_LIGHT,
+                "flame lights the smoke",
+                &mut rs.flame_light,
+            );
+            param_slider(
+                ui,
+                &rr::KELVIN_PER_UNIT,
+                "kelvin per degree",
+                &mut rs.kelvin_per_unit,
             );
             if changed {
                 match st.scene.fire.validate() {

@@ -416,6 +416,15 @@ fn rendering(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
             ui.checkbox(&mut r.shadows, "self-shadowing");
             param_slider(ui, &rr::SHADOW_STEPS, "shadow samples", &mut r.shadow_steps);
             param_slider(ui, &rr::AMBIENT, "ambient", &mut r.ambient);
+            param_slider(
+                ui,
+                &rr::ANISOTROPY,
+                "scattering anisotropy g",
+                &mut r.anisotropy,
+            )
+            .on_hover_text("Henyey–Greenstein: > 0 bright rims when looking towards the light");
+            param_slider(ui, &rr::EXPOSURE, "exposure", &mut r.exposure);
+            ui.checkbox(&mut r.tone_map, "filmic tone map (ACES)");
             rgb_edit(ui, "smoke colour", &mut r.smoke_color);
             rgb_edit(ui, "light colour", &mut r.light_color);
             rgb_edit(ui, "background top", &mut r.background_top);

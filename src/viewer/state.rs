@@ -407,10 +407,10 @@ mod tests {
         e.formats.clear();
         assert!(e.options().is_err(), "no format");
         e.formats = vec![Format::Npy];
-        e.density = false;
-        e.velocity = false;
+        e.fields.density = false;
+        e.fields.velocity = false;
         assert!(e.options().is_err(), "no field");
-        e.density = true;
+        e.fields.density = true;
         e.prefix = "a/b".into();
         assert!(e.options().expect_err("bad prefix").contains("prefix"));
         e.prefix = "ok".into();

@@ -99,7 +99,7 @@ pub fn table() -> Vec<[f32; 3]> {
 /// below the table's range, the last entry above).
 pub fn lookup(table: &[[f32; 3]], kelvin: f32) -> [f32; 3] {
     let (lo, hi) = TABLE_KELVIN;
-    if table.len() < 2 || !(kelvin > lo) {
+    if table.len() < 2 || kelvin.is_nan() || kelvin <= lo {
         return [0.0; 3];
     }
     let x = ((kelvin - lo) / (hi - lo)).min(1.0) * (table.len() - 1) as f32;

@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn every_cell_centre_lands_at_its_turned_position() {
-        let g = Grid::new(Dims::new(3, 4, 5), 2.0, [0.5, -1.0, 2.0]).unwrap();
+        let g = Grid::new(Dims::new(3, 4, 5), 2.0, [0.5, -1.0, 2.0]).expect("grid");
         let d = g.dims;
         let mut f = Frame::empty(g, 0, 0.0);
         f.density = Some((0..d.cells()).map(|c| c as f32).collect());
@@ -117,7 +117,7 @@ mod tests {
                     for a in 0..3 {
                         assert!((want[a] - got[a]).abs() < 1e-5, "{want:?} vs {got:?}");
                     }
-                    let v = t.velocity.as_ref().unwrap()[td.idx(i, j, k)];
+                    let v = t.velocity.as_ref().expect("velocity")[td.idx(i, j, k)];
                     assert_eq!(v, [c as f32, -2.0, 1.0]);
                 }
             }
