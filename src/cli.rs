@@ -236,6 +236,11 @@ pub struct ViewArgs {
     /// the first 10 frames left out as warm-up) and the simulation's steps per second.
     #[arg(long, requires = "frames")]
     pub json: bool,
+    /// Resolution of the 3D view: auto (a fraction of the window chosen every frame so the 3D
+    /// pass takes about 8 ms, full resolution once the picture rests: what keeps a
+    /// software-rendered window fluid) or a fixed fraction from 0.1 to 1.
+    #[arg(long, value_name = "auto|F", default_value = "auto", value_parser = crate::viewer::view3d::ScaleMode::parse)]
+    pub render_scale: crate::viewer::view3d::ScaleMode,
 }
 
 fn parse_window(s: &str) -> Result<(u32, u32), String> {

@@ -28,6 +28,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
         record: a.record,
         overwrite: a.overwrite,
         json: a.json,
+        render_scale: a.render_scale,
     };
     crate::viewer::run(opts)?;
     Ok(())

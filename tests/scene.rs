@@ -20,7 +20,17 @@ fn finite(s: &Solver) -> bool {
 #[test]
 fn every_preset_loads_and_runs_50_steps_with_finite_fields() {
     let names = Scene::preset_names();
-    assert_eq!(names, vec!["plume", "wind_tunnel", "jets", "vortex_ring"]);
+    assert_eq!(
+        names,
+        vec![
+            "plume",
+            "wind_tunnel",
+            "jets",
+            "vortex_ring",
+            "campfire",
+            "explosion"
+        ]
+    );
     for name in names {
         // The embedded text and the file in scenes/ are the same scene.
         let from_file =

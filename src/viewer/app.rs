@@ -46,6 +46,8 @@ pub struct ViewOptions {
     pub overwrite: bool,
     /// Print frame-time statistics as JSON on exit (with `frames`).
     pub json: bool,
+    /// How the 3D view's resolution is chosen.
+    pub render_scale: super::view3d::ScaleMode,
 }
 
 #[derive(Debug)]
@@ -128,6 +130,8 @@ struct Running {
     /// Streamline segments of the shown frame, and what they were traced for (snapshot
     /// serial and settings): recomputed only when either changes.
     streams: (Vec<StreamVertex>, Option<(u64, StreamKey)>),
+    /// The 3D view at its render scale (taken out while it draws).
+    view: Option<super::view3d::ScaledView>,
 }
 
 /// What streamlines depend on besides the frame.
@@ -183,6 +187,7 @@ impl App {
             framed: false,
             record_error: None,
             streams: (Vec::new(), None),
+            view: Some(super::view3d::ScaledView::new(self.opts.render_scale)),
             frame_ms: Vec::new(),
             sim_span: None,
         })
@@ -556,7 +561,7 @@ impl Running {
             Some(path) => self.draw_captured(&mut frame, size.width, size.height, &path),
             None => {
                 frame.clear_color(0.05, 0.05, 0.06, 1.0);
-                self.draw_scene(&mut frame, size.height).map(|_| {
+                self.draw_view(&mut frame, size.height).map(|_| {
                     self.egui.paint(&self.display, &mut frame);
                 })
             }
@@ -656,17 +661,65 @@ impl Running {
         self.streams = (verts, Some((snap.serial, key)));
     }
 
-    fn draw_scene<S: Surface>(&self, target: &mut S, height: u32) -> Result<(), RenderError> {
+    /// The 3D view's viewport in a window `height` pixels tall, `None` while it is empty.
+    fn viewport(&self, height: u32) -> Option<Rect> {
         let [x, y, w, h] = self.view_px;
-        if w < 1.0 || h < 1.0 {
-            return Ok(());
-        }
-        let viewport = Rect {
+        (w >= 1.0 && h >= 1.0).then(|| Rect {
             left: x as u32,
             bottom: (height as f32 - (y + h)).max(0.0) as u32,
             width: w as u32,
             height: h as u32,
+        })
+    }
+
+    /// The 3D view through its render scale (see `view3d`).
+    fn draw_view(&mut self, frame: &mut glium::Frame, height: u32) -> Result<(), RenderError> {
+        let Some(viewport) = self.viewport(height) else {
+            return Ok(());
         };
+        let Some(mut view) = self.view.take() else {
+            return self.draw_scene(frame, height);
+        };
+        let aspect = viewport.width as f32 / viewport.height.max(1) as f32;
+        let key = super::view3d::ViewKey {
+            serial: self.snapshot.as_ref().map_or(0, |s| s.serial),
+            view_proj: self.camera.view_projection(aspect).into(),
+            viewport: (
+                viewport.left,
+                viewport.bottom,
+                viewport.width,
+                viewport.height,
+            ),
+            settings: format!(
+                "{:?} {:?} {:?} {:?}",
+                self.ui.scene.render,
+                self.ui.streams,
+                self.streams.1,
+                (
+                    self.ui.slice.visible,
+                    self.ui.slice.axis,
+                    self.ui.slice.position
+                )
+            ),
+        };
+        let display = self.display.clone();
+        let result = view.draw(&display, frame, viewport, key, |fb, vp| {
+            self.draw_scene_in(fb, vp)
+        });
+        self.stats.render_scale = view.scale;
+        self.stats.pass_ms = view.pass_ms;
+        self.view = Some(view);
+        result.map(|_| ())
+    }
+
+    fn draw_scene<S: Surface>(&self, target: &mut S, height: u32) -> Result<(), RenderError> {
+        match self.viewport(height) {
+            Some(viewport) => self.draw_scene_in(target, viewport),
+            None => Ok(()),
+        }
+    }
+
+    fn draw_scene_in<S: Surface>(&self, target: &mut S, viewport: Rect) -> Result<(), RenderError> {
         let Some(bx) = self.volume_box() else {
             return Ok(());
         };

@@ -12,6 +12,7 @@ pub mod sim_thread;
 pub mod slice_panel;
 pub mod slice_view;
 pub mod state;
+pub mod view3d;
 pub mod widgets;
 
 pub use app::{run, ViewOptions};

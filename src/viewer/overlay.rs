@@ -7,10 +7,17 @@ use super::state::FrameStats;
 /// The statistics as lines of text: frame timings, grid and time, every stage's
 /// milliseconds, the pressure solve, divergence and the amount of smoke.
 pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
-    let mut v = vec![format!(
-        "{:.1} frames/s, upload {:.2} ms, draw {:.2} ms",
-        fs.fps, fs.upload_ms, fs.render_ms
-    )];
+    let mut v = vec![
+        format!(
+            "{:.1} frames/s, upload {:.2} ms, draw {:.2} ms",
+            fs.fps, fs.upload_ms, fs.render_ms
+        ),
+        format!(
+            "3D view at {:.0}% ({:.1} ms)",
+            fs.render_scale * 100.0,
+            fs.pass_ms
+        ),
+    ];
     let Some(s) = snap else {
         v.push("waiting for the simulation…".into());
         return v;

@@ -334,6 +334,10 @@ pub struct FrameStats {
     pub upload_ms: f64,
     /// Last 3D draw, ms.
     pub render_ms: f64,
+    /// The 3D view's render scale in the last frame (1: full resolution).
+    pub render_scale: f32,
+    /// The last 3D pass at that scale, ms.
+    pub pass_ms: f64,
 }
 
 #[cfg(test)]

@@ -1,0 +1,264 @@
+//! The 3D view at a render scale: while the picture changes (the simulation runs, the camera
+//! moves), the scene is drawn into an off-screen texture at a fraction of the view's size and
+//! stretched onto it with linear filtering, the fraction chosen each frame so the 3D pass
+//! stays within a time budget (as Blender's and EmberGen's viewports do); when nothing has
+//! changed for a moment, one full-resolution image is drawn, kept, and shown until something
+//! changes. On a GPU the automatic scale settles at 1; on a software renderer (llvmpipe) it is
+//! what keeps the window responsive.
+
+use crate::render::RenderError;
+use glium::backend::Facade;
+use glium::framebuffer::SimpleFrameBuffer;
+use glium::texture::{MipmapsOption, Texture2d, UncompressedFloatFormat};
+use glium::uniforms::MagnifySamplerFilter;
+use glium::{BlitTarget, Rect, Surface};
+use std::time::{Duration, Instant};
+
+/// How the 3D view's resolution is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ScaleMode {
+    /// Adapted every frame to keep the 3D pass within [`BUDGET_MS`]; full resolution once
+    /// the picture rests.
+    #[default]
+    Auto,
+    /// This fraction of the view's pixels along each side, in (0, 1].
+    Fixed(f32),
+}
+
+impl ScaleMode {
+    /// Parses `auto` or a fraction in [0.1, 1].
+    pub fn parse(s: &str) -> Result<ScaleMode, String> {
+        if s.trim().eq_ignore_ascii_case("auto") {
+            return Ok(ScaleMode::Auto);
+        }
+        match s.trim().parse::<f32>() {
+            Ok(f) if (MIN_SCALE..=1.0).contains(&f) => Ok(ScaleMode::Fixed(f)),
+            _ => Err(format!(
+                "'{s}' is not a render scale: give auto or a fraction from {MIN_SCALE} to 1"
+            )),
+        }
+    }
+}
+
+/// The time the automatic scale gives the 3D pass, ms (a 30 frames/s window leaves the rest
+/// for the panels and the slice view).
+pub const BUDGET_MS: f64 = 8.0;
+/// The smallest scale the automatic mode goes to.
+pub const MIN_SCALE: f32 = 0.1;
+/// How long the picture must stay unchanged before it is drawn at full resolution.
+pub const REST: Duration = Duration::from_millis(300);
+
+/// Everything the 3D picture depends on; when it is unchanged the picture is too.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewKey {
+    /// The snapshot shown.
+    pub serial: u64,
+    /// The camera's view-projection matrix.
+    pub view_proj: [[f32; 4]; 4],
+    /// The view's viewport in the window.
+    pub viewport: (u32, u32, u32, u32),
+    /// The render settings, streamline and slice state, as text (cheap to compare, and
+    /// complete: every field takes part).
+    pub settings: String,
+}
+
+/// The scaled 3D view's state.
+pub struct ScaledView {
+    /// The mode the user chose.
+    pub mode: ScaleMode,
+    /// The scale of the last frame drawn (1 when it was the full-resolution picture).
+    pub scale: f32,
+    /// The automatic mode's current scale.
+    auto_scale: f32,
+    /// The low-resolution target.
+    low: Option<Texture2d>,
+    /// The full-resolution picture and what it shows.
+    full: Option<(Texture2d, ViewKey)>,
+    /// The key of the last frame and since when it has not changed.
+    last: Option<(ViewKey, Instant)>,
+    /// Milliseconds the last 3D pass took.
+    pub pass_ms: f64,
+}
+
+impl ScaledView {
+    /// A view in `mode`.
+    pub fn new(mode: ScaleMode) -> Self {
+        Self {
+            mode,
+            scale: 1.0,
+            auto_scale: 0.5,
+            low: None,
+            full: None,
+            last: None,
+            pass_ms: 0.0,
+        }
+    }
+
+    /// Draws the 3D view into `viewport` of `target`: `scene(surface, viewport)` draws the
+    /// picture at whatever size it is given. Returns the scale used.
+    pub fn draw<F: Facade, S: Surface>(
+        &mut self,
+        facade: &F,
+        target: &mut S,
+        viewport: Rect,
+        key: ViewKey,
+        mut scene: impl FnMut(&mut SimpleFrameBuffer<'_>, Rect) -> Result<(), RenderError>,
+    ) -> Result<f32, RenderError> {
+        let now = Instant::now();
+        let resting = match &self.last {
+            Some((k, since)) if *k == key => now.duration_since(*since) >= REST,
+            _ => {
+                self.last = Some((key.clone(), now));
+                false
+            }
+        };
+        let (w, h) = (viewport.width, viewport.height);
+        if w == 0 || h == 0 {
+            return Ok(self.scale);
+        }
+        let scale = match self.mode {
+            ScaleMode::Fixed(f) => f,
+            ScaleMode::Auto if resting => 1.0,
+            ScaleMode::Auto => self.auto_scale,
+        };
+        if scale >= 1.0 {
+            // Full resolution: drawn once into the kept picture, then shown from it.
+            if self.full.as_ref().is_none_or(|(_, k)| *k != key) {
+                let tex = texture(facade, w, h)?;
+                {
+                    let mut fb = framebuffer(facade, &tex)?;
+                    let t = Instant::now();
+                    scene(&mut fb, rect(w, h))?;
+                    facade.get_context().finish();
+                    self.pass_ms = t.elapsed().as_secs_f64() * 1e3;
+                }
+                self.full = Some((tex, key));
+            }
+            if let Some((tex, _)) = &self.full {
+                blit(facade, tex, target, viewport)?;
+            }
+            self.scale = 1.0;
+            return Ok(1.0);
+        }
+        let (lw, lh) = (
+            ((w as f32 * scale).round() as u32).max(1),
+            ((h as f32 * scale).round() as u32).max(1),
+        );
+        if self
+            .low
+            .as_ref()
+            .is_none_or(|t| t.width() != lw || t.height() != lh)
+        {
+            self.low = Some(texture(facade, lw, lh)?);
+        }
+        let Some(low) = &self.low else {
+            return Err(RenderError::resource_msg("low-resolution target missing"));
+        };
+        {
+            let mut fb = framebuffer(facade, low)?;
+            let t = Instant::now();
+            scene(&mut fb, rect(lw, lh))?;
+            facade.get_context().finish();
+            self.pass_ms = t.elapsed().as_secs_f64() * 1e3;
+        }
+        blit(facade, low, target, viewport)?;
+        if self.mode == ScaleMode::Auto {
+            self.auto_scale = next_scale(self.auto_scale, self.pass_ms);
+        }
+        self.scale = scale;
+        Ok(scale)
+    }
+}
+
+/// The automatic scale's next value: the pass time goes with the pixel count (scale²), so
+/// the scale that would meet the budget is s·√(budget/ms); move a third of the way there.
+pub fn next_scale(s: f32, pass_ms: f64) -> f32 {
+    if pass_ms.is_nan() || pass_ms <= 0.0 {
+        return s;
+    }
+    let ideal = s * (BUDGET_MS / pass_ms).sqrt() as f32;
+    (s + (ideal - s) / 3.0).clamp(MIN_SCALE, 1.0)
+}
+
+fn rect(width: u32, height: u32) -> Rect {
+    Rect {
+        left: 0,
+        bottom: 0,
+        width,
+        height,
+    }
+}
+
+fn texture<F: Facade>(facade: &F, w: u32, h: u32) -> Result<Texture2d, RenderError> {
+    Texture2d::empty_with_format(
+        facade,
+        UncompressedFloatFormat::U8U8U8U8,
+        MipmapsOption::NoMipmap,
+        w,
+        h,
+    )
+    .map_err(|e| RenderError::resource(format!("3D view target {w}×{h}"), e))
+}
+
+fn framebuffer<'a, F: Facade>(
+    facade: &F,
+    tex: &'a Texture2d,
+) -> Result<SimpleFrameBuffer<'a>, RenderError> {
+    SimpleFrameBuffer::new(facade, tex)
+        .map_err(|e| RenderError::resource("framebuffer of the 3D view", e))
+}
+
+fn blit<F: Facade, S: Surface>(
+    facade: &F,
+    tex: &Texture2d,
+    target: &S,
+    viewport: Rect,
+) -> Result<(), RenderError> {
+    let fb = framebuffer(facade, tex)?;
+    fb.blit_color(
+        &rect(tex.width(), tex.height()),
+        target,
+        &BlitTarget {
+            left: viewport.left,
+            bottom: viewport.bottom,
+            width: viewport.width as i32,
+            height: viewport.height as i32,
+        },
+        MagnifySamplerFilter::Linear,
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_automatic_scale_moves_towards_the_budget_and_stays_in_range() {
+        // Too slow: smaller; too fast: larger; on budget: unchanged.
+        assert!(next_scale(0.5, 4.0 * BUDGET_MS) < 0.5);
+        assert!(next_scale(0.5, BUDGET_MS / 4.0) > 0.5);
+        assert!((next_scale(0.5, BUDGET_MS) - 0.5).abs() < 1e-6);
+        assert_eq!(next_scale(0.12, 1e6), MIN_SCALE);
+        assert_eq!(next_scale(0.95, 0.001), 1.0);
+        assert_eq!(next_scale(0.4, f64::NAN), 0.4);
+        // Repeated, with a cost ∝ s², it settles where the pass meets the budget.
+        let mut s = 1.0f32;
+        for _ in 0..60 {
+            let ms = 400.0 * f64::from(s * s);
+            s = next_scale(s, ms);
+        }
+        let ms = 400.0 * f64::from(s * s);
+        assert!((ms - BUDGET_MS).abs() < 0.5, "{s} → {ms} ms");
+    }
+
+    #[test]
+    fn scale_modes_parse() {
+        assert_eq!(ScaleMode::parse("auto"), Ok(ScaleMode::Auto));
+        assert_eq!(ScaleMode::parse("0.5"), Ok(ScaleMode::Fixed(0.5)));
+        assert_eq!(ScaleMode::parse("1"), Ok(ScaleMode::Fixed(1.0)));
+        for bad in ["0", "1.5", "-1", "half", "NaN"] {
+            assert!(ScaleMode::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
