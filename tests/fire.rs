@@ -140,29 +140,14 @@ fn gas_expansion_gives_the_divergence_asked_for_where_fuel_burns() {
     let hot = |i: usize, j: usize, k: usize| {
         (6..10).contains(&i) && (4..8).contains(&j) && (6..10).contains(&k)
     };
-    {
-        let fuel = s.fuel_mut();
-        for k in 0..d.nz {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    if hot(i, j, k) {
-                        fuel[d.idx(i, j, k)] = 1.5;
-                    }
-                }
-            }
-        }
-    }
-    {
-        let t = s.temperature_mut();
-        for k in 0..d.nz {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    if hot(i, j, k) {
-                        t[d.idx(i, j, k)] = 2.0;
-                    }
-                }
-            }
-        }
+    let cells: Vec<usize> = (0..d.nz)
+        .flat_map(|k| (0..d.ny).flat_map(move |j| (0..d.nx).map(move |i| (i, j, k))))
+        .filter(|&(i, j, k)| hot(i, j, k))
+        .map(|(i, j, k)| d.idx(i, j, k))
+        .collect();
+    for &c in &cells {
+        s.fuel_mut()[c] = 1.5;
+        s.temperature_mut()[c] = 2.0;
     }
     // The projection sees the fuel as it is now: ∇·u = expansion × k × fuel in burning cells.
     s.project();

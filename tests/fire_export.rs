@@ -35,27 +35,20 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-/// Exports one campfire frame (24 cells across, after 40 steps) with every field.
-fn export(dir: &Path, up: &str) {
+/// Runs the campfire at 24 cells across into `dir`: `frames` frames `every` steps apart,
+/// with `fields`, in `formats`, turned `up`.
+fn campfire(dir: &Path, frames: &str, every: &str, formats: &str, fields: &str, up: &str) {
+    let out = dir.to_str().expect("UTF-8 temp path");
     plume(&[
-        "run",
-        "--scene",
-        "campfire",
-        "--size",
-        "24",
-        "--frames",
-        "1",
-        "--every",
-        "40",
-        "--format",
-        "vdb,npy",
-        "--fields",
-        "density,temperature,flame,fuel,velocity",
-        "--up",
-        up,
-        "--out",
-        dir.to_str().expect("UTF-8 temp path"),
+        "run", "--scene", "campfire", "--size", "24", "--frames", frames, "--every", every,
+        "--format", formats, "--fields", fields, "--up", up, "--out", out,
     ]);
+}
+
+/// Exports one campfire frame (after 40 steps) with every field, as VDB and NumPy.
+fn export(dir: &Path, up: &str) {
+    let all = "density,temperature,flame,fuel,velocity";
+    campfire(dir, "1", "40", "vdb,npy", all, up);
 }
 
 const CHECK: &str = r#"
@@ -140,23 +133,14 @@ fn vdb_grids_carry_blenders_names_and_turn_z_up() {
 #[test]
 fn blender_imports_the_sequence_with_a_fire_material_and_renders_it() {
     let dir = temp_dir("blender");
-    plume(&[
-        "run",
-        "--scene",
-        "campfire",
-        "--size",
-        "24",
-        "--frames",
+    campfire(
+        &dir,
         "3",
-        "--every",
         "20",
-        "--fields",
+        "vdb",
         "density,temperature,flame,velocity",
-        "--up",
         "z",
-        "--out",
-        dir.to_str().expect("UTF-8 temp path"),
-    ]);
+    );
     let png = dir.join("blender.png");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/blender/import_plume.py");
     let out = Command::new("blender")

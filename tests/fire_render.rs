@@ -58,6 +58,18 @@ fn mean_where_different(a: &Image, b: &Image, tol: f64) -> ([f64; 3], usize) {
     (sum.map(|s| s / n.max(1) as f64), n)
 }
 
+/// What the volume pass draws: density, temperature and flame.
+const GLOW: Select = Select {
+    density: true,
+    temperature: true,
+    flame: true,
+    fuel: false,
+    velocity: false,
+    pressure: false,
+    divergence: false,
+    solid: false,
+};
+
 fn plain(s: RenderSettings) -> RenderSettings {
     RenderSettings {
         outline: false,
@@ -74,12 +86,7 @@ fn the_campfire_glows_warm_where_the_flame_is() {
     for _ in 0..60 {
         sim.step().expect("finite");
     }
-    let f = sim.frame(Select {
-        density: true,
-        temperature: true,
-        flame: true,
-        ..Select::default()
-    });
+    let f = sim.frame(GLOW);
     let size = (96, 128);
     let cam = scene.camera(size.0 as f32 / size.1 as f32);
     let lit = plain(scene.render.clone());
@@ -168,12 +175,7 @@ fn without_flame_there_is_no_emission_and_smoke_stays_neutral() {
     for _ in 0..60 {
         sim.step().expect("finite");
     }
-    let f = sim.frame(Select {
-        density: true,
-        temperature: true,
-        flame: true,
-        ..Select::default()
-    });
+    let f = sim.frame(GLOW);
     assert!(f.flame.as_ref().expect("ok").iter().all(|&x| x == 0.0));
     let size = (64, 64);
     let cam = scene.camera(1.0);

@@ -135,6 +135,40 @@ pub struct FlameLight {
     pub spread2: f32,
 }
 
+/// An empty float 3D texture of `dims` cells (`what` names it in an error).
+fn texture_3d(
+    facade: &impl Facade,
+    format: UncompressedFloatFormat,
+    dims: Dims,
+    what: &str,
+) -> Result<Texture3d, RenderError> {
+    Texture3d::empty_with_format(
+        facade,
+        format,
+        MipmapsOption::NoMipmap,
+        dims.nx as u32,
+        dims.ny as u32,
+        dims.nz as u32,
+    )
+    .map_err(|e| RenderError::resource(format!("{what} {dims}"), e))
+}
+
+/// Copies a filled pixel buffer into the whole of a 3D texture and waits for the transfer.
+fn fill_3d<P: glium::texture::PixelValue>(
+    facade: &impl Facade,
+    tex: &Texture3d,
+    staging: &PixelBuffer<P>,
+    dims: Dims,
+) {
+    tex.main_level().raw_upload_from_pixel_buffer(
+        staging.as_slice(),
+        0..dims.nx as u32,
+        0..dims.ny as u32,
+        0..dims.nz as u32,
+    );
+    facade.get_context().finish();
+}
+
 /// The flame light of a frame's temperature and flame, or `None` when nothing glows.
 pub fn flame_light(
     grid: &crate::sim::Grid,
@@ -297,15 +331,7 @@ impl VolumeRenderer {
         }
         let t = Instant::now();
         if self.texture_dims() != Some(dims) {
-            let tex = Texture3d::empty_with_format(
-                facade,
-                UncompressedFloatFormat::F32,
-                MipmapsOption::NoMipmap,
-                dims.nx as u32,
-                dims.ny as u32,
-                dims.nz as u32,
-            )
-            .map_err(|e| RenderError::resource(format!("3D texture {dims}"), e))?;
+            let tex = texture_3d(facade, UncompressedFloatFormat::F32, dims, "3D texture")?;
             self.texture = Some((tex, dims));
             self.staging = Some(PixelBuffer::new_empty(facade, dims.cells()));
         }
@@ -313,13 +339,7 @@ impl VolumeRenderer {
             return Err(RenderError::resource_msg("texture missing after creation"));
         };
         staging.write(density);
-        tex.main_level().raw_upload_from_pixel_buffer(
-            staging.as_slice(),
-            0..dims.nx as u32,
-            0..dims.ny as u32,
-            0..dims.nz as u32,
-        );
-        facade.get_context().finish();
+        fill_3d(facade, tex, staging, dims);
         self.last_upload_ms = t.elapsed().as_secs_f64() * 1e3;
         Ok(self.last_upload_ms)
     }
@@ -364,15 +384,12 @@ impl VolumeRenderer {
         dims: Dims,
     ) -> Result<(), RenderError> {
         if self.heat.as_ref().map(|h| h.1) != Some(dims) {
-            let tex = Texture3d::empty_with_format(
+            let tex = texture_3d(
                 facade,
                 UncompressedFloatFormat::F32F32,
-                MipmapsOption::NoMipmap,
-                dims.nx as u32,
-                dims.ny as u32,
-                dims.nz as u32,
-            )
-            .map_err(|e| RenderError::resource(format!("3D heat texture {dims}"), e))?;
+                dims,
+                "3D heat texture",
+            )?;
             self.heat = Some((tex, dims));
         }
         let Some((tex, _)) = &self.heat else {
@@ -387,13 +404,7 @@ impl VolumeRenderer {
             .collect();
         let staging: PixelBuffer<(f32, f32)> = PixelBuffer::new_empty(facade, dims.cells());
         staging.write(&pairs);
-        tex.main_level().raw_upload_from_pixel_buffer(
-            staging.as_slice(),
-            0..dims.nx as u32,
-            0..dims.ny as u32,
-            0..dims.nz as u32,
-        );
-        facade.get_context().finish();
+        fill_3d(facade, tex, &staging, dims);
         Ok(())
     }
 

@@ -129,28 +129,32 @@ pub fn burn(p: &FireParams, f: FireFields<'_>, plane: usize, dt: f32) -> f64 {
 mod tests {
     use super::*;
 
-    fn fields(n: usize, fuel: f32, t: f32) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
-        (vec![0.0; n], vec![t; n], vec![fuel; n], vec![0.0; n])
+    /// `n` cells of density, temperature, fuel and flame.
+    struct Cells([Vec<f32>; 4]);
+
+    impl Cells {
+        fn new(n: usize, fuel: f32, t: f32) -> Self {
+            Cells([vec![0.0; n], vec![t; n], vec![fuel; n], vec![0.0; n]])
+        }
+        /// One `burn` of `dt` over planes of 4 cells.
+        fn burn(&mut self, p: &FireParams, dt: f32) -> f64 {
+            let [d, t, fu, fl] = &mut self.0;
+            let f = FireFields {
+                density: d,
+                temperature: t,
+                fuel: fu,
+                flame: fl,
+            };
+            burn(p, f, 4, dt)
+        }
     }
 
     #[test]
     fn fuel_decays_exactly_at_the_burn_rate_and_heat_matches_fuel_burned() {
         let p = FireParams::default();
-        let (mut d, mut t, mut fu, mut fl) = fields(8, 2.0, 2.0);
-        let mut total = 0.0;
-        for _ in 0..60 {
-            total += burn(
-                &p,
-                FireFields {
-                    density: &mut d,
-                    temperature: &mut t,
-                    fuel: &mut fu,
-                    flame: &mut fl,
-                },
-                4,
-                1.0 / 60.0,
-            );
-        }
+        let mut c = Cells::new(8, 2.0, 2.0);
+        let total: f64 = (0..60).map(|_| c.burn(&p, 1.0 / 60.0)).sum();
+        let [d, t, fu, _] = &c.0;
         let expect = 2.0 * (-p.burn_rate).exp();
         assert!((fu[0] - expect).abs() < 1e-5, "{} vs {expect}", fu[0]);
         let per_cell = total / 8.0;
@@ -162,20 +166,9 @@ mod tests {
     #[test]
     fn nothing_burns_at_or_below_ignition() {
         let p = FireParams::default();
-        let (mut d, mut t, mut fu, mut fl) = fields(4, 1.0, p.ignition);
-        let b = burn(
-            &p,
-            FireFields {
-                density: &mut d,
-                temperature: &mut t,
-                fuel: &mut fu,
-                flame: &mut fl,
-            },
-            4,
-            0.1,
-        );
-        assert_eq!(b, 0.0);
-        assert_eq!(fu, vec![1.0; 4]);
-        assert_eq!(t, vec![p.ignition; 4]);
+        let mut c = Cells::new(4, 1.0, p.ignition);
+        assert_eq!(c.burn(&p, 0.1), 0.0);
+        assert_eq!(c.0[2], vec![1.0; 4]);
+        assert_eq!(c.0[1], vec![p.ignition; 4]);
     }
 }
