@@ -37,7 +37,8 @@ pub fn side_panel(
             let scroll = egui::ScrollArea::vertical()
                 .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
                 .show(ui, |ui| {
-                    ui.heading("Plume");
+                    // No heading: the window's title and the menu bar name Plume and the
+                    // scene, and the room goes to the Fire section's header.
                     if let Some(m) = &st.message {
                         ui.colored_label(egui::Color32::from_rgb(240, 200, 120), m);
                     }
