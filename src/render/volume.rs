@@ -114,7 +114,7 @@ pub struct VolumeRenderer {
     obstacles: Option<(Texture2d, i32)>,
     /// Temperature and flame (RG32F) while the frame holds flame, and the flame as one soft
     /// light for the smoke around it.
-    heat: Option<(Texture3d, Dims)>,
+    heat: Option<HeatTexture>,
     fire: Option<FlameLight>,
     /// The blackbody emission table (N × 1 RGB32F) and its values for the CPU side.
     blackbody: Texture2d,
@@ -122,6 +122,10 @@ pub struct VolumeRenderer {
     /// Milliseconds of the last upload (buffer write and texture transfer).
     pub last_upload_ms: f64,
 }
+
+/// Temperature and flame on the GPU: the RG32F texture, its dimensions, and the staging
+/// buffer it is refilled through.
+type HeatTexture = (Texture3d, Dims, PixelBuffer<(f32, f32)>);
 
 /// The flame summarised as one soft light: where it is, how much light (linear RGB, per unit
 /// of `flame_intensity`) and how spread out.
@@ -246,6 +250,7 @@ impl VolumeBox {
 impl VolumeRenderer {
     /// Compiles the shaders.
     pub fn new(facade: &impl Facade) -> Result<Self, RenderError> {
+        let table = crate::blackbody::table();
         let mut r = Self {
             volume: program(facade, "volume", FULLSCREEN_VERT, VOLUME_FRAG)?,
             background: program(facade, "background", FULLSCREEN_VERT, BACKGROUND_FRAG)?,
@@ -259,15 +264,12 @@ impl VolumeRenderer {
             fire: None,
             blackbody: Texture2d::with_format(
                 facade,
-                vec![crate::blackbody::table()
-                    .into_iter()
-                    .map(|[r, g, b]| (r, g, b))
-                    .collect::<Vec<_>>()],
+                vec![table.iter().map(|&[r, g, b]| (r, g, b)).collect::<Vec<_>>()],
                 UncompressedFloatFormat::F32F32F32,
                 MipmapsOption::NoMipmap,
             )
             .map_err(|e| RenderError::resource("blackbody table", e))?,
-            blackbody_values: crate::blackbody::table(),
+            blackbody_values: table,
             last_upload_ms: 0.0,
         };
         r.set_obstacles(facade, &[])?;
@@ -390,9 +392,10 @@ impl VolumeRenderer {
                 dims,
                 "3D heat texture",
             )?;
-            self.heat = Some((tex, dims));
+            // The staging buffer is kept with the texture and refilled, as the density's is.
+            self.heat = Some((tex, dims, PixelBuffer::new_empty(facade, dims.cells())));
         }
-        let Some((tex, _)) = &self.heat else {
+        let Some((tex, _, staging)) = &self.heat else {
             return Err(RenderError::resource_msg(
                 "heat texture missing after creation",
             ));
@@ -402,9 +405,8 @@ impl VolumeRenderer {
             .zip(flame)
             .map(|(&t, &f)| (t, f.max(0.0)))
             .collect();
-        let staging: PixelBuffer<(f32, f32)> = PixelBuffer::new_empty(facade, dims.cells());
         staging.write(&pairs);
-        fill_3d(facade, tex, &staging, dims);
+        fill_3d(facade, tex, staging, dims);
         Ok(())
     }
 
@@ -496,7 +498,7 @@ impl VolumeRenderer {
             .minify_filter(MinifySamplerFilter::Nearest);
         let fire = self.fire.filter(|_| self.heat.is_some());
         let heat_tex = match (&self.heat, fire) {
-            (Some((h, _)), Some(_)) => h,
+            (Some((h, _, _)), Some(_)) => h,
             _ => tex,
         };
         let heat = heat_tex
