@@ -360,14 +360,17 @@ fn last_cell(d: Dims) -> [f32; 3] {
 /// and `φ = φ̂ + ½(φⁿ − φ̃)`, clamped to the range of the eight values of `φⁿ` that the forward
 /// step interpolated between, so no new extrema appear; each result is `scale·φ + offset`.
 /// Two passes in all: the first locates each backtrace once, samples every field there and
-/// keeps the range of the eight values it interpolated (in `range`); the second locates the
-/// forward trace once and samples every intermediate field there.
+/// keeps the cell it fell in (4 bytes a cell for all the fields, in `cells`: the cell's
+/// packed coordinates, and the top bit set where outside air was mixed in); the second
+/// locates the forward trace once, samples every intermediate field there, and takes each
+/// field's clamping range from its eight values around that kept cell (the same values the
+/// first pass interpolated, so the same range as keeping it, in a quarter of the memory).
 #[allow(clippy::too_many_arguments)]
 pub fn maccormack_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
     hat: [&mut [f32]; N],
-    range: [&mut [[f32; 2]]; N],
+    cells: &mut [u32],
     vel: VelocityRef<'_>,
     vs: &VelSampler,
     k_dt: f32,
@@ -377,32 +380,26 @@ pub fn maccormack_cells_n<const N: usize>(
     let s_src = f.map(|s| Sampler::new(s.src, d));
     let last = last_cell(d);
     let mut hat = hat;
-    let mut range = range;
     {
         let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
-        let r: [&mut [[f32; 2]]; N] = range.each_mut().map(|r| &mut **r);
-        cell_pass(h, r, vel, vs, -k_dt, exits.solid, |back, _| {
+        cell_pass(h, [cells], vel, vs, -k_dt, exits.solid, |back, _| {
             let l = s_src[0].locate(back);
             let w = exits.blend(back, last).map_or(0.0, |b| b.0);
             let mut v = [0.0; N];
-            let mut lh = [[0.0; 2]; N];
             for n in 0..N {
-                let (a, lo, hi) = s_src[n].at_and_range(&l);
-                if w > 0.0 {
-                    // Outside air mixed in: it joins the clamping range.
-                    let o = f[n].outside;
-                    v[n] = a + w * (o - a);
-                    lh[n] = [lo.min(o), hi.max(o)];
+                let a = s_src[n].at_loc(&l);
+                // Outside air mixed in (it joins the clamping range in the second pass).
+                v[n] = if w > 0.0 {
+                    a + w * (f[n].outside - a)
                 } else {
-                    v[n] = a;
-                    lh[n] = [lo, hi];
-                }
+                    a
+                };
             }
-            (v, lh)
+            (v, [s_src[0].cell_code(&l) | u32::from(w > 0.0) << 31])
         });
     }
     let hat: [&[f32]; N] = hat.map(|h| &*h);
-    let range: [&[[f32; 2]]; N] = range.map(|r| &*r);
+    let cells: &[u32] = cells;
     let s_hat = hat.map(|h| Sampler::new(h, d));
     // The forward trace must land where φ̂ is defined: between the first and last cell
     // centres. Where it would be clamped (next to a face), the error estimate is meaningless
@@ -423,7 +420,14 @@ pub fn maccormack_cells_n<const N: usize>(
         (
             std::array::from_fn(|n| {
                 let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
-                let [lo, hi] = range[n][c];
+                let code = cells[c];
+                let (lo, hi) = s_src[n].range_of_cell(code & !(1 << 31));
+                let (lo, hi) = if code >> 31 != 0 {
+                    let o = f[n].outside;
+                    (lo.min(o), hi.max(o))
+                } else {
+                    (lo, hi)
+                };
                 let v = if v > lo { v } else { lo };
                 let v = if v < hi { v } else { hi };
                 f[n].scale * v + f[n].offset
@@ -434,20 +438,20 @@ pub fn maccormack_cells_n<const N: usize>(
 }
 
 /// One z-plane of each output of [`cell_pass`].
-type PlaneOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [[f32; 2]]; M]);
+type PlaneOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [u32]; M]);
 
 /// Runs `f(trace end, cell index)` for every cell, in parallel over z-planes, writing its N
-/// values to the N arrays of `dst` and its M pairs to the M arrays of `aux`. The trace is the
+/// values to the N arrays of `dst` and its M codes to the M arrays of `aux`. The trace is the
 /// second-order (RK2) one from the cell's centre over `k` cells per unit velocity (−k_dt
 /// backwards, +k_dt forwards), in array coordinates (cell i's sample sits at i).
 fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
-    aux: [&mut [[f32; 2]]; M],
+    aux: [&mut [u32]; M],
     vel: VelocityRef<'_>,
     vs: &VelSampler,
     k: f32,
     solid: Option<&[u8]>,
-    f: impl Fn([f32; 3], usize) -> ([f32; N], [[f32; 2]; M]) + Sync,
+    f: impl Fn([f32; 3], usize) -> ([f32; N], [u32; M]) + Sync,
 ) {
     let d = vel.dims;
     for o in &dst {

@@ -74,6 +74,9 @@ impl<'a> Sampler<'a> {
         let sy = d.nx;
         let sz = d.nx * d.ny;
         Loc {
+            i0: i0 as u32,
+            j0: j0 as u32,
+            k0: k0 as u32,
             b: i0 + sy * j0 + sz * k0,
             di: usize::from(i0 + 1 < d.nx),
             dj: if j0 + 1 < d.ny { sy } else { 0 },
@@ -126,6 +129,34 @@ impl<'a> Sampler<'a> {
         min_max8(&self.gather(l))
     }
 
+    /// The cell `l` lies in, packed into 30 bits (10 per axis; every axis has at most
+    /// [`super::grid::MAX_AXIS_CELLS`] = 1024 samples): 4 bytes that give back the range of
+    /// any array of these dimensions with [`Sampler::range_of_cell`].
+    #[inline(always)]
+    pub fn cell_code(&self, l: &Loc) -> u32 {
+        l.i0 | l.j0 << 10 | l.k0 << 20
+    }
+
+    /// [`Sampler::range_loc`] at the location whose cell [`Sampler::cell_code`] packed.
+    #[inline(always)]
+    pub fn range_of_cell(&self, code: u32) -> (f32, f32) {
+        let d = self.d;
+        let c = code as usize;
+        let (i0, j0, k0) = (c & 1023, (c >> 10) & 1023, (c >> 20) & 1023);
+        let l = Loc {
+            i0: i0 as u32,
+            j0: j0 as u32,
+            k0: k0 as u32,
+            b: i0 + d.nx * j0 + d.nx * d.ny * k0,
+            di: usize::from(i0 + 1 < d.nx),
+            dj: if j0 + 1 < d.ny { d.nx } else { 0 },
+            dk: if k0 + 1 < d.nz { d.nx * d.ny } else { 0 },
+            t: [0.0; 3],
+        };
+        debug_assert!(i0 < d.nx && j0 < d.ny && k0 < d.nz);
+        min_max8(&self.gather(&l))
+    }
+
     /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).
     #[inline(always)]
     pub fn at(&self, p: [f32; 3]) -> f32 {
@@ -173,6 +204,9 @@ fn min_max8(v: &[f32; 8]) -> (f32, f32) {
 /// dimensions.
 #[derive(Clone, Copy, Debug)]
 pub struct Loc {
+    i0: u32,
+    j0: u32,
+    k0: u32,
     b: usize,
     di: usize,
     dj: usize,

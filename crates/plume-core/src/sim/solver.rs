@@ -59,8 +59,9 @@ pub struct Solver {
     /// Scratch for the advected fuel and flame, and their MacCormack intermediates.
     fire_tmp: [Vec<f32>; 2],
     fire_mac: [Vec<f32>; 2],
-    /// MacCormack's clamping ranges, one pair per cell and advected field.
-    mac_range: Vec<[f32; 2]>,
+    /// MacCormack's backtrace cells (packed, see `advect::maccormack_cells_n`), one per
+    /// cell for all the advected fields.
+    mac_cells: Vec<u32>,
     confinement: Confinement,
     vel: [Vec<f32>; 3],
     vel_tmp: [Vec<f32>; 3],
@@ -134,7 +135,7 @@ impl Solver {
             fire_active: false,
             fire_tmp: Default::default(),
             fire_mac: Default::default(),
-            mac_range: Vec::new(),
+            mac_cells: Vec::new(),
             confinement: Confinement::default(),
             vel: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
             vel_tmp: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
@@ -198,7 +199,7 @@ impl Solver {
                 .chain(&self.fire_mac)
                 .map(Vec::len)
                 .sum::<usize>()
-            + 2 * self.mac_range.len()
+            + self.mac_cells.len()
             + self.pressure_diag.len()
             + self.vel.iter().map(Vec::len).sum::<usize>() * 2
             + self

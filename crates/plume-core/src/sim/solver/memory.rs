@@ -30,7 +30,7 @@ pub fn estimate_bytes(
     if mac {
         floats += n; // mac_tmp
         floats += carried * n;
-        floats += 2 * (1 + carried) * n; // clamping ranges
+        floats += n; // the backtrace cells the clamping ranges come from
     }
     if params.velocity_advection == Advection::MacCormack {
         floats += 4 * faces;

@@ -34,7 +34,7 @@ impl Solver {
             1
         };
         if mac {
-            self.mac_range.resize(count * n, [0.0; 2]);
+            self.mac_cells.resize(n, 0);
         }
         if !solids.is_empty() {
             solids.extrapolate(d, &mut self.density);
@@ -103,15 +103,11 @@ impl Solver {
                 hat.push(&mut m1[..]);
             }
         }
-        let ranges: Vec<&mut [[f32; 2]]> = if mac {
-            self.mac_range.chunks_mut(n).collect()
-        } else {
-            Vec::new()
-        };
+        let cells = &mut self.mac_cells[..];
         match count {
-            1 => advect_fields::<1>(dst, src, hat, ranges, vr, vs, k_dt, exits),
-            2 => advect_fields::<2>(dst, src, hat, ranges, vr, vs, k_dt, exits),
-            _ => advect_fields::<4>(dst, src, hat, ranges, vr, vs, k_dt, exits),
+            1 => advect_fields::<1>(dst, src, hat, cells, vr, vs, k_dt, exits),
+            2 => advect_fields::<2>(dst, src, hat, cells, vr, vs, k_dt, exits),
+            _ => advect_fields::<4>(dst, src, hat, cells, vr, vs, k_dt, exits),
         }
         if temp_on {
             std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
@@ -191,7 +187,7 @@ fn advect_fields<const N: usize>(
     dst: Vec<&mut [f32]>,
     src: Vec<Scalar<'_>>,
     hat: Vec<&mut [f32]>,
-    ranges: Vec<&mut [[f32; 2]]>,
+    cells: &mut [u32],
     vr: VelocityRef<'_>,
     vs: &advect::VelSampler,
     k_dt: f32,
@@ -206,13 +202,10 @@ fn advect_fields<const N: usize>(
     if hat.is_empty() {
         advect::advect_cells_n(dst, src, vr, vs, k_dt, exits);
     } else {
-        let (Ok(hat), Ok(ranges)) = (
-            <[&mut [f32]; N]>::try_from(hat),
-            <[&mut [[f32; 2]]; N]>::try_from(ranges),
-        ) else {
-            unreachable!("one MacCormack scratch field and range per field")
+        let Ok(hat) = <[&mut [f32]; N]>::try_from(hat) else {
+            unreachable!("one MacCormack scratch field per field")
         };
-        advect::maccormack_cells_n(dst, src, hat, ranges, vr, vs, k_dt, exits);
+        advect::maccormack_cells_n(dst, src, hat, cells, vr, vs, k_dt, exits);
     }
 }
 
