@@ -57,6 +57,17 @@ fn bench_json_has_the_documented_fields() {
     assert!(v["memory_bytes"]
         .as_u64()
         .is_some_and(|m| m > 12 * 16 * 10 * 4));
+    // Bytes a cell and the bandwidth floor follow from the memory and the measured bandwidth.
+    let mem = v["memory_bytes"].as_f64().expect("memory");
+    let per_cell = v["bytes_per_cell"].as_f64().expect("bytes_per_cell");
+    assert!((per_cell - mem / (12.0 * 16.0 * 10.0)).abs() < 1e-6, "{v}");
+    let bw = v["memory_bandwidth_gb_s"].as_f64().expect("bandwidth");
+    assert!(bw > 0.1 && bw < 10_000.0, "implausible bandwidth: {v}");
+    let floor = v["bandwidth_floor_ms"].as_f64().expect("floor");
+    assert!(
+        (floor - 2.0 * mem / (bw * 1e9) * 1e3).abs() <= 1e-9 * floor.max(1.0),
+        "{v}"
+    );
 }
 
 #[test]

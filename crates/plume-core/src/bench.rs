@@ -71,9 +71,39 @@ pub struct BenchReport {
     pub substeps_max: u32,
     /// Largest CFL number of any sub-step measured.
     pub cfl_max: f32,
+    /// `memory_bytes` per cell of the grid.
+    pub bytes_per_cell: f64,
+    /// The machine's memory bandwidth as these threads see it, GB/s (10⁹ bytes): a parallel
+    /// copy between two 128 MiB buffers (far larger than the caches), bytes read plus bytes
+    /// written per second, best of three.
+    pub memory_bandwidth_gb_s: f64,
+    /// The bandwidth floor of a step, ms: reading and writing every byte the solver holds
+    /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
+    /// (from 128³ on); a step does several passes over most fields, so it sits above it.
+    pub bandwidth_floor_ms: f64,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
+}
+
+/// Bytes read plus bytes written per second (GB/s) by a parallel copy between two buffers of
+/// 128 MiB, the best of three copies (the first touch of the pages is not timed).
+pub fn memory_bandwidth_gb_s() -> f64 {
+    use rayon::prelude::*;
+    const N: usize = 32 << 20; // f32s: 128 MiB
+    let src: Vec<f32> = (0..N).into_par_iter().map(|i| i as f32).collect();
+    let mut dst = vec![0.0f32; N];
+    dst.par_chunks_mut(1 << 16).for_each(|c| c.fill(1.0));
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        dst.par_chunks_mut(1 << 16)
+            .zip(src.par_chunks(1 << 16))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&dst);
+    (2 * N * std::mem::size_of::<f32>()) as f64 / best / 1e9
 }
 
 /// Median of a list (0 for an empty one).
@@ -121,6 +151,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     }
     let mean = totals.iter().sum::<f64>() / totals.len() as f64;
     let ms = median(&mut totals);
+    let bandwidth = memory_bandwidth_gb_s();
     let d = solver.dims();
     let baseline = if cfg.baseline {
         let b4 = baseline_ms(d.nx.max(d.ny).max(d.nz), 4, cfg.baseline_steps);
@@ -158,6 +189,9 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         substeps_mean: sub_sum as f64 / totals.len().max(1) as f64,
         substeps_max: sub_max,
         cfl_max,
+        bytes_per_cell: solver.memory_bytes() as f64 / d.cells() as f64,
+        memory_bandwidth_gb_s: bandwidth,
+        bandwidth_floor_ms: 2.0 * solver.memory_bytes() as f64 / (bandwidth * 1e9) * 1e3,
         baseline,
     })
 }
@@ -194,11 +228,17 @@ impl BenchReport {
         );
         let _ = writeln!(
             s,
-            "step: {:.2} ms median ({:.2} mean), {:.1} ns/cell/step, memory {:.1} MiB",
+            "step: {:.2} ms median ({:.2} mean), {:.1} ns/cell/step, memory {:.1} MiB ({:.0} B a cell)",
             self.ms_per_step,
             self.mean_ms_per_step,
             self.ns_per_cell_step,
-            self.memory_bytes as f64 / (1024.0 * 1024.0)
+            self.memory_bytes as f64 / (1024.0 * 1024.0),
+            self.bytes_per_cell
+        );
+        let _ = writeln!(
+            s,
+            "memory bandwidth {:.1} GB/s: reading and writing the solver's memory once takes {:.2} ms",
+            self.memory_bandwidth_gb_s, self.bandwidth_floor_ms
         );
         let _ = writeln!(
             s,
