@@ -136,7 +136,7 @@ impl Solver {
             fire_tmp: Default::default(),
             fire_mac: Default::default(),
             mac_cells: Vec::new(),
-            confinement: Confinement::default(),
+            confinement: Confinement,
             vel: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
             vel_tmp: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
             vel_mac: Default::default(),
@@ -210,7 +210,6 @@ impl Solver {
         floats * std::mem::size_of::<f32>()
             + self.solids.mask.len()
             + self.vel_sampler.memory_bytes()
-            + self.confinement.memory_bytes()
             + self.pressure_solver.memory_bytes()
     }
 
@@ -495,6 +494,9 @@ impl Solver {
                     });
             }
         }
+        if self.params.pressure_method == PressureMethod::Multigrid {
+            self.size_scalar_scratch();
+        }
         let st = project::pressure_stencil(d, &self.boundaries);
         let diag = has_solids.then_some(self.pressure_diag.as_slice());
         let settings = PressureSettings {
@@ -502,15 +504,48 @@ impl Solver {
             max_iterations: self.params.pressure_max_iterations,
             omega: self.params.sor_omega,
         };
+        // The solver's work vectors are the scalar advection's scratch and one of the
+        // velocity advection's, lent for the solve (idle at this point of the sub-step).
+        let n = d.cells();
+        let mut lent = [
+            &mut self.density_tmp,
+            &mut self.temperature_tmp,
+            &mut self.mac_tmp,
+            &mut self.mac_tmp2,
+            &mut self.vel_tmp[0],
+        ];
+        for (mine, theirs) in lent.iter_mut().zip(self.pressure_solver.work_vectors()) {
+            mine.resize(n, 0.0);
+            *theirs = std::mem::take(*mine);
+        }
         let s = self
             .pressure_solver
             .solve(&st, diag, &mut self.pressure, &self.rhs, &settings);
+        for (mine, theirs) in lent.iter_mut().zip(self.pressure_solver.work_vectors()) {
+            **mine = std::mem::take(theirs);
+        }
+        self.vel_tmp[0].resize(d.faces(0).cells(), 0.0);
         let [u, v, w] = &mut self.vel;
         project::subtract_gradient(d, &self.boundaries, &self.pressure, u, v, w, h, dt);
         self.solids.zero_faces([u, v, w]);
         // The divergence left equals the Poisson residual (scaled back to 1/s).
         let after = s.relative_residual * st.max_abs(&self.rhs) * dt / (h * h);
         (s, before, after)
+    }
+
+    /// Gives the scalar advection's scratch (density, temperature and the two MacCormack
+    /// intermediates) one value a cell, whatever the scene advects: the confinement force and
+    /// the pressure solver borrow them while they are idle.
+    fn size_scalar_scratch(&mut self) {
+        let n = self.grid.dims.cells();
+        for b in [
+            &mut self.density_tmp,
+            &mut self.temperature_tmp,
+            &mut self.mac_tmp,
+            &mut self.mac_tmp2,
+        ] {
+            b.resize(n, 0.0);
+        }
     }
 
     /// Per face of the component along `axis`: 1 where its value is held (faces touching an

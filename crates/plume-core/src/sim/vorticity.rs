@@ -7,16 +7,15 @@ use super::grid::Dims;
 use super::pressure::operator::det_sum;
 use rayon::prelude::*;
 
-/// Scratch fields for the confinement force, reused between steps.
-#[derive(Clone, Debug, Default)]
-pub struct Confinement {
-    /// Cell-centred velocity, later the force per cell.
-    cell: [Vec<f32>; 3],
-    /// Vorticity per cell.
-    omega: [Vec<f32>; 3],
-    /// |ω| per cell.
-    mag: Vec<f32>,
-}
+/// Vorticity confinement. It holds no fields of its own: [`Confinement::apply`] works in seven
+/// cell-sized scratch arrays its caller lends (the solver lends buffers that are idle while
+/// the force is computed).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Confinement;
+
+/// The scratch [`Confinement::apply`] works in: seven arrays of at least one value a cell
+/// (cell-centred velocity, later the force; vorticity; |ω|).
+pub type ConfinementScratch<'a> = [&'a mut [f32]; 7];
 
 /// Central differences of `f` along `axis` for the cells of row (j, k), one-sided at the
 /// grid's ends (0 on an axis one cell long), into `out`.
@@ -59,17 +58,13 @@ fn diff_row(f: &[f32], d: Dims, j: usize, k: usize, axis: usize, out: &mut [f32]
 fn vorticity(
     vel: VelocityRef<'_>,
     h: f32,
-    cell: &mut [Vec<f32>; 3],
-    omega: &mut [Vec<f32>; 3],
-    mag: &mut Vec<f32>,
+    cell: &mut [&mut [f32]; 3],
+    omega: &mut [&mut [f32]; 3],
+    mag: &mut [f32],
 ) {
     let d = vel.dims;
     let n = d.cells();
-    for a in 0..3 {
-        cell[a].resize(n, 0.0);
-        omega[a].resize(n, 0.0);
-    }
-    mag.resize(n, 0.0);
+    assert!(cell.iter().chain(omega.iter()).all(|c| c.len() == n) && mag.len() == n);
     let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
     let nx = d.nx;
     fill3_rows(cell, d, |j, k, [cx, cy, cz], _| {
@@ -93,7 +88,7 @@ fn vorticity(
         }
     });
     let inv_h = 1.0 / h;
-    let (cu, cv, cw) = (&cell[0], &cell[1], &cell[2]);
+    let (cu, cv, cw) = (&*cell[0], &*cell[1], &*cell[2]);
     let plane = d.nx * d.ny;
     let [ox, oy, oz] = omega;
     ox.par_chunks_mut(plane)
@@ -139,7 +134,7 @@ fn vorticity(
 /// Calls `f(j, k, rows, scratch)` for every row of the three cell-centred fields `out`, in
 /// parallel over z-planes; `scratch` holds 3·nx floats.
 fn fill3_rows(
-    out: &mut [Vec<f32>; 3],
+    out: &mut [&mut [f32]; 3],
     d: Dims,
     f: impl Fn(usize, usize, [&mut [f32]; 3], &mut [f32]) + Sync,
 ) {
@@ -168,56 +163,58 @@ fn fill3_rows(
 
 /// Σ|ω|·h³ over the grid: the total vorticity magnitude (domain-units³/s).
 pub fn total_vorticity(vel: VelocityRef<'_>, h: f32) -> f64 {
-    let mut cell = Default::default();
-    let mut omega: [Vec<f32>; 3] = Default::default();
-    let mut mag = Vec::new();
-    vorticity(vel, h, &mut cell, &mut omega, &mut mag);
-    det_sum(&mag) * (h as f64).powi(3)
+    let n = vel.dims.cells();
+    let mut buf = vec![0.0f32; 7 * n];
+    let (cell, rest) = buf.split_at_mut(3 * n);
+    let (omega, mag) = rest.split_at_mut(3 * n);
+    let mut cell = split3(cell, n);
+    let mut omega = split3(omega, n);
+    vorticity(vel, h, &mut cell, &mut omega, mag);
+    det_sum(mag) * (h as f64).powi(3)
+}
+
+/// Three consecutive arrays of `n` values.
+fn split3(v: &mut [f32], n: usize) -> [&mut [f32]; 3] {
+    let (a, rest) = v.split_at_mut(n);
+    let (b, c) = rest.split_at_mut(n);
+    [a, b, &mut c[..n]]
 }
 
 impl Confinement {
-    /// Bytes held by the scratch fields.
-    pub fn memory_bytes(&self) -> usize {
-        (self
-            .cell
-            .iter()
-            .chain(&self.omega)
-            .map(Vec::len)
-            .sum::<usize>()
-            + self.mag.len())
-            * 4
-    }
-
     /// Adds `dt·ε·h·(N × ω)` to the interior face velocities (each face gets the mean of its
     /// two cells). Faces on the domain's boundary get nothing, whatever their type: walls and
     /// inflows are fixed, and an open face's velocity is set by the projection (pressure 0
     /// outside); a force there would feed a flow in from outside that nothing balances.
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
-        &mut self,
+        &self,
         d: Dims,
         h: f32,
         eps: f32,
         dt: f32,
-        u: &mut [f32],
-        v: &mut [f32],
-        w: &mut [f32],
+        [u, v, w]: [&mut [f32]; 3],
+        scratch: ConfinementScratch<'_>,
     ) {
         if eps == 0.0 {
             return;
         }
-        vorticity(
-            VelocityRef { dims: d, u, v, w },
-            h,
-            &mut self.cell,
-            &mut self.omega,
-            &mut self.mag,
-        );
+        let n = d.cells();
+        let [c0, c1, c2, o0, o1, o2, m] = scratch;
+        let mut cell = [&mut c0[..n], &mut c1[..n], &mut c2[..n]];
+        let mut omega = [&mut o0[..n], &mut o1[..n], &mut o2[..n]];
+        let mag = &mut m[..n];
+        let vel = VelocityRef {
+            dims: d,
+            u: &*u,
+            v: &*v,
+            w: &*w,
+        };
+        vorticity(vel, h, &mut cell, &mut omega, mag);
         // Force per cell, written over the cell velocities.
-        let (om, mag) = (&self.omega, &self.mag);
+        let (om, mag) = (&omega, &*mag);
         let scale = eps * h;
         let nx = d.nx;
-        fill3_rows(&mut self.cell, d, |j, k, [fx, fy, fz], sc| {
+        fill3_rows(&mut cell, d, |j, k, [fx, fy, fz], sc| {
             let (g0, rest) = sc.split_at_mut(nx);
             let (g1, g2) = rest.split_at_mut(nx);
             diff_row(mag, d, j, k, 0, g0);
@@ -247,9 +244,9 @@ impl Confinement {
                 fz[t] = nv[0] * o[1] - nv[1] * o[0];
             }
         });
-        let force = &self.cell;
+        let force = &cell;
         for (axis, f) in [u, v, w].into_iter().enumerate() {
-            add_to_faces(d, axis, &force[axis], dt, f);
+            add_to_faces(d, axis, force[axis], dt, f);
         }
     }
 }
@@ -339,8 +336,12 @@ mod tests {
             v: &v,
             w: &w,
         };
-        let (mut cell, mut omega, mut mag) = (Default::default(), Default::default(), Vec::new());
-        vorticity(vel, h, &mut cell, &mut omega, &mut mag);
+        let n = d.cells();
+        let mut buf = vec![0.0f32; 7 * n];
+        let (c, rest) = buf.split_at_mut(3 * n);
+        let (o, mag) = rest.split_at_mut(3 * n);
+        let (mut cell, mut omega) = (split3(c, n), split3(o, n));
+        vorticity(vel, h, &mut cell, &mut omega, mag);
         let m = (want.iter().map(|x| x * x).sum::<f32>()).sqrt();
         for c in 0..d.cells() {
             for a in 0..3 {
@@ -371,8 +372,19 @@ mod tests {
             [-s * (y - 0.5), s * (x - 0.5), 0.0]
         });
         let before_v = v.clone();
-        let mut conf = Confinement::default();
-        conf.apply(d, h, 2.0, 0.1, &mut u, &mut v, &mut w);
+        // Scratch lent full of garbage: the force must not depend on what it held.
+        let mut scratch: Vec<Vec<f32>> = (0..7).map(|i| vec![1e3 * i as f32; d.cells()]).collect();
+        let [s0, s1, s2, s3, s4, s5, s6] = &mut scratch[..] else {
+            unreachable!()
+        };
+        Confinement.apply(
+            d,
+            h,
+            2.0,
+            0.1,
+            [&mut u, &mut v, &mut w],
+            [s0, s1, s2, s3, s4, s5, s6],
+        );
         let dv = d.faces(1);
         // Interior y-faces moved towards −y where ω_z > 0.
         let c = dv.idx(4, 4, 2);

@@ -109,13 +109,15 @@ impl Level {
     }
 }
 
-/// What [`Mgpcg`] holds for a grid of `dims` once its hierarchy is built (the levels'
-/// buffers, their diagonals, the CG vectors): equal to [`Mgpcg::memory_bytes`] then.
+/// What [`Mgpcg`] holds between solves for a grid of `dims` once its hierarchy is built (the
+/// coarse levels' buffers, the diagonals, the restriction buffers), its work vectors lent
+/// out: equal to [`Mgpcg::memory_bytes`] then.
 pub fn estimate_bytes(dims: [usize; 3]) -> u64 {
     let cells = |d: [usize; 3]| (d[0] * d[1] * d[2]) as u64;
     let n = cells(dims);
-    // Finest level: t, and the finest diagonal as bytes; CG: r, z, d, q; one row of zeros.
-    let mut floats = n + 4 * n + dims[0] as u64;
+    // The finest diagonal as bytes and one row of zeros. The finest level's smoothing buffer
+    // and the four CG vectors are lent by the caller for each solve (`work_vectors`).
+    let mut floats = dims[0] as u64;
     let mut bytes = n;
     let mut fd = dims;
     while fd.iter().all(|&v| v > COARSEST) {
@@ -175,6 +177,16 @@ impl Mgpcg {
             + f * self.diags.iter().map(Vec::len).sum::<usize>()
             + self.diag0.len();
         lv + f * (self.r.len() + self.z.len() + self.d.len() + self.q.len() + self.zeros.len())
+    }
+
+    /// The conjugate-gradient vectors and the finest level's smoothing buffer: fully
+    /// written by every solve before they are read (see `PressureSolver::work_vectors`).
+    pub fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
+        let mut v = vec![&mut self.r, &mut self.z, &mut self.d, &mut self.q];
+        if let Some(l) = self.levels.first_mut() {
+            v.push(&mut l.t);
+        }
+        v
     }
 
     /// Solves `A·x = rhs` for the pressure operator of `st` (a whole array, `c0 = 0`, `a = 1`;

@@ -47,6 +47,14 @@ pub trait PressureSolver: Send + Sync {
     fn memory_bytes(&self) -> usize {
         0
     }
+    /// The work vectors, one value a grid cell each, that the solver needs only during a
+    /// solve (nothing in them carries over to the next): the caller may put its own idle
+    /// buffers (of one value a cell) in their place before [`PressureSolver::solve`] and take
+    /// them back after, so they are not held twice. Empty where the solver keeps no such
+    /// vectors; fewer before the first solve has built the solver's hierarchy.
+    fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
+        Vec::new()
+    }
 }
 
 /// Multigrid-preconditioned conjugate gradients (see [`Mgpcg`]): the default.
@@ -81,6 +89,10 @@ impl PressureSolver for Multigrid {
 
     fn memory_bytes(&self) -> usize {
         self.mg.memory_bytes()
+    }
+
+    fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
+        self.mg.work_vectors()
     }
 }
 

@@ -23,20 +23,21 @@ pub fn estimate_bytes(
     let mut floats = 5 * n + 2 * faces;
     let mac = params.advection == Advection::MacCormack;
     let temperature = temperature || fire;
-    // Fields carried beside the density, each with a scratch copy (and a MacCormack one).
-    let carried = u64::from(temperature) + 2 * u64::from(fire);
-    floats += 2 * n * u64::from(fire); // fuel and flame themselves
-    floats += carried * n;
+    let fire = u64::from(fire);
+    // Fuel and flame, their scratch copies and MacCormack intermediates.
+    floats += 2 * n * fire * (2 + u64::from(mac));
+    // The scalar advection's scratch for the temperature and the MacCormack intermediates of
+    // density and temperature: present when the scene advects that way, and always when the
+    // confinement force or the multigrid solver borrows them (then one value a cell each).
+    let lent = params.vorticity > 0.0 || params.pressure_method == PressureMethod::Multigrid;
+    for present in [temperature, mac, mac && temperature] {
+        floats += n * u64::from(present || lent);
+    }
     if mac {
-        floats += n; // mac_tmp
-        floats += carried * n;
         floats += n; // the backtrace cells the clamping ranges come from
     }
     if params.velocity_advection == Advection::MacCormack {
         floats += 4 * faces;
-    }
-    if params.vorticity > 0.0 {
-        floats += 7 * n;
     }
     let mut bytes = 4 * floats + 16 * n; // + the sampler's interleaved cell velocities
     if obstacles {
