@@ -703,10 +703,11 @@ impl Running {
             ),
         };
         let display = self.display.clone();
-        let result = view.draw(&display, frame, viewport, key, |fb, vp| {
-            self.draw_scene_in(fb, vp)
+        let result = view.draw(&display, frame, viewport, key, |fb, vp, effort| {
+            self.draw_scene_in(fb, vp, effort)
         });
         self.stats.render_scale = view.scale;
+        self.stats.render_effort = view.effort;
         self.stats.pass_ms = view.pass_ms;
         self.view = Some(view);
         result.map(|_| ())
@@ -714,22 +715,28 @@ impl Running {
 
     fn draw_scene<S: Surface>(&self, target: &mut S, height: u32) -> Result<(), RenderError> {
         match self.viewport(height) {
-            Some(viewport) => self.draw_scene_in(target, viewport),
+            Some(viewport) => self.draw_scene_in(target, viewport, 1.0),
             None => Ok(()),
         }
     }
 
-    fn draw_scene_in<S: Surface>(&self, target: &mut S, viewport: Rect) -> Result<(), RenderError> {
+    fn draw_scene_in<S: Surface>(
+        &self,
+        target: &mut S,
+        viewport: Rect,
+        effort: f32,
+    ) -> Result<(), RenderError> {
         let Some(bx) = self.volume_box() else {
             return Ok(());
         };
+        let settings = super::view3d::with_effort(&self.ui.scene.render, effort);
         self.renderer.draw(
             &self.display,
             target,
             viewport,
             &self.camera,
             &bx,
-            &self.ui.scene.render,
+            &settings,
         )?;
         if self.ui.streams.visible {
             self.renderer.draw_streamlines(

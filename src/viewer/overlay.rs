@@ -12,11 +12,20 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
             "{:.1} frames/s, upload {:.2} ms, draw {:.2} ms",
             fs.fps, fs.upload_ms, fs.render_ms
         ),
-        format!(
-            "3D view at {:.0}% ({:.1} ms)",
-            fs.render_scale * 100.0,
-            fs.pass_ms
-        ),
+        if fs.render_effort > 0.0 && fs.render_effort < 1.0 {
+            format!(
+                "3D view at {:.0}%, {:.0}% of the samples ({:.1} ms)",
+                fs.render_scale * 100.0,
+                fs.render_effort * 100.0,
+                fs.pass_ms
+            )
+        } else {
+            format!(
+                "3D view at {:.0}% ({:.1} ms)",
+                fs.render_scale * 100.0,
+                fs.pass_ms
+            )
+        },
     ];
     let Some(s) = snap else {
         v.push("waiting for the simulation…".into());

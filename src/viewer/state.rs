@@ -336,6 +336,8 @@ pub struct FrameStats {
     pub render_ms: f64,
     /// The 3D view's render scale in the last frame (1: full resolution).
     pub render_scale: f32,
+    /// The fraction of the usual ray samples the last frame took (1: all).
+    pub render_effort: f32,
     /// The last 3D pass at that scale, ms.
     pub pass_ms: f64,
 }

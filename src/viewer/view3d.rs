@@ -4,7 +4,10 @@
 //! stays within a time budget (as Blender's and EmberGen's viewports do); when nothing has
 //! changed for a moment, one full-resolution image is drawn, kept, and shown until something
 //! changes. On a GPU the automatic scale settles at 1; on a software renderer (llvmpipe) it is
-//! what keeps the window responsive.
+//! what keeps the window responsive. Where even the smallest scale misses the budget (dense
+//! smoke that fills the box costs many samples and shadow samples a pixel), the automatic
+//! mode also takes fewer samples along each ray and towards the light (the *effort*, down to
+//! [`MIN_EFFORT`]), and gives them back before it raises the scale again.
 
 use crate::render::RenderError;
 use glium::backend::Facade;
@@ -12,6 +15,7 @@ use glium::framebuffer::SimpleFrameBuffer;
 use glium::texture::{MipmapsOption, Texture2d, UncompressedFloatFormat};
 use glium::uniforms::MagnifySamplerFilter;
 use glium::{BlitTarget, Rect, Surface};
+use plume_core::render_settings::RenderSettings;
 use std::time::{Duration, Instant};
 
 /// How the 3D view's resolution is chosen.
@@ -45,6 +49,8 @@ impl ScaleMode {
 pub const BUDGET_MS: f64 = 8.0;
 /// The smallest scale the automatic mode goes to.
 pub const MIN_SCALE: f32 = 0.1;
+/// The smallest effort (fraction of the ray and shadow samples) the automatic mode goes to.
+pub const MIN_EFFORT: f32 = 0.25;
 /// How long the picture must stay unchanged before it is drawn at full resolution.
 pub const REST: Duration = Duration::from_millis(300);
 
@@ -70,6 +76,10 @@ pub struct ScaledView {
     pub scale: f32,
     /// The automatic mode's current scale.
     auto_scale: f32,
+    /// The automatic mode's current effort (see [`with_effort`]).
+    auto_effort: f32,
+    /// The effort of the last frame drawn (1 at full quality).
+    pub effort: f32,
     /// The low-resolution target.
     low: Option<Texture2d>,
     /// The full-resolution picture and what it shows.
@@ -87,6 +97,8 @@ impl ScaledView {
             mode,
             scale: 1.0,
             auto_scale: 0.5,
+            auto_effort: 1.0,
+            effort: 1.0,
             low: None,
             full: None,
             last: None,
@@ -94,15 +106,16 @@ impl ScaledView {
         }
     }
 
-    /// Draws the 3D view into `viewport` of `target`: `scene(surface, viewport)` draws the
-    /// picture at whatever size it is given. Returns the scale used.
+    /// Draws the 3D view into `viewport` of `target`: `scene(surface, viewport, effort)` draws
+    /// the picture at whatever size it is given, taking `effort` of the usual samples (see
+    /// [`with_effort`]). Returns the scale used.
     pub fn draw<F: Facade, S: Surface>(
         &mut self,
         facade: &F,
         target: &mut S,
         viewport: Rect,
         key: ViewKey,
-        mut scene: impl FnMut(&mut SimpleFrameBuffer<'_>, Rect) -> Result<(), RenderError>,
+        mut scene: impl FnMut(&mut SimpleFrameBuffer<'_>, Rect, f32) -> Result<(), RenderError>,
     ) -> Result<f32, RenderError> {
         let now = Instant::now();
         let resting = match &self.last {
@@ -128,7 +141,7 @@ impl ScaledView {
                 {
                     let mut fb = framebuffer(facade, &tex)?;
                     let t = Instant::now();
-                    scene(&mut fb, rect(w, h))?;
+                    scene(&mut fb, rect(w, h), 1.0)?;
                     facade.get_context().finish();
                     self.pass_ms = t.elapsed().as_secs_f64() * 1e3;
                 }
@@ -138,6 +151,7 @@ impl ScaledView {
                 blit(facade, tex, target, viewport)?;
             }
             self.scale = 1.0;
+            self.effort = 1.0;
             return Ok(1.0);
         }
         let (lw, lh) = (
@@ -154,18 +168,24 @@ impl ScaledView {
         let Some(low) = &self.low else {
             return Err(RenderError::resource_msg("low-resolution target missing"));
         };
+        let effort = match self.mode {
+            ScaleMode::Auto => self.auto_effort,
+            ScaleMode::Fixed(_) => 1.0,
+        };
         {
             let mut fb = framebuffer(facade, low)?;
             let t = Instant::now();
-            scene(&mut fb, rect(lw, lh))?;
+            scene(&mut fb, rect(lw, lh), effort)?;
             facade.get_context().finish();
             self.pass_ms = t.elapsed().as_secs_f64() * 1e3;
         }
         blit(facade, low, target, viewport)?;
         if self.mode == ScaleMode::Auto {
-            self.auto_scale = next_scale(self.auto_scale, self.pass_ms);
+            (self.auto_scale, self.auto_effort) =
+                next_levels(self.auto_scale, self.auto_effort, self.pass_ms);
         }
         self.scale = scale;
+        self.effort = effort;
         Ok(scale)
     }
 }
@@ -178,6 +198,39 @@ pub fn next_scale(s: f32, pass_ms: f64) -> f32 {
     }
     let ideal = s * (BUDGET_MS / pass_ms).sqrt() as f32;
     (s + (ideal - s) / 3.0).clamp(MIN_SCALE, 1.0)
+}
+
+/// The automatic mode's next (scale, effort): over the budget, the scale comes down first and
+/// the effort only once the scale is at [`MIN_SCALE`]; under it, the effort goes back up to 1
+/// first and the scale only then. The effort moves as the scale does, a third of the way to
+/// where the pass would meet the budget (its cost goes roughly with effort², samples along
+/// the ray times samples towards the light).
+pub fn next_levels(scale: f32, effort: f32, pass_ms: f64) -> (f32, f32) {
+    if pass_ms.is_nan() || pass_ms <= 0.0 {
+        return (scale, effort);
+    }
+    let over = pass_ms > BUDGET_MS;
+    if (over && scale > MIN_SCALE) || (!over && effort >= 1.0) {
+        return (next_scale(scale, pass_ms), effort);
+    }
+    let ideal = effort * (BUDGET_MS / pass_ms).sqrt() as f32;
+    (
+        scale,
+        (effort + (ideal - effort) / 3.0).clamp(MIN_EFFORT, 1.0),
+    )
+}
+
+/// `settings` with `effort` (in [[`MIN_EFFORT`], 1]) of the samples along each ray and towards
+/// the light, within the settings' own ranges (at least one sample per voxel, the least
+/// `ranges` allows) and at least four samples towards the light.
+pub fn with_effort(settings: &RenderSettings, effort: f32) -> RenderSettings {
+    use plume_core::ranges::render as r;
+    let mut s = settings.clone();
+    if effort < 1.0 {
+        s.step_quality = (s.step_quality * effort).max(r::STEP_QUALITY.min as f32);
+        s.shadow_steps = ((s.shadow_steps as f32 * effort).round() as u32).max(4);
+    }
+    s
 }
 
 fn rect(width: u32, height: u32) -> Rect {
@@ -250,6 +303,51 @@ mod tests {
         }
         let ms = 400.0 * f64::from(s * s);
         assert!((ms - BUDGET_MS).abs() < 0.5, "{s} → {ms} ms");
+    }
+
+    #[test]
+    fn the_effort_drops_only_at_the_smallest_scale_and_returns_before_the_scale_grows() {
+        // Over budget above the smallest scale: the scale drops, the effort stays.
+        let (s, e) = next_levels(0.5, 1.0, 4.0 * BUDGET_MS);
+        assert!(s < 0.5 && e == 1.0, "{s} {e}");
+        // At the smallest scale and still over budget: the effort drops.
+        let (s, e) = next_levels(MIN_SCALE, 1.0, 4.0 * BUDGET_MS);
+        assert!(s == MIN_SCALE && e < 1.0, "{s} {e}");
+        // Far over budget: never below the floor.
+        let (_, e) = next_levels(MIN_SCALE, MIN_EFFORT, 1e6);
+        assert_eq!(e, MIN_EFFORT);
+        // Under budget with reduced effort: the effort rises first, the scale waits.
+        let (s, e) = next_levels(MIN_SCALE, 0.5, BUDGET_MS / 4.0);
+        assert!(s == MIN_SCALE && e > 0.5, "{s} {e}");
+        // At full effort under budget: the scale rises.
+        let (s, e) = next_levels(MIN_SCALE, 1.0, BUDGET_MS / 4.0);
+        assert!(s > MIN_SCALE && e == 1.0, "{s} {e}");
+        assert_eq!(next_levels(0.3, 0.7, f64::NAN), (0.3, 0.7));
+        // A cost ∝ scale²·effort² far over budget at the smallest scale settles on budget.
+        let (mut s, mut e) = (1.0f32, 1.0f32);
+        let cost = |s: f32, e: f32| 3000.0 * f64::from(s * s * e * e);
+        for _ in 0..80 {
+            (s, e) = next_levels(s, e, cost(s, e));
+        }
+        assert_eq!(s, MIN_SCALE);
+        assert!(
+            (cost(s, e) - BUDGET_MS).abs() < 0.5,
+            "{s} {e} → {} ms",
+            cost(s, e)
+        );
+    }
+
+    #[test]
+    fn effort_takes_samples_away_within_floors() {
+        let base = RenderSettings::default();
+        assert_eq!(with_effort(&base, 1.0), base);
+        let half = with_effort(&base, 0.5);
+        assert!(half.step_quality < base.step_quality);
+        assert!(half.shadow_steps < base.shadow_steps && half.shadow_steps >= 4);
+        let least = with_effort(&base, MIN_EFFORT);
+        // Still settings the renderer accepts.
+        least.validate().expect("within the ranges");
+        assert_eq!(least.density_scale, base.density_scale);
     }
 
     #[test]
