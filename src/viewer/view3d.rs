@@ -46,7 +46,7 @@ impl ScaleMode {
 
 /// The time the automatic scale gives the 3D pass, ms (a 30 frames/s window leaves the rest
 /// for the panels and the slice view).
-pub const BUDGET_MS: f64 = 8.0;
+pub const BUDGET_MS: f64 = 6.0;
 /// The smallest scale the automatic mode goes to.
 pub const MIN_SCALE: f32 = 0.1;
 /// The smallest effort (fraction of the ray and shadow samples) the automatic mode goes to.
