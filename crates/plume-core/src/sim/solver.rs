@@ -59,9 +59,6 @@ pub struct Solver {
     /// Scratch for the advected fuel and flame, and their MacCormack intermediates.
     fire_tmp: [Vec<f32>; 2],
     fire_mac: [Vec<f32>; 2],
-    /// MacCormack's backtrace cells (packed, see `advect::maccormack_cells_n`), one per
-    /// cell for all the advected fields.
-    mac_cells: Vec<u32>,
     confinement: Confinement,
     vel: [Vec<f32>; 3],
     vel_tmp: [Vec<f32>; 3],
@@ -71,6 +68,8 @@ pub struct Solver {
     /// The cell-centred velocity that RK2 traces sample their midpoints from.
     vel_sampler: advect::VelSampler,
     pressure: Vec<f32>,
+    /// The projection's right-hand side: one of the velocity advection's scratch buffers,
+    /// idle while the projection runs, borrowed for it (empty outside `project`).
     rhs: Vec<f32>,
     pressure_solver: Box<dyn PressureSolver>,
     time: f64,
@@ -135,14 +134,13 @@ impl Solver {
             fire_active: false,
             fire_tmp: Default::default(),
             fire_mac: Default::default(),
-            mac_cells: Vec::new(),
             confinement: Confinement,
             vel: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
             vel_tmp: [zeros(f0)?, zeros(f1)?, zeros(f2)?],
             vel_mac: Default::default(),
             vel_sampler: Default::default(),
             pressure: zeros(n)?,
-            rhs: zeros(n)?,
+            rhs: Vec::new(),
             time: 0.0,
             steps: 0,
             stats: StepStats::default(),
@@ -187,7 +185,9 @@ impl Solver {
 
     /// Bytes of memory held by the solver's fields.
     pub fn memory_bytes(&self) -> usize {
-        let floats = self.density.len() * 5
+        // density, its scratch, temperature, pressure (the projection's right-hand side
+        // borrows idle velocity scratch)
+        let floats = self.density.len() * 4
             + self.mac_tmp.len()
             + self.mac_tmp2.len()
             + self.temperature_tmp.len()
@@ -199,7 +199,6 @@ impl Solver {
                 .chain(&self.fire_mac)
                 .map(Vec::len)
                 .sum::<usize>()
-            + self.mac_cells.len()
             + self.pressure_diag.len()
             + self.vel.iter().map(Vec::len).sum::<usize>() * 2
             + self
@@ -473,6 +472,8 @@ impl Solver {
             v: &self.vel[1],
             w: &self.vel[2],
         };
+        self.rhs = std::mem::take(&mut self.vel_tmp[1]);
+        self.rhs.resize(d.cells(), 0.0);
         let before = project::divergence_rhs(vr, h, dt, closed && !has_solids, &mut self.rhs);
         if self.fire_active && self.fire.expansion > 0.0 {
             self.add_expansion(closed && !has_solids);
@@ -530,6 +531,8 @@ impl Solver {
         self.solids.zero_faces([u, v, w]);
         // The divergence left equals the Poisson residual (scaled back to 1/s).
         let after = s.relative_residual * st.max_abs(&self.rhs) * dt / (h * h);
+        self.vel_tmp[1] = std::mem::take(&mut self.rhs);
+        self.vel_tmp[1].resize(d.faces(1).cells(), 0.0);
         (s, before, after)
     }
 

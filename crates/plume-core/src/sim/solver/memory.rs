@@ -20,7 +20,9 @@ pub fn estimate_bytes(
 ) -> u64 {
     let n = dims.cells() as u64;
     let faces: u64 = (0..3).map(|a| dims.faces(a).cells() as u64).sum();
-    let mut floats = 5 * n + 2 * faces;
+    // Density and its scratch, temperature, pressure; the velocity and its scratch (which
+    // also holds the projection's right-hand side and MacCormack's backtrace cells).
+    let mut floats = 4 * n + 2 * faces;
     let mac = params.advection == Advection::MacCormack;
     let temperature = temperature || fire;
     let fire = u64::from(fire);
@@ -32,9 +34,6 @@ pub fn estimate_bytes(
     let lent = params.vorticity > 0.0 || params.pressure_method == PressureMethod::Multigrid;
     for present in [temperature, mac, mac && temperature] {
         floats += n * u64::from(present || lent);
-    }
-    if mac {
-        floats += n; // the backtrace cells the clamping ranges come from
     }
     if params.velocity_advection == Advection::MacCormack {
         floats += 4 * faces;

@@ -33,9 +33,6 @@ impl Solver {
         } else {
             1
         };
-        if mac {
-            self.mac_cells.resize(n, 0);
-        }
         if !solids.is_empty() {
             solids.extrapolate(d, &mut self.density);
             if temp_on {
@@ -103,7 +100,9 @@ impl Solver {
                 hat.push(&mut m1[..]);
             }
         }
-        let cells = &mut self.mac_cells[..];
+        // MacCormack's backtrace cells go in one of the velocity advection's scratch buffers,
+        // idle now (as many bytes a value as the u32 codes need).
+        let cells: &mut [u32] = bytemuck::cast_slice_mut(&mut self.vel_tmp[2][..n]);
         match count {
             1 => advect_fields::<1>(dst, src, hat, cells, vr, vs, k_dt, exits),
             2 => advect_fields::<2>(dst, src, hat, cells, vr, vs, k_dt, exits),
