@@ -265,7 +265,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     let scene = scene_for(&a.grid)?;
     crate::sim::solver::memory::check(
-        scene.memory_estimate(scene.dims()) + export::estimate_bytes(scene.dims(), &opts),
+        scene.memory_peak(scene.dims()) + export::estimate_bytes(scene.dims(), &opts),
         &format!("simulating and exporting a {} grid", scene.dims()),
     )?;
     let mut sim = scene.build_simulation().context("building the scene")?;

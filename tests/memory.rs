@@ -110,3 +110,39 @@ fn a_grid_the_process_cannot_hold_is_refused_with_a_message_not_an_abort() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn near_the_limit_a_run_or_a_benchmark_either_fits_or_is_refused_never_aborts() {
+    // Limits around what a 96³ run needs (the solver, its first step's hierarchy build, the
+    // export, the benchmark's bandwidth buffers): each outcome is a finished run or a
+    // refusal with a message, never an allocation abort.
+    let dir = std::env::temp_dir().join(format!("plume-near-{}", std::process::id()));
+    let (mut fitted, mut refused) = (0, 0);
+    for kib in (300_000..=560_000).step_by(20_000) {
+        for args in [
+            format!(
+                "run --size 96 --frames 1 --overwrite --out {}",
+                dir.display()
+            ),
+            "bench --size 96 --steps 1 --warmup 1".to_string(),
+        ] {
+            let o = limited(kib, &args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                !err.contains("memory allocation") && !err.contains("panicked"),
+                "{kib} KiB, {args}: {err}"
+            );
+            match o.status.code() {
+                Some(0) => fitted += 1,
+                Some(1) if err.contains("needs about") => refused += 1,
+                c => panic!("{kib} KiB, {args}: exit {c:?}: {err}"),
+            }
+        }
+    }
+    // The sweep crosses the threshold: both outcomes occur.
+    assert!(
+        fitted > 0 && refused > 0,
+        "fitted {fitted}, refused {refused}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

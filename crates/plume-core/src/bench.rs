@@ -75,24 +75,31 @@ pub struct BenchReport {
     pub bytes_per_cell: f64,
     /// The machine's memory bandwidth as these threads see it, GB/s (10⁹ bytes): a parallel
     /// copy between two 128 MiB buffers (far larger than the caches), bytes read plus bytes
-    /// written per second, best of three.
-    pub memory_bandwidth_gb_s: f64,
+    /// written per second, best of three. `None` (null) when the buffers could not be had.
+    pub memory_bandwidth_gb_s: Option<f64>,
     /// The bandwidth floor of a step, ms: reading and writing every byte the solver holds
     /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
     /// (from 128³ on); a step does several passes over most fields, so it sits above it.
-    pub bandwidth_floor_ms: f64,
+    pub bandwidth_floor_ms: Option<f64>,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
 }
 
 /// Bytes read plus bytes written per second (GB/s) by a parallel copy between two buffers of
-/// 128 MiB, the best of three copies (the first touch of the pages is not timed).
-pub fn memory_bandwidth_gb_s() -> f64 {
+/// 128 MiB, the best of three copies (the first touch of the pages is not timed); `None` when
+/// the memory for the buffers cannot be had (the measure is skipped, not the benchmark).
+pub fn memory_bandwidth_gb_s() -> Option<f64> {
+    use crate::sim::solver::memory::{check, try_filled};
     use rayon::prelude::*;
     const N: usize = 32 << 20; // f32s: 128 MiB
-    let src: Vec<f32> = (0..N).into_par_iter().map(|i| i as f32).collect();
-    let mut dst = vec![0.0f32; N];
+    let what = "the bandwidth measure";
+    check(2 * 4 * N as u64, what).ok()?;
+    let mut src = try_filled(N, 0.0f32, what).ok()?;
+    let mut dst = try_filled(N, 0.0f32, what).ok()?;
+    src.par_chunks_mut(1 << 16)
+        .enumerate()
+        .for_each(|(k, c)| c.fill(k as f32));
     dst.par_chunks_mut(1 << 16).for_each(|c| c.fill(1.0));
     let mut best = f64::INFINITY;
     for _ in 0..3 {
@@ -103,7 +110,7 @@ pub fn memory_bandwidth_gb_s() -> f64 {
         best = best.min(t.elapsed().as_secs_f64());
     }
     std::hint::black_box(&dst);
-    (2 * N * std::mem::size_of::<f32>()) as f64 / best / 1e9
+    Some((2 * N * std::mem::size_of::<f32>()) as f64 / best / 1e9)
 }
 
 /// Median of a list (0 for an empty one).
@@ -191,7 +198,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         cfl_max,
         bytes_per_cell: solver.memory_bytes() as f64 / d.cells() as f64,
         memory_bandwidth_gb_s: bandwidth,
-        bandwidth_floor_ms: 2.0 * solver.memory_bytes() as f64 / (bandwidth * 1e9) * 1e3,
+        bandwidth_floor_ms: bandwidth.map(|b| 2.0 * solver.memory_bytes() as f64 / (b * 1e9) * 1e3),
         baseline,
     })
 }
@@ -235,11 +242,16 @@ impl BenchReport {
             self.memory_bytes as f64 / (1024.0 * 1024.0),
             self.bytes_per_cell
         );
-        let _ = writeln!(
-            s,
-            "memory bandwidth {:.1} GB/s: reading and writing the solver's memory once takes {:.2} ms",
-            self.memory_bandwidth_gb_s, self.bandwidth_floor_ms
-        );
+        let _ = match (self.memory_bandwidth_gb_s, self.bandwidth_floor_ms) {
+            (Some(bw), Some(floor)) => writeln!(
+                s,
+                "memory bandwidth {bw:.1} GB/s: reading and writing the solver's memory once takes {floor:.2} ms"
+            ),
+            _ => writeln!(
+                s,
+                "memory bandwidth not measured (no memory to spare for its two 128 MiB buffers)"
+            ),
+        };
         let _ = writeln!(
             s,
             "per 1/60 s of simulated time: {:.2} ms (dt = {:.4} s); sub-steps {:.2} mean, {} most; largest CFL {:.2}",

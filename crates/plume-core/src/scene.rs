@@ -608,9 +608,21 @@ impl Scene {
         )
     }
 
+    /// [`Scene::memory_estimate`] plus what the solver takes for a moment while it builds
+    /// its pressure solver's hierarchy (the first step): what must be free to run the scene.
+    pub fn memory_peak(&self, dims: Dims) -> u64 {
+        let build = match self.fluid.pressure_method {
+            crate::sim::PressureMethod::Multigrid => {
+                crate::sim::pressure::multigrid::build_peak_bytes(dims.as_array())
+            }
+            crate::sim::PressureMethod::RedBlackSor => 0,
+        };
+        self.memory_estimate(dims) + build
+    }
+
     /// Builds a CPU solver for the scene, validating everything.
     pub fn build(&self) -> Result<Solver, SimError> {
-        let need = self.memory_estimate(self.dims());
+        let need = self.memory_peak(self.dims());
         crate::sim::solver::memory::check(need, &format!("a {} grid", self.dims()))?;
         let grid = Grid::new(self.dims(), self.grid.size, self.grid.origin)?;
         let mut s = Solver::new(grid, self.fluid.clone(), self.boundaries)?;

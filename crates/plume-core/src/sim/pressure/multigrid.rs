@@ -102,11 +102,18 @@ impl Level {
             dims,
             b: buf(finest),
             e: buf(finest),
-            t: vec![0.0; n],
+            // The finest level's smoothing buffer is `Mgpcg::t0`, lent for each solve.
+            t: buf(finest),
             tx: Vec::new(),
             ty: Vec::new(),
         }
     }
+}
+
+/// What building the hierarchy takes for a moment beyond [`estimate_bytes`]: the finest
+/// diagonal as floats before it becomes bytes, and one flag a cell for which cells are fluid.
+pub fn build_peak_bytes(dims: [usize; 3]) -> u64 {
+    5 * (dims[0] * dims[1] * dims[2]) as u64
 }
 
 /// What [`Mgpcg`] holds between solves for a grid of `dims` once its hierarchy is built (the
@@ -146,6 +153,8 @@ pub struct Mgpcg {
     /// Which sides of the domain are open (`[axis][side]`).
     open: [[bool; 2]; 3],
     zeros: Vec<f32>,
+    /// The finest level's smoothing buffer: in `levels[0].t` during a solve, here between.
+    t0: Vec<f32>,
     r: Vec<f32>,
     z: Vec<f32>,
     d: Vec<f32>,
@@ -176,17 +185,25 @@ impl Mgpcg {
             .sum::<usize>()
             + f * self.diags.iter().map(Vec::len).sum::<usize>()
             + self.diag0.len();
-        lv + f * (self.r.len() + self.z.len() + self.d.len() + self.q.len() + self.zeros.len())
+        lv + f
+            * (self.r.len()
+                + self.z.len()
+                + self.d.len()
+                + self.q.len()
+                + self.t0.len()
+                + self.zeros.len())
     }
 
     /// The conjugate-gradient vectors and the finest level's smoothing buffer: fully
     /// written by every solve before they are read (see `PressureSolver::work_vectors`).
     pub fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
-        let mut v = vec![&mut self.r, &mut self.z, &mut self.d, &mut self.q];
-        if let Some(l) = self.levels.first_mut() {
-            v.push(&mut l.t);
-        }
-        v
+        vec![
+            &mut self.r,
+            &mut self.z,
+            &mut self.d,
+            &mut self.q,
+            &mut self.t0,
+        ]
     }
 
     /// Solves `A·x = rhs` for the pressure operator of `st` (a whole array, `c0 = 0`, `a = 1`;
@@ -215,6 +232,22 @@ impl Mgpcg {
         assert_eq!(x.len(), n);
         assert_eq!(rhs.len(), n);
         self.prepare(st.dims, st.dirichlet, diag);
+        self.t0.resize(n, 0.0);
+        std::mem::swap(&mut self.levels[0].t, &mut self.t0);
+        let stats = self.solve_prepared(x, rhs, tol, max_iter);
+        std::mem::swap(&mut self.levels[0].t, &mut self.t0);
+        stats
+    }
+
+    /// [`Mgpcg::solve`] once the hierarchy is built and the finest smoothing buffer is in
+    /// place.
+    fn solve_prepared(
+        &mut self,
+        x: &mut [f32],
+        rhs: &[f32],
+        tol: f32,
+        max_iter: u32,
+    ) -> SolveStats {
         self.history.clear();
         let closed = !self.open.iter().flatten().any(|&o| o);
         let Self {
