@@ -417,11 +417,12 @@ pub fn maccormack_cells_n<const N: usize>(
             );
         }
         let lf = s_hat[0].locate(fwd);
+        let code = cells[c];
+        let back = s_src[0].cell_loc(code & !(1 << 31));
         (
             std::array::from_fn(|n| {
                 let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
-                let code = cells[c];
-                let (lo, hi) = s_src[n].range_of_cell(code & !(1 << 31));
+                let (lo, hi) = s_src[n].range_loc(&back);
                 let (lo, hi) = if code >> 31 != 0 {
                     let o = f[n].outside;
                     (lo.min(o), hi.max(o))

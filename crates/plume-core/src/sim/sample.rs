@@ -70,6 +70,15 @@ impl<'a> Sampler<'a> {
         let i0 = cx as i32 as usize;
         let j0 = cy as i32 as usize;
         let k0 = cz as i32 as usize;
+        self.loc(
+            [i0, j0, k0],
+            [cx - i0 as f32, cy - j0 as f32, cz - k0 as f32],
+        )
+    }
+
+    /// The location in the cell whose lowest sample is `[i0, j0, k0]` at fractions `t`.
+    #[inline(always)]
+    fn loc(&self, [i0, j0, k0]: [usize; 3], t: [f32; 3]) -> Loc {
         let d = self.d;
         let sy = d.nx;
         let sz = d.nx * d.ny;
@@ -81,7 +90,7 @@ impl<'a> Sampler<'a> {
             di: usize::from(i0 + 1 < d.nx),
             dj: if j0 + 1 < d.ny { sy } else { 0 },
             dk: if k0 + 1 < d.nz { sz } else { 0 },
-            t: [cx - i0 as f32, cy - j0 as f32, cz - k0 as f32],
+            t,
         }
     }
 
@@ -130,31 +139,21 @@ impl<'a> Sampler<'a> {
     }
 
     /// The cell `l` lies in, packed into 30 bits (10 per axis; every axis has at most
-    /// [`super::grid::MAX_AXIS_CELLS`] = 1024 samples): 4 bytes that give back the range of
-    /// any array of these dimensions with [`Sampler::range_of_cell`].
+    /// [`super::grid::MAX_AXIS_CELLS`] = 1024 samples): 4 bytes that give back, with
+    /// [`Sampler::cell_loc`], a location for the range of any array of these dimensions.
     #[inline(always)]
     pub fn cell_code(&self, l: &Loc) -> u32 {
         l.i0 | l.j0 << 10 | l.k0 << 20
     }
 
-    /// [`Sampler::range_loc`] at the location whose cell [`Sampler::cell_code`] packed.
+    /// The location (at the cell's lowest corner) of the cell [`Sampler::cell_code`] packed:
+    /// [`Sampler::range_loc`] there is the range at the location that was packed.
     #[inline(always)]
-    pub fn range_of_cell(&self, code: u32) -> (f32, f32) {
-        let d = self.d;
+    pub fn cell_loc(&self, code: u32) -> Loc {
         let c = code as usize;
-        let (i0, j0, k0) = (c & 1023, (c >> 10) & 1023, (c >> 20) & 1023);
-        let l = Loc {
-            i0: i0 as u32,
-            j0: j0 as u32,
-            k0: k0 as u32,
-            b: i0 + d.nx * j0 + d.nx * d.ny * k0,
-            di: usize::from(i0 + 1 < d.nx),
-            dj: if j0 + 1 < d.ny { d.nx } else { 0 },
-            dk: if k0 + 1 < d.nz { d.nx * d.ny } else { 0 },
-            t: [0.0; 3],
-        };
-        debug_assert!(i0 < d.nx && j0 < d.ny && k0 < d.nz);
-        min_max8(&self.gather(&l))
+        let cell = [c & 1023, (c >> 10) & 1023, (c >> 20) & 1023];
+        debug_assert!(cell[0] < self.d.nx && cell[1] < self.d.ny && cell[2] < self.d.nz);
+        self.loc(cell, [0.0; 3])
     }
 
     /// Value at array coordinates `p` (sample (i, j, k) sits at p = (i, j, k)).

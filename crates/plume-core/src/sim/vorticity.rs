@@ -185,7 +185,6 @@ impl Confinement {
     /// two cells). Faces on the domain's boundary get nothing, whatever their type: walls and
     /// inflows are fixed, and an open face's velocity is set by the projection (pressure 0
     /// outside); a force there would feed a flow in from outside that nothing balances.
-    #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &self,
         d: Dims,

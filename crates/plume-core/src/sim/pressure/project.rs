@@ -51,7 +51,7 @@ pub trait PressureSolver: Send + Sync {
     /// solve (nothing in them carries over to the next): the caller may put its own idle
     /// buffers (of one value a cell) in their place before [`PressureSolver::solve`] and take
     /// them back after, so they are not held twice. Empty where the solver keeps no such
-    /// vectors; fewer before the first solve has built the solver's hierarchy.
+    /// vectors.
     fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
         Vec::new()
     }
