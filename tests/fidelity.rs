@@ -503,8 +503,8 @@ fn advection_does_not_carry_smoke_through_a_thin_wall() {
             solid,
             ..Exits::default()
         };
-        let vs = plume::sim::advect::VelSampler::new(vel);
-        advect_cells_n([&mut out[..]], [f], vel, &vs, 4.0, &exits);
+        let mut vs = plume::sim::advect::VelSampler::new(vel);
+        advect_cells_n([&mut out[..]], [f], vel, &mut vs, 4.0, &exits);
         (8..12).map(|i| out[d.idx(i, 1, 1)]).sum::<f32>()
     };
     assert!(

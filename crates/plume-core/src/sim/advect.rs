@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::sample::touches_solid;
 pub use super::sample::{
-    face_stagger, rk2, sample, stop_at_solid, Exits, Loc, Sampler, Stagger, VelSampler,
-    VelocityRef, CENTER,
+    face_stagger, halo_for_cfl, rk2, sample, stop_at_solid, window_planes, CellVelocity, Exits,
+    Loc, Sampler, Stagger, VelSampler, VelWindow, VelocityRef, CENTER, CHUNK_PLANES,
 };
 
 /// Advects the face-velocity component along `axis` (`src` → `dst`) through `vel` for
@@ -27,13 +27,15 @@ pub fn advect_faces(
     fixed: [bool; 2],
     exits: &Exits<'_>,
 ) {
-    let vs = VelSampler::new(vel);
-    face_pass(axis, dst, src, vel, &vs, -k_dt, fixed, exits, None, false);
+    let mut vs = VelSampler::new(vel);
+    face_pass(
+        axis, dst, src, vel, &mut vs, -k_dt, fixed, exits, None, false,
+    );
 }
 
 /// Advects the three face-velocity components (`src` → `dst`) through `src` itself over
 /// `k_dt = dt/h` cells per unit velocity, as [`advect_faces`] does for one, with one
-/// cell-centred sampler (`vs`, refilled here) for all three; with `mac` (MacCormack's
+/// cell-centred sampler (`vs`, filled here window by window) for all three; with `mac` (MacCormack's
 /// scratch for each component: φ̂, φ̃ and the clamping ranges), as [`maccormack_faces`].
 /// `fixed[axis]` names the fixed ends of each component.
 #[allow(clippy::too_many_arguments)]
@@ -53,7 +55,6 @@ pub fn advect_velocity(
         v: src[1],
         w: src[2],
     };
-    vs.fill(vel);
     for (a, dst) in dst.into_iter().enumerate() {
         match mac.as_deref_mut() {
             Some(m) => {
@@ -76,7 +77,7 @@ fn face_pass(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
-    vs: &VelSampler,
+    vs: &mut VelSampler,
     kt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
@@ -102,7 +103,7 @@ pub fn maccormack_faces(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
-    vs: &VelSampler,
+    vs: &mut VelSampler,
     k_dt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
@@ -187,7 +188,7 @@ fn advect_faces_axis<const A: usize>(
     dst: &mut [f32],
     src: &[f32],
     vel: VelocityRef<'_>,
-    vs: &VelSampler,
+    vs: &mut VelSampler,
     kt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
@@ -213,21 +214,25 @@ fn advect_faces_axis<const A: usize>(
     let urow = |j: usize, k: usize| &vel.u[du.idx(0, j, k)..][..nx + 1];
     let vrow = |j: usize, k: usize| &vel.v[dv.idx(0, j, k)..][..nx];
     let wrow = |j: usize, k: usize| &vel.w[dw.idx(0, j, k)..][..nx];
-    let plane = fnx * fd.ny;
-    let mut ranges = range.map(|r| r.chunks_mut(plane));
-    type FacePlane<'a> = (&'a mut [f32], Option<&'a mut [[f32; 2]]>);
-    let planes: Vec<FacePlane<'_>> = dst
-        .chunks_mut(plane)
-        .map(|o| (o, ranges.as_mut().and_then(|it| it.next())))
-        .collect();
-    planes.into_par_iter().enumerate().for_each_init(
-        || vec![0.0f32; 3 * (nx + 1)],
-        |sc, (k, (out, mut rg))| {
-            for j in 0..fd.ny {
+    // One entry per row of faces (with its row of ranges), traced a chunk of planes at a
+    // time through the sampler's window.
+    type FaceRow<'a> = (&'a mut [f32], Option<&'a mut [[f32; 2]]>);
+    let (mut dst, mut range) = (dst, range);
+    vs.chunks(vel, fd.nz, |c0, c1, win| {
+        let len = (c1 - c0) * fnx * fd.ny;
+        let mut ranges = range.as_mut().map(|r| split_front(r, len).chunks_mut(fnx));
+        let rows: Vec<FaceRow<'_>> = split_front(&mut dst, len)
+            .chunks_mut(fnx)
+            .map(|o| (o, ranges.as_mut().and_then(|it| it.next())))
+            .collect();
+        rows.into_par_iter().enumerate().for_each_init(
+            || vec![0.0f32; 3 * (nx + 1)],
+            |sc, (r, (row, mut rg))| {
+                let (j, k) = (r % fd.ny, c0 + r / fd.ny);
                 // Faces on a wall along A keep their value.
                 let (p, n) = if A == 1 { (j, ny) } else { (k, nz) };
                 if A != 0 && ((p == 0 && fixed[0]) || (p == n && fixed[1])) {
-                    continue;
+                    return;
                 }
                 // The velocity at this row's faces, one component at a time.
                 let (vx, rest) = sc.split_at_mut(nx + 1);
@@ -263,7 +268,6 @@ fn advect_faces_axis<const A: usize>(
                         vz[..nx].copy_from_slice(wrow(j, k));
                     }
                 }
-                let row = &mut out[j * fnx..][..fnx];
                 let (i0, i1) = if A == 0 {
                     (usize::from(fixed[0]), fnx - usize::from(fixed[1]))
                 } else {
@@ -273,7 +277,7 @@ fn advect_faces_axis<const A: usize>(
                 let (vx, vy, vz) = (&vx[..fnx], &vy[..fnx], &vz[..fnx]);
                 for i in i0..i1 {
                     let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
-                    let mut b = rk2(vs, p, [vx[i], vy[i], vz[i]], kt);
+                    let mut b = rk2(win, p, [vx[i], vy[i], vz[i]], kt);
                     let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
                     if mark {
                         let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
@@ -300,12 +304,19 @@ fn advect_faces_axis<const A: usize>(
                     };
                     row[i] = v;
                     if let Some(r) = rg.as_deref_mut() {
-                        r[j * fnx + i] = [lo, hi];
+                        r[i] = [lo, hi];
                     }
                 }
-            }
-        },
-    );
+            },
+        );
+    });
+}
+
+/// The first `len` values of `*s`, leaving the rest in `*s`.
+fn split_front<'a, T>(s: &mut &'a mut [T], len: usize) -> &'a mut [T] {
+    let (front, rest) = std::mem::take(s).split_at_mut(len);
+    *s = rest;
+    front
 }
 
 /// A cell-centred field to advect and the affine map `scale·φ + offset` applied to the result.
@@ -330,7 +341,7 @@ pub fn advect_cells_n<const N: usize>(
     dst: [&mut [f32]; N],
     f: [Scalar<'_>; N],
     vel: VelocityRef<'_>,
-    vs: &VelSampler,
+    vs: &mut VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
 ) {
@@ -372,7 +383,7 @@ pub fn maccormack_cells_n<const N: usize>(
     hat: [&mut [f32]; N],
     cells: &mut [u32],
     vel: VelocityRef<'_>,
-    vs: &VelSampler,
+    vs: &mut VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
 ) {
@@ -438,18 +449,19 @@ pub fn maccormack_cells_n<const N: usize>(
     });
 }
 
-/// One z-plane of each output of [`cell_pass`].
-type PlaneOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [u32]; M]);
+/// One row of each output of [`cell_pass`].
+type RowOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [u32]; M]);
 
-/// Runs `f(trace end, cell index)` for every cell, in parallel over z-planes, writing its N
-/// values to the N arrays of `dst` and its M codes to the M arrays of `aux`. The trace is the
-/// second-order (RK2) one from the cell's centre over `k` cells per unit velocity (−k_dt
-/// backwards, +k_dt forwards), in array coordinates (cell i's sample sits at i).
+/// Runs `f(trace end, cell index)` for every cell, in parallel over rows a chunk of planes at
+/// a time (see [`VelSampler::chunks`]), writing its N values to the N arrays of `dst` and its
+/// M codes to the M arrays of `aux`. The trace is the second-order (RK2) one from the cell's
+/// centre over `k` cells per unit velocity (−k_dt backwards, +k_dt forwards), in array
+/// coordinates (cell i's sample sits at i).
 fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
     aux: [&mut [u32]; M],
     vel: VelocityRef<'_>,
-    vs: &VelSampler,
+    vs: &mut VelSampler,
     k: f32,
     solid: Option<&[u8]>,
     f: impl Fn([f32; 3], usize) -> ([f32; N], [u32; M]) + Sync,
@@ -465,29 +477,30 @@ fn cell_pass<const N: usize, const M: usize>(
     assert_eq!(vel.u.len(), du.cells());
     assert_eq!(vel.v.len(), dv.cells());
     assert_eq!(vel.w.len(), dw.cells());
-    let plane = d.nx * d.ny;
-    // One entry per z-plane holding that plane of every output.
-    let mut di = dst.map(|a| a.chunks_mut(plane));
-    let mut ai = aux.map(|a| a.chunks_mut(plane));
-    let planes: Vec<PlaneOut<'_, N, M>> = (0..d.nz)
-        .map(|_| {
-            (
-                std::array::from_fn(|n| di[n].next().expect("one plane per z")),
-                std::array::from_fn(|n| ai[n].next().expect("one plane per z")),
-            )
-        })
-        .collect();
-    planes
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(kz, (mut out, mut out2))| {
-            for j in 0..d.ny {
+    let (mut dst, mut aux) = (dst, aux);
+    vs.chunks(vel, d.nz, |c0, c1, win| {
+        // One entry per row of this chunk holding that row of every output.
+        let len = (c1 - c0) * d.nx * d.ny;
+        let mut di = dst.each_mut().map(|a| split_front(a, len).chunks_mut(d.nx));
+        let mut ai = aux.each_mut().map(|a| split_front(a, len).chunks_mut(d.nx));
+        let rows: Vec<RowOut<'_, N, M>> = (0..(c1 - c0) * d.ny)
+            .map(|_| {
+                (
+                    std::array::from_fn(|n| di[n].next().expect("one row per (y, z)")),
+                    std::array::from_fn(|n| ai[n].next().expect("one row per (y, z)")),
+                )
+            })
+            .collect();
+        rows.into_par_iter()
+            .enumerate()
+            .for_each(|(r, (mut out, mut out2))| {
+                let (j, kz) = (r % d.ny, c0 + r / d.ny);
                 let ur = &vel.u[du.idx(0, j, kz)..][..d.nx + 1];
                 let vb = &vel.v[dv.idx(0, j, kz)..][..d.nx];
                 let vt = &vel.v[dv.idx(0, j + 1, kz)..][..d.nx];
                 let wb = &vel.w[dw.idx(0, j, kz)..][..d.nx];
                 let wf = &vel.w[dw.idx(0, j, kz + 1)..][..d.nx];
-                let base = kz * plane + j * d.nx;
+                let base = d.idx(0, j, kz);
                 for i in 0..d.nx {
                     let u0 = [
                         0.5 * (ur[i] + ur[i + 1]),
@@ -495,21 +508,20 @@ fn cell_pass<const N: usize, const M: usize>(
                         0.5 * (wb[i] + wf[i]),
                     ];
                     let p = [i as f32, j as f32, kz as f32];
-                    let mut end = rk2(vs, p, u0, k);
+                    let mut end = rk2(win, p, u0, k);
                     if let Some(m) = solid {
                         end = stop_at_solid(m, d, p, end);
                     }
                     let (r, r2) = f(end, base + i);
-                    let o = j * d.nx + i;
                     for (a, v) in out.iter_mut().zip(r) {
-                        a[o] = v;
+                        a[i] = v;
                     }
                     for (a, v) in out2.iter_mut().zip(r2) {
-                        a[o] = v;
+                        a[i] = v;
                     }
                 }
-            }
-        });
+            });
+    });
 }
 
 #[cfg(test)]
@@ -619,5 +631,159 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn random_velocity(d: Dims, scale: f32, seed: u32) -> [Vec<f32>; 3] {
+        [0, 1, 2].map(|a| {
+            noise(d.faces(a).cells(), seed + a as u32)
+                .iter()
+                .map(|x| scale * x)
+                .collect()
+        })
+    }
+
+    /// A window of planes gives the whole grid's velocities to the bit, inside the window
+    /// and outside it (worked out from the faces), at the edges, far away and at NaN.
+    #[test]
+    fn a_window_of_the_sampler_reads_as_the_whole_grid_does() {
+        let d = Dims::new(9, 7, 29);
+        let [u, v, w] = random_velocity(d, 4.0, 21);
+        let vel = VelocityRef {
+            dims: d,
+            u: &u,
+            v: &v,
+            w: &w,
+        };
+        let whole = VelSampler::new(vel);
+        let mut win = VelSampler::windowed(1);
+        let offsets = noise(3999, 5);
+        let (mut inside, mut outside, mut chunks) = (0, 0, 0);
+        win.chunks(vel, d.nz, |c0, c1, vw| {
+            chunks += 1;
+            let (z0, z1) = (c0.saturating_sub(1), (c1 + 1).min(d.nz));
+            for (n, o) in offsets.chunks(3).enumerate() {
+                let z = c0 as f32 + o[2] * 24.0 + (n % 3) as f32;
+                let mut p = [4.0 + 12.0 * o[0], 3.0 + 10.0 * o[1], z];
+                if n % 97 == 0 {
+                    p[n % 3] = f32::NAN;
+                }
+                let (a, b) = (vw.at_cell_coords(p), whole.at_cell_coords(p));
+                assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "at {p:?}");
+                let k0 = if z > 0.0 {
+                    z.min((d.nz - 1) as f32) as usize
+                } else {
+                    0
+                };
+                if k0 >= z0 && (k0 + 1).min(d.nz - 1) < z1 {
+                    inside += 1;
+                } else {
+                    outside += 1;
+                }
+            }
+        });
+        assert_eq!(chunks, d.nz.div_ceil(CHUNK_PLANES));
+        assert!(
+            inside > 500 && outside > 500,
+            "{inside} inside, {outside} outside"
+        );
+        assert_eq!(
+            win.memory_bytes() as u64,
+            VelSampler::bytes_for(d, 1),
+            "the window holds chunk + 2 halo planes"
+        );
+        assert!(win.memory_bytes() < whole.memory_bytes() / 2);
+    }
+
+    /// Every pass gives the same bits through a window as through the whole grid, with flows
+    /// fast enough that many midpoints fall outside the window.
+    #[test]
+    fn advection_through_a_window_matches_the_whole_grid_sampler() {
+        let d = Dims::new(8, 6, 27);
+        let [u, v, w] = random_velocity(d, 6.0, 40);
+        let vel = VelocityRef {
+            dims: d,
+            u: &u,
+            v: &v,
+            w: &w,
+        };
+        let exits = Exits {
+            sides: [
+                [None, None],
+                [None, Some([0.0; 3])],
+                [Some([0.0, 0.0, 1.0]), None],
+            ],
+            solid: None,
+        };
+        let rho = noise(d.cells(), 8);
+        let temp = noise(d.cells(), 9);
+        let f = [&rho, &temp].map(|s| Scalar {
+            src: s,
+            scale: 0.9,
+            offset: 0.1,
+            outside: 0.3,
+        });
+        let run = |mut vs: VelSampler| {
+            let n = d.cells();
+            let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+            let (mut h0, mut h1, mut cells) = (vec![0.0; n], vec![0.0; n], vec![0u32; n]);
+            maccormack_cells_n(
+                [&mut a, &mut b],
+                f,
+                [&mut h0, &mut h1],
+                &mut cells,
+                vel,
+                &mut vs,
+                0.8,
+                &exits,
+            );
+            let (mut c, mut e) = (vec![0.0; n], vec![0.0; n]);
+            advect_cells_n([&mut c, &mut e], f, vel, &mut vs, 0.8, &exits);
+            let mut faces = [0, 1, 2].map(|a| vec![0.0; d.faces(a).cells()]);
+            let mut mac: [MacScratch; 3] = [0, 1, 2].map(|a| {
+                let m = d.faces(a).cells();
+                (vec![0.0; m], vec![0.0; m], vec![[0.0; 2]; m])
+            });
+            let [f0, f1, f2] = &mut faces;
+            let fixed = [[true, false], [false, true], [false, false]];
+            advect_velocity(
+                [f0, f1, f2],
+                [&u, &v, &w],
+                d,
+                &mut vs,
+                0.8,
+                fixed,
+                &exits,
+                None,
+            );
+            let mut out = [
+                a,
+                b,
+                c,
+                e,
+                faces[0].clone(),
+                faces[1].clone(),
+                faces[2].clone(),
+            ];
+            let [f0, f1, f2] = &mut faces;
+            let m = Some(&mut mac);
+            advect_velocity(
+                [f0, f1, f2],
+                [&u, &v, &w],
+                d,
+                &mut vs,
+                0.8,
+                fixed,
+                &exits,
+                m,
+            );
+            out[4].extend(faces.concat());
+            out.map(|x| x.iter().map(|v| v.to_bits()).collect::<Vec<u32>>())
+        };
+        let whole = run(VelSampler::new(vel));
+        let windowed = run(VelSampler::windowed(1));
+        for (n, (a, b)) in whole.iter().zip(&windowed).enumerate() {
+            assert_eq!(a, b, "output {n} differs");
+        }
+        assert!(whole[0].iter().any(|&x| f32::from_bits(x) != 0.0));
     }
 }

@@ -38,7 +38,9 @@ pub fn estimate_bytes(
     if params.velocity_advection == Advection::MacCormack {
         floats += 4 * faces;
     }
-    let mut bytes = 4 * floats + 16 * n; // + the sampler's interleaved cell velocities
+    // + the RK2 sampler's window of interleaved cell velocities.
+    let halo = crate::sim::advect::halo_for_cfl(params.max_cfl);
+    let mut bytes = 4 * floats + crate::sim::advect::VelSampler::bytes_for(dims, halo);
     if obstacles {
         bytes += n + 4 * n; // solid mask, pressure diagonal
     }

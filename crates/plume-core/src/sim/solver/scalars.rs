@@ -49,8 +49,9 @@ impl Solver {
             v: &self.vel[1],
             w: &self.vel[2],
         };
-        self.vel_sampler.fill(vr);
-        let vs = &self.vel_sampler;
+        self.vel_sampler
+            .set_halo(advect::halo_for_cfl(self.params.max_cfl));
+        let vs = &mut self.vel_sampler;
         let solids = &self.solids;
         let exits = &Exits {
             sides,
@@ -188,7 +189,7 @@ fn advect_fields<const N: usize>(
     hat: Vec<&mut [f32]>,
     cells: &mut [u32],
     vr: VelocityRef<'_>,
-    vs: &advect::VelSampler,
+    vs: &mut advect::VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
 ) {

@@ -10,6 +10,14 @@ impl Solver {
     /// Afterwards every field is checked for non-finite values ([`Solver::try_step`] turns
     /// that into an error).
     pub fn step(&mut self) -> &StepStats {
+        // The whole step runs on a worker of the thread pool: its parallel passes (a few
+        // dozen, several per stage) then fork from a worker instead of each waking the pool
+        // from outside and putting the calling thread to sleep until it is done.
+        rayon::scope(|_| self.step_here());
+        &self.stats
+    }
+
+    fn step_here(&mut self) {
         let dt = f64::from(self.params.dt);
         let h = f64::from(self.grid.h);
         let max_n = self.params.max_substeps;
@@ -48,7 +56,6 @@ impl Solver {
         });
         total.total_ms = total.stages.iter().map(|s| s.ms).sum();
         self.stats = total;
-        &self.stats
     }
 
     /// [`Solver::step`], then an error naming the step, the field and the likely cause if any
