@@ -12,6 +12,7 @@ pub use super::sample::{
     face_stagger, halo_for_cfl, rk2, sample, stop_at_solid, window_planes, CellVelocity, Exits,
     Loc, Sampler, Stagger, VelSampler, VelWindow, VelocityRef, CENTER, CHUNK_PLANES,
 };
+use super::trace16;
 
 /// Advects the face-velocity component along `axis` (`src` → `dst`) through `vel` for
 /// `k_dt = dt/h` cells per unit velocity, along second-order (RK2) backtraces; a trace that
@@ -226,7 +227,7 @@ fn advect_faces_axis<const A: usize>(
             .map(|o| (o, ranges.as_mut().and_then(|it| it.next())))
             .collect();
         rows.into_par_iter().enumerate().for_each_init(
-            || vec![0.0f32; 3 * (nx + 1)],
+            || vec![0.0f32; 6 * (nx + 1)],
             |sc, (r, (row, mut rg))| {
                 let (j, k) = (r % fd.ny, c0 + r / fd.ny);
                 // Faces on a wall along A keep their value.
@@ -235,6 +236,7 @@ fn advect_faces_axis<const A: usize>(
                     return;
                 }
                 // The velocity at this row's faces, one component at a time.
+                let (sc, ends) = sc.split_at_mut(3 * (nx + 1));
                 let (vx, rest) = sc.split_at_mut(nx + 1);
                 let (vy, vz) = rest.split_at_mut(nx + 1);
                 match A {
@@ -274,10 +276,21 @@ fn advect_faces_axis<const A: usize>(
                     (0, fnx)
                 };
                 let (y, z) = (j as f32, k as f32);
-                let (vx, vy, vz) = (&vx[..fnx], &vy[..fnx], &vz[..fnx]);
+                let (ex, rest) = ends.split_at_mut(nx + 1);
+                let (ey, ez) = rest.split_at_mut(nx + 1);
+                let m = i1.saturating_sub(i0);
+                trace16::rk2_row(
+                    win,
+                    i0,
+                    [shift[0], y + shift[1], z + shift[2]],
+                    [&vx[i0..i0 + m], &vy[i0..i0 + m], &vz[i0..i0 + m]],
+                    kt,
+                    [&mut ex[..m], &mut ey[..m], &mut ez[..m]],
+                );
                 for i in i0..i1 {
                     let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
-                    let mut b = rk2(win, p, [vx[i], vy[i], vz[i]], kt);
+                    let e = i - i0;
+                    let mut b = [ex[e], ey[e], ez[e]];
                     let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
                     if mark {
                         let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
@@ -491,24 +504,28 @@ fn cell_pass<const N: usize, const M: usize>(
                 )
             })
             .collect();
-        rows.into_par_iter()
-            .enumerate()
-            .for_each(|(r, (mut out, mut out2))| {
+        rows.into_par_iter().enumerate().for_each_init(
+            || vec![0.0f32; 6 * d.nx],
+            |sc, (r, (mut out, mut out2))| {
+                let nx = d.nx;
                 let (j, kz) = (r % d.ny, c0 + r / d.ny);
-                let ur = &vel.u[du.idx(0, j, kz)..][..d.nx + 1];
-                let vb = &vel.v[dv.idx(0, j, kz)..][..d.nx];
-                let vt = &vel.v[dv.idx(0, j + 1, kz)..][..d.nx];
-                let wb = &vel.w[dw.idx(0, j, kz)..][..d.nx];
-                let wf = &vel.w[dw.idx(0, j, kz + 1)..][..d.nx];
+                let ur = &vel.u[du.idx(0, j, kz)..][..nx + 1];
+                let vb = &vel.v[dv.idx(0, j, kz)..][..nx];
+                let vt = &vel.v[dv.idx(0, j + 1, kz)..][..nx];
+                let wb = &vel.w[dw.idx(0, j, kz)..][..nx];
+                let wf = &vel.w[dw.idx(0, j, kz + 1)..][..nx];
                 let base = d.idx(0, j, kz);
-                for i in 0..d.nx {
-                    let u0 = [
-                        0.5 * (ur[i] + ur[i + 1]),
-                        0.5 * (vb[i] + vt[i]),
-                        0.5 * (wb[i] + wf[i]),
-                    ];
+                let [ux, uy, uz, ex, ey, ez] = split6(sc, nx);
+                for i in 0..nx {
+                    ux[i] = 0.5 * (ur[i] + ur[i + 1]);
+                    uy[i] = 0.5 * (vb[i] + vt[i]);
+                    uz[i] = 0.5 * (wb[i] + wf[i]);
+                }
+                let p0 = [0.0, j as f32, kz as f32];
+                trace16::rk2_row(win, 0, p0, [ux, uy, uz], k, [ex, ey, ez]);
+                for i in 0..nx {
                     let p = [i as f32, j as f32, kz as f32];
-                    let mut end = rk2(win, p, u0, k);
+                    let mut end = [ex[i], ey[i], ez[i]];
                     if let Some(m) = solid {
                         end = stop_at_solid(m, d, p, end);
                     }
@@ -520,8 +537,15 @@ fn cell_pass<const N: usize, const M: usize>(
                         a[i] = v;
                     }
                 }
-            });
+            },
+        );
     });
+}
+
+/// Six consecutive runs of `n` values of `s`.
+fn split6(s: &mut [f32], n: usize) -> [&mut [f32]; 6] {
+    let mut it = s.chunks_exact_mut(n);
+    std::array::from_fn(|_| it.next().expect("six runs of n values"))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod sample;
 pub mod simulation;
 pub mod solver;
 pub mod sources;
+pub mod trace16;
 pub mod vorticity;
 
 pub use boundary::{Boundaries, Face};

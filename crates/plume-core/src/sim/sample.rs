@@ -572,7 +572,38 @@ pub struct VelWindow<'a> {
     vel: VelocityRef<'a>,
 }
 
+/// What a vectorised trace reads of a [`VelWindow`].
+pub(crate) struct WindowRaw<'a> {
+    /// The window's values, four floats a cell, plane `z0` first.
+    pub values: &'a [[f32; 4]],
+    /// Cells of the grid along x, y, z.
+    pub dims: [usize; 3],
+    /// The first plane held and how many are.
+    pub z0: usize,
+    pub held: usize,
+    /// The last cell centre on each axis.
+    pub hi: [f32; 3],
+}
+
 impl VelWindow<'_> {
+    /// The window's layout for vectorised traces.
+    pub(crate) fn raw(&self) -> WindowRaw<'_> {
+        let s = self.s;
+        WindowRaw {
+            values: &s.v,
+            dims: s.d.as_array(),
+            z0: s.z0,
+            held: s.held,
+            hi: s.hi,
+        }
+    }
+
+    /// Whether every float the window holds has a 32-bit index.
+    pub(crate) fn fits_i32_gathers(&self) -> bool {
+        let s = self.s;
+        (s.held * s.d.nx * s.d.ny).saturating_mul(4) < (i32::MAX as usize) / 2
+    }
+
     /// Velocity at `p` in cell-array coordinates, as [`VelSampler::at_cell_coords`] of a
     /// sampler holding the whole grid would give it.
     #[inline(always)]

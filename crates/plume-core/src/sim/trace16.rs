@@ -1,0 +1,254 @@
+//! RK2 traces sixteen at a time with AVX-512 where the processor has it (checked at run
+//! time), to the same bits as the one-at-a-time [`rk2`]: the same operations in the same
+//! order (no fused multiply-adds), the clamps as the same compare-and-select, and any trace
+//! whose midpoint falls outside the sampler's window taken by [`rk2`] itself.
+
+use super::sample::{rk2, VelWindow};
+
+/// The ends of the RK2 traces over `k` cells per unit velocity from the points
+/// `[first + m + x0, y, z]` (cell-array coordinates) with start velocities
+/// `(ux[m], uy[m], uz[m])`, into `(ex[m], ey[m], ez[m])`, for every m: bit for bit
+/// `rk2(win, p, u0, k)`. All six slices have the same length.
+#[allow(clippy::too_many_arguments)]
+pub fn rk2_row(
+    win: &VelWindow<'_>,
+    first: usize,
+    [x0, y, z]: [f32; 3],
+    [ux, uy, uz]: [&[f32]; 3],
+    k: f32,
+    [ex, ey, ez]: [&mut [f32]; 3],
+) {
+    let n = ux.len();
+    assert!(uy.len() == n && uz.len() == n && ex.len() == n && ey.len() == n && ez.len() == n);
+    #[cfg(target_arch = "x86_64")]
+    if simd_available() && win.fits_i32_gathers() && first + n < (1 << 24) {
+        // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
+        unsafe { avx512::row(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]) };
+        return;
+    }
+    rk2_row_scalar(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]);
+}
+
+/// [`rk2_row`] one trace at a time.
+pub fn rk2_row_scalar(
+    win: &VelWindow<'_>,
+    first: usize,
+    [x0, y, z]: [f32; 3],
+    [ux, uy, uz]: [&[f32]; 3],
+    k: f32,
+    [ex, ey, ez]: [&mut [f32]; 3],
+) {
+    for m in 0..ux.len() {
+        let p = [(first + m) as f32 + x0, y, z];
+        let e = rk2(win, p, [ux[m], uy[m], uz[m]], k);
+        (ex[m], ey[m], ez[m]) = (e[0], e[1], e[2]);
+    }
+}
+
+/// Whether [`rk2_row`] takes sixteen traces at a time on this processor.
+pub fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::*;
+    use std::arch::x86_64::*;
+
+    /// [`rk2_row`] with AVX-512F.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512F, the slices n values each, and the window's values
+    /// (four floats a cell) must be addressable with 32-bit gather indices.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn row(
+        win: &VelWindow<'_>,
+        first: usize,
+        [x0, y, z]: [f32; 3],
+        [ux, uy, uz]: [&[f32]; 3],
+        k: f32,
+        [ex, ey, ez]: [&mut [f32]; 3],
+    ) {
+        let n = ux.len();
+        let r = win.raw();
+        let base = r.values.as_ptr() as *const f32;
+        let (sy, sz) = (r.dims[0], r.dims[0] * r.dims[1]);
+        let int = |v: usize| _mm512_set1_epi32(v as i32);
+        let (nx, ny, nz) = (int(r.dims[0]), int(r.dims[1]), int(r.dims[2]));
+        let (z0, z_end) = (int(r.z0), int(r.z0 + r.held));
+        let (vsy, vsz, one) = (int(sy), int(sz), int(1));
+        let zero = _mm512_setzero_ps();
+        let hi = r.hi.map(|h| _mm512_set1_ps(h));
+        let half_k = _mm512_set1_ps(0.5 * k);
+        let kk = _mm512_set1_ps(k);
+        let (px0, py, pz) = (_mm512_set1_ps(x0), _mm512_set1_ps(y), _mm512_set1_ps(z));
+        let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let lerp = |a: __m512, b: __m512, t: __m512| {
+            _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a)))
+        };
+        let mut m = 0;
+        while m + 16 <= n {
+            let idx = _mm512_add_epi32(int(first + m), lanes);
+            let px = _mm512_add_ps(_mm512_cvtepi32_ps(idx), px0);
+            // SAFETY: m + 16 ≤ n values in each slice.
+            let u = [ux, uy, uz].map(|s| unsafe { _mm512_loadu_ps(s[m..m + 16].as_ptr()) });
+            let mid = [
+                _mm512_add_ps(px, _mm512_mul_ps(half_k, u[0])),
+                _mm512_add_ps(py, _mm512_mul_ps(half_k, u[1])),
+                _mm512_add_ps(pz, _mm512_mul_ps(half_k, u[2])),
+            ];
+            // Sampler::locate: max/min select as `if x > 0 {x} else {0}`, `if x < hi ...`
+            // (NaN goes to 0), truncation as floor on values ≥ 0.
+            let c = [0, 1, 2].map(|a| _mm512_min_ps(_mm512_max_ps(mid[a], zero), hi[a]));
+            let i0 = c.map(|v| _mm512_cvttps_epi32(v));
+            let t = [0, 1, 2].map(|a| _mm512_sub_ps(c[a], _mm512_cvtepi32_ps(i0[a])));
+            let next =
+                |v: __m512i, lim: __m512i| _mm512_cmplt_epi32_mask(_mm512_add_epi32(v, one), lim);
+            let (hx, hy, hz) = (next(i0[0], nx), next(i0[1], ny), next(i0[2], nz));
+            let di = _mm512_maskz_mov_epi32(hx, one);
+            let dj = _mm512_maskz_mov_epi32(hy, vsy);
+            let dk = _mm512_maskz_mov_epi32(hz, vsz);
+            let top = _mm512_mask_add_epi32(i0[2], hz, i0[2], one);
+            let ok = _mm512_cmpge_epi32_mask(i0[2], z0) & _mm512_cmplt_epi32_mask(top, z_end);
+            let b = _mm512_add_epi32(
+                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], vsy)),
+                _mm512_mullo_epi32(_mm512_sub_epi32(i0[2], z0), vsz),
+            );
+            let djdi = _mm512_add_epi32(dj, di);
+            let offs = [
+                b,
+                _mm512_add_epi32(b, di),
+                _mm512_add_epi32(b, dj),
+                _mm512_add_epi32(b, djdi),
+                _mm512_add_epi32(b, dk),
+                _mm512_add_epi32(_mm512_add_epi32(b, dk), di),
+                _mm512_add_epi32(_mm512_add_epi32(b, dk), dj),
+                _mm512_add_epi32(_mm512_add_epi32(b, dk), djdi),
+            ]
+            .map(|o| _mm512_slli_epi32::<2>(o));
+            let mut um = [zero; 3];
+            for (comp, out) in um.iter_mut().enumerate() {
+                let g = offs.map(|o| {
+                    let o = _mm512_add_epi32(o, int(comp));
+                    // SAFETY: the lanes in `ok` have all eight cells in the window (as
+                    // `VelWindow::at_cell_coords` checks), so every index read is below
+                    // 4·held·nx·ny, the floats it holds; the other lanes read nothing.
+                    unsafe { _mm512_mask_i32gather_ps::<4>(zero, ok, o, base) }
+                });
+                let c00 = lerp(g[0], g[1], t[0]);
+                let c10 = lerp(g[2], g[3], t[0]);
+                let c01 = lerp(g[4], g[5], t[0]);
+                let c11 = lerp(g[6], g[7], t[0]);
+                let c0 = lerp(c00, c10, t[1]);
+                let c1 = lerp(c01, c11, t[1]);
+                *out = lerp(c0, c1, t[2]);
+            }
+            let e = [
+                _mm512_add_ps(px, _mm512_mul_ps(kk, um[0])),
+                _mm512_add_ps(py, _mm512_mul_ps(kk, um[1])),
+                _mm512_add_ps(pz, _mm512_mul_ps(kk, um[2])),
+            ];
+            for (s, e) in [&mut *ex, &mut *ey, &mut *ez].into_iter().zip(e) {
+                // SAFETY: m + 16 ≤ n values in each slice.
+                unsafe { _mm512_storeu_ps(s[m..m + 16].as_mut_ptr(), e) };
+            }
+            if ok != 0xFFFF {
+                for l in (0..16).filter(|l| ok & (1 << l) == 0) {
+                    let q = m + l;
+                    let p = [(first + q) as f32 + x0, y, z];
+                    let e = rk2(win, p, [ux[q], uy[q], uz[q]], k);
+                    (ex[q], ey[q], ez[q]) = (e[0], e[1], e[2]);
+                }
+            }
+            m += 16;
+        }
+        let [tx, ty, tz] = [ex, ey, ez].map(|s| &mut s[m..]);
+        rk2_row_scalar(
+            win,
+            first + m,
+            [x0, y, z],
+            [&ux[m..], &uy[m..], &uz[m..]],
+            k,
+            [tx, ty, tz],
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::grid::Dims;
+    use crate::sim::sample::{VelSampler, VelocityRef};
+
+    fn noise(n: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+            })
+            .collect()
+    }
+
+    /// Sixteen at a time gives the bits of one at a time: inside the window, outside it (fast
+    /// starts), at the grid's edges, for NaN starts, and for rows that are not a multiple of
+    /// sixteen long.
+    #[test]
+    fn sixteen_traces_at_a_time_give_the_bits_of_one_at_a_time() {
+        let d = Dims::new(37, 9, 30);
+        let [u, v, w] = [0, 1, 2].map(|a| {
+            let f: Vec<f32> = noise(d.faces(a).cells(), 3 + a as u32);
+            f.iter().map(|x| 5.0 * x).collect::<Vec<f32>>()
+        });
+        let vel = VelocityRef {
+            dims: d,
+            u: &u,
+            v: &v,
+            w: &w,
+        };
+        let mut vs = VelSampler::windowed(1);
+        let mut rows = 0;
+        vs.chunks(vel, d.nz, |c0, c1, win| {
+            for kz in c0..c1 {
+                for (j, len) in [(0usize, 37usize), (4, 16), (8, 21)] {
+                    let seed = (kz * 10 + j) as u32;
+                    let mut s = [0, 1, 2].map(|a| {
+                        let f = noise(len, seed * 3 + a);
+                        f.iter().map(|x| 12.0 * x).collect::<Vec<f32>>()
+                    });
+                    s[seed as usize % 3][len / 2] = f32::NAN;
+                    let x0 = if j == 4 { -0.5 } else { 0.0 };
+                    let p = [x0, j as f32, kz as f32 - 0.5 * (j % 2) as f32];
+                    let u0 = [&s[0][..], &s[1][..], &s[2][..]];
+                    let mut a = [0, 1, 2].map(|_| vec![0.0f32; len]);
+                    let mut b = [0, 1, 2].map(|_| vec![0.0f32; len]);
+                    let [a0, a1, a2] = &mut a;
+                    rk2_row(win, 1, p, u0, -0.9, [a0, a1, a2]);
+                    let [b0, b1, b2] = &mut b;
+                    rk2_row_scalar(win, 1, p, u0, -0.9, [b0, b1, b2]);
+                    let bits = |x: &[Vec<f32>; 3]| {
+                        x.concat().iter().map(|v| v.to_bits()).collect::<Vec<u32>>()
+                    };
+                    assert_eq!(bits(&a), bits(&b), "row y {j} z {kz}");
+                    #[cfg(target_arch = "x86_64")]
+                    if simd_available() {
+                        let mut c = [0, 1, 2].map(|_| vec![0.0f32; len]);
+                        let [c0, c1, c2] = &mut c;
+                        // SAFETY: AVX-512F checked; the slices have `len` values each.
+                        unsafe { avx512::row(win, 1, p, u0, -0.9, [c0, c1, c2]) };
+                        assert_eq!(bits(&c), bits(&b), "row y {j} z {kz} (AVX-512)");
+                    }
+                    rows += 1;
+                }
+            }
+        });
+        assert_eq!(rows, 3 * d.nz);
+    }
+}
