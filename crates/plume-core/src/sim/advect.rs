@@ -227,7 +227,7 @@ fn advect_faces_axis<const A: usize>(
             .map(|o| (o, ranges.as_mut().and_then(|it| it.next())))
             .collect();
         rows.into_par_iter().enumerate().for_each_init(
-            || vec![0.0f32; 6 * (nx + 1)],
+            || vec![0.0f32; 7 * (nx + 1)],
             |sc, (r, (row, mut rg))| {
                 let (j, k) = (r % fd.ny, c0 + r / fd.ny);
                 // Faces on a wall along A keep their value.
@@ -237,6 +237,7 @@ fn advect_faces_axis<const A: usize>(
                 }
                 // The velocity at this row's faces, one component at a time.
                 let (sc, ends) = sc.split_at_mut(3 * (nx + 1));
+                let (ends, vals) = ends.split_at_mut(3 * (nx + 1));
                 let (vx, rest) = sc.split_at_mut(nx + 1);
                 let (vy, vz) = rest.split_at_mut(nx + 1);
                 match A {
@@ -287,26 +288,41 @@ fn advect_faces_axis<const A: usize>(
                     kt,
                     [&mut ex[..m], &mut ey[..m], &mut ez[..m]],
                 );
-                for i in i0..i1 {
+                // The traces' ends in the array's coordinates (NaN: no estimate, in
+                // MacCormack's forward pass), cut at solids, then sampled all at once.
+                for e in 0..m {
+                    let i = i0 + e;
                     let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
-                    let e = i - i0;
                     let mut b = [ex[e], ey[e], ez[e]];
-                    let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
                     if mark {
+                        let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
                         let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
                         if off || exits.solid.is_some_and(|m| touches_solid(m, d, b)) {
-                            row[i] = f32::NAN;
+                            ex[e] = f32::NAN;
                             continue;
                         }
                     } else if let Some(m) = exits.solid {
                         b = stop_at_solid(m, d, p, b);
                     }
-                    let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
-                    let l = samp.locate(q);
+                    (ex[e], ey[e], ez[e]) = (b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]);
+                }
+                let vals = &mut vals[..m];
+                let q = [&ex[..m], &ey[..m], &ez[..m]];
+                if rg.is_none() {
+                    trace16::sample_row(&[samp], q, [&mut *vals], None);
+                }
+                for e in 0..m {
+                    let i = i0 + e;
+                    let q = [ex[e], ey[e], ez[e]];
+                    // In the forward pass every trace kept lies inside the samples.
+                    if mark && q[0].is_nan() {
+                        row[i] = f32::NAN;
+                        continue;
+                    }
                     let (v, lo, hi) = if rg.is_some() {
-                        samp.at_and_range(&l)
+                        samp.at_and_range(&samp.locate(q))
                     } else {
-                        (samp.at_loc(&l), 0.0, 0.0)
+                        (vals[e], 0.0, 0.0)
                     };
                     let (v, lo, hi) = match exits.blend(q, last) {
                         Some((w, air)) => {
@@ -360,17 +376,25 @@ pub fn advect_cells_n<const N: usize>(
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
     let last = last_cell(vel.dims);
-    cell_pass(dst, [], vel, vs, -k_dt, exits.solid, |back, _| {
-        let l = samp[0].locate(back);
-        let w = exits.blend(back, last).map_or(0.0, |b| b.0);
-        (
-            std::array::from_fn(|n| {
-                let v = samp[n].at_loc(&l);
-                f[n].scale * (v + w * (f[n].outside - v)) + f[n].offset
-            }),
-            [],
-        )
-    });
+    cell_pass(
+        dst,
+        [],
+        vel,
+        vs,
+        -k_dt,
+        exits.solid,
+        |ends, _, mut out, _| {
+            trace16::sample_row(&samp, ends, out.each_mut().map(|o| &mut **o), None);
+            for m in 0..ends[0].len() {
+                let back = [ends[0][m], ends[1][m], ends[2][m]];
+                let w = exits.blend(back, last).map_or(0.0, |b| b.0);
+                for (o, f) in out.iter_mut().zip(&f) {
+                    let v = o[m];
+                    o[m] = f.scale * (v + w * (f.outside - v)) + f.offset;
+                }
+            }
+        },
+    );
 }
 
 /// The last cell centre on each axis in cell-array coordinates.
@@ -406,21 +430,30 @@ pub fn maccormack_cells_n<const N: usize>(
     let mut hat = hat;
     {
         let h: [&mut [f32]; N] = hat.each_mut().map(|h| &mut **h);
-        cell_pass(h, [cells], vel, vs, -k_dt, exits.solid, |back, _| {
-            let l = s_src[0].locate(back);
-            let w = exits.blend(back, last).map_or(0.0, |b| b.0);
-            let mut v = [0.0; N];
-            for n in 0..N {
-                let a = s_src[n].at_loc(&l);
-                // Outside air mixed in (it joins the clamping range in the second pass).
-                v[n] = if w > 0.0 {
-                    a + w * (f[n].outside - a)
-                } else {
-                    a
-                };
-            }
-            (v, [s_src[0].cell_code(&l) | u32::from(w > 0.0) << 31])
-        });
+        cell_pass(
+            h,
+            [cells],
+            vel,
+            vs,
+            -k_dt,
+            exits.solid,
+            |ends, _, mut h, [c]| {
+                let codes = Some(&mut *c);
+                trace16::sample_row(&s_src, ends, h.each_mut().map(|o| &mut **o), codes);
+                for m in 0..ends[0].len() {
+                    let back = [ends[0][m], ends[1][m], ends[2][m]];
+                    let w = exits.blend(back, last).map_or(0.0, |b| b.0);
+                    // Outside air mixed in (it joins the clamping range in the second pass).
+                    if w > 0.0 {
+                        for (h, f) in h.iter_mut().zip(&f) {
+                            let a = h[m];
+                            h[m] = a + w * (f.outside - a);
+                        }
+                        c[m] |= 1 << 31;
+                    }
+                }
+            },
+        );
     }
     let hat: [&[f32]; N] = hat.map(|h| &*h);
     let cells: &[u32] = cells;
@@ -431,21 +464,24 @@ pub fn maccormack_cells_n<const N: usize>(
     let inner = [0, 1, 2].map(|a| (d.as_array()[a] - 1) as f32);
     // The forward trace is not cut at solids: where it would reach one, the cell keeps the
     // semi-Lagrangian value instead.
-    cell_pass(dst, [], vel, vs, k_dt, None, |fwd, c| {
-        let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]))
-            || exits.solid.is_some_and(|m| touches_solid(m, d, fwd));
-        if clamped {
-            return (
-                std::array::from_fn(|n| f[n].scale * hat[n][c] + f[n].offset),
-                [],
-            );
-        }
-        let lf = s_hat[0].locate(fwd);
-        let code = cells[c];
-        let back = s_src[0].cell_loc(code & !(1 << 31));
-        (
-            std::array::from_fn(|n| {
-                let v = hat[n][c] + 0.5 * (f[n].src[c] - s_hat[n].at_loc(&lf));
+    cell_pass(dst, [], vel, vs, k_dt, None, |ends, base, mut out, _| {
+        // φ̃ = φ̂ sampled at the forward trace, into `out` until the result replaces it.
+        trace16::sample_row(&s_hat, ends, out.each_mut().map(|o| &mut **o), None);
+        for m in 0..ends[0].len() {
+            let c = base + m;
+            let fwd = [ends[0][m], ends[1][m], ends[2][m]];
+            let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]))
+                || exits.solid.is_some_and(|s| touches_solid(s, d, fwd));
+            if clamped {
+                for (n, o) in out.iter_mut().enumerate() {
+                    o[m] = f[n].scale * hat[n][c] + f[n].offset;
+                }
+                continue;
+            }
+            let code = cells[c];
+            let back = s_src[0].cell_loc(code & !(1 << 31));
+            for (n, o) in out.iter_mut().enumerate() {
+                let v = hat[n][c] + 0.5 * (f[n].src[c] - o[m]);
                 let (lo, hi) = s_src[n].range_loc(&back);
                 let (lo, hi) = if code >> 31 != 0 {
                     let o = f[n].outside;
@@ -455,21 +491,22 @@ pub fn maccormack_cells_n<const N: usize>(
                 };
                 let v = if v > lo { v } else { lo };
                 let v = if v < hi { v } else { hi };
-                f[n].scale * v + f[n].offset
-            }),
-            [],
-        )
+                o[m] = f[n].scale * v + f[n].offset;
+            }
+        }
     });
 }
 
 /// One row of each output of [`cell_pass`].
 type RowOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [u32]; M]);
 
-/// Runs `f(trace end, cell index)` for every cell, in parallel over rows a chunk of planes at
-/// a time (see [`VelSampler::chunks`]), writing its N values to the N arrays of `dst` and its
-/// M codes to the M arrays of `aux`. The trace is the second-order (RK2) one from the cell's
-/// centre over `k` cells per unit velocity (−k_dt backwards, +k_dt forwards), in array
-/// coordinates (cell i's sample sits at i).
+/// Runs `f(trace ends, index of the row's first cell, row of dst, row of aux)` for every
+/// row of cells, in parallel over rows a chunk of planes at a time (see
+/// [`VelSampler::chunks`]): `f` writes the row's N values to the rows of the N arrays of
+/// `dst` and its M codes to those of `aux`. The traces are the second-order (RK2) ones from
+/// the cells' centres over `k` cells per unit velocity (−k_dt backwards, +k_dt forwards),
+/// x, y and z of their ends in array coordinates (cell i's sample sits at i), cut at solid
+/// cells when `solid` is given.
 fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
     aux: [&mut [u32]; M],
@@ -477,7 +514,7 @@ fn cell_pass<const N: usize, const M: usize>(
     vs: &mut VelSampler,
     k: f32,
     solid: Option<&[u8]>,
-    f: impl Fn([f32; 3], usize) -> ([f32; N], [u32; M]) + Sync,
+    f: impl Fn([&[f32]; 3], usize, [&mut [f32]; N], [&mut [u32]; M]) + Sync,
 ) {
     let d = vel.dims;
     for o in &dst {
@@ -506,7 +543,7 @@ fn cell_pass<const N: usize, const M: usize>(
             .collect();
         rows.into_par_iter().enumerate().for_each_init(
             || vec![0.0f32; 6 * d.nx],
-            |sc, (r, (mut out, mut out2))| {
+            |sc, (r, (out, out2))| {
                 let nx = d.nx;
                 let (j, kz) = (r % d.ny, c0 + r / d.ny);
                 let ur = &vel.u[du.idx(0, j, kz)..][..nx + 1];
@@ -523,20 +560,14 @@ fn cell_pass<const N: usize, const M: usize>(
                 }
                 let p0 = [0.0, j as f32, kz as f32];
                 trace16::rk2_row(win, 0, p0, [ux, uy, uz], k, [ex, ey, ez]);
-                for i in 0..nx {
-                    let p = [i as f32, j as f32, kz as f32];
-                    let mut end = [ex[i], ey[i], ez[i]];
-                    if let Some(m) = solid {
-                        end = stop_at_solid(m, d, p, end);
-                    }
-                    let (r, r2) = f(end, base + i);
-                    for (a, v) in out.iter_mut().zip(r) {
-                        a[i] = v;
-                    }
-                    for (a, v) in out2.iter_mut().zip(r2) {
-                        a[i] = v;
+                if let Some(m) = solid {
+                    for i in 0..nx {
+                        let p = [i as f32, j as f32, kz as f32];
+                        let end = stop_at_solid(m, d, p, [ex[i], ey[i], ez[i]]);
+                        (ex[i], ey[i], ez[i]) = (end[0], end[1], end[2]);
                     }
                 }
+                f([ex, ey, ez], base, out, out2);
             },
         );
     });
@@ -549,265 +580,5 @@ fn split6(s: &mut [f32], n: usize) -> [&mut [f32]; 6] {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn noise(n: usize, seed: u32) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-            })
-            .collect()
-    }
-
-    /// The face velocity the row-wise pass must use, written face by face: the component's own
-    /// value, and for each other component the mean of its four samples around the face (half
-    /// a cell back along the face's axis, clamped, and half a cell forward across).
-    fn reference(axis: usize, src: &[f32], vel: VelocityRef<'_>, k_dt: f32) -> Vec<f32> {
-        let d = vel.dims;
-        let n = d.as_array();
-        let fd = d.faces(axis);
-        let samp = Sampler::new(src, fd);
-        let comp = |b: usize, p: [usize; 3]| {
-            let cd = d.faces(b);
-            let c = vel.comp(b);
-            let mut q0 = p;
-            let mut q1 = p;
-            q0[axis] = p[axis].saturating_sub(1);
-            q1[axis] = p[axis].min(n[axis] - 1);
-            let mut sum = 0.0;
-            for q in [q0, q1] {
-                let mut r = q;
-                r[b] += 1;
-                sum += c[cd.idx(q[0], q[1], q[2])] + c[cd.idx(r[0], r[1], r[2])];
-            }
-            0.25 * sum
-        };
-        let vs = VelSampler::new(vel);
-        let mut out = vec![0.0; fd.cells()];
-        for k in 0..fd.nz {
-            for j in 0..fd.ny {
-                for i in 0..fd.nx {
-                    let p = [i, j, k];
-                    let mut u = [0.0; 3];
-                    for (b, ub) in u.iter_mut().enumerate() {
-                        *ub = if b == axis {
-                            vel.comp(b)[fd.idx(i, j, k)]
-                        } else {
-                            comp(b, p)
-                        };
-                    }
-                    // The RK2 trace in cell coordinates, sampled in the face array's.
-                    let mut p = [i as f32, j as f32, k as f32];
-                    p[axis] -= 0.5;
-                    let mut q = rk2(&vs, p, u, -k_dt);
-                    q[axis] += 0.5;
-                    out[fd.idx(i, j, k)] = samp.at(q);
-                }
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn row_wise_face_advection_matches_the_face_by_face_definition() {
-        let d = Dims::new(7, 5, 6);
-        let [u, v, w] = [0, 1, 2].map(|a| {
-            noise(d.faces(a).cells(), 3 + a as u32)
-                .iter()
-                .map(|x| 3.0 * x)
-                .collect::<Vec<f32>>()
-        });
-        let vel = VelocityRef {
-            dims: d,
-            u: &u,
-            v: &v,
-            w: &w,
-        };
-        for axis in 0..3 {
-            let fd = d.faces(axis);
-            let src = noise(fd.cells(), 11 + axis as u32);
-            let want = reference(axis, &src, vel, 0.7);
-            for fixed in [[false, false], [true, true], [true, false]] {
-                let mut got = vec![-9.0; fd.cells()];
-                advect_faces(axis, &mut got, &src, vel, 0.7, fixed, &Exits::default());
-                for k in 0..fd.nz {
-                    for j in 0..fd.ny {
-                        for i in 0..fd.nx {
-                            let p = [i, j, k][axis];
-                            let end = [p == 0, p == d.as_array()[axis]];
-                            let c = fd.idx(i, j, k);
-                            if (end[0] && fixed[0]) || (end[1] && fixed[1]) {
-                                assert_eq!(got[c], -9.0, "a fixed face was written");
-                            } else {
-                                assert!(
-                                    (got[c] - want[c]).abs() <= 1e-6,
-                                    "axis {axis} face {:?}: {} vs {}",
-                                    [i, j, k],
-                                    got[c],
-                                    want[c]
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn random_velocity(d: Dims, scale: f32, seed: u32) -> [Vec<f32>; 3] {
-        [0, 1, 2].map(|a| {
-            noise(d.faces(a).cells(), seed + a as u32)
-                .iter()
-                .map(|x| scale * x)
-                .collect()
-        })
-    }
-
-    /// A window of planes gives the whole grid's velocities to the bit, inside the window
-    /// and outside it (worked out from the faces), at the edges, far away and at NaN.
-    #[test]
-    fn a_window_of_the_sampler_reads_as_the_whole_grid_does() {
-        let d = Dims::new(9, 7, 29);
-        let [u, v, w] = random_velocity(d, 4.0, 21);
-        let vel = VelocityRef {
-            dims: d,
-            u: &u,
-            v: &v,
-            w: &w,
-        };
-        let whole = VelSampler::new(vel);
-        let mut win = VelSampler::windowed(1);
-        let offsets = noise(3999, 5);
-        let (mut inside, mut outside, mut chunks) = (0, 0, 0);
-        win.chunks(vel, d.nz, |c0, c1, vw| {
-            chunks += 1;
-            let (z0, z1) = (c0.saturating_sub(1), (c1 + 1).min(d.nz));
-            for (n, o) in offsets.chunks(3).enumerate() {
-                let z = c0 as f32 + o[2] * 24.0 + (n % 3) as f32;
-                let mut p = [4.0 + 12.0 * o[0], 3.0 + 10.0 * o[1], z];
-                if n % 97 == 0 {
-                    p[n % 3] = f32::NAN;
-                }
-                let (a, b) = (vw.at_cell_coords(p), whole.at_cell_coords(p));
-                assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "at {p:?}");
-                let k0 = if z > 0.0 {
-                    z.min((d.nz - 1) as f32) as usize
-                } else {
-                    0
-                };
-                if k0 >= z0 && (k0 + 1).min(d.nz - 1) < z1 {
-                    inside += 1;
-                } else {
-                    outside += 1;
-                }
-            }
-        });
-        assert_eq!(chunks, d.nz.div_ceil(CHUNK_PLANES));
-        assert!(
-            inside > 500 && outside > 500,
-            "{inside} inside, {outside} outside"
-        );
-        assert_eq!(
-            win.memory_bytes() as u64,
-            VelSampler::bytes_for(d, 1),
-            "the window holds chunk + 2 halo planes"
-        );
-        assert!(win.memory_bytes() < whole.memory_bytes() / 2);
-    }
-
-    /// Every pass gives the same bits through a window as through the whole grid, with flows
-    /// fast enough that many midpoints fall outside the window.
-    #[test]
-    fn advection_through_a_window_matches_the_whole_grid_sampler() {
-        let d = Dims::new(8, 6, 27);
-        let [u, v, w] = random_velocity(d, 6.0, 40);
-        let vel = VelocityRef {
-            dims: d,
-            u: &u,
-            v: &v,
-            w: &w,
-        };
-        let exits = Exits {
-            sides: [
-                [None, None],
-                [None, Some([0.0; 3])],
-                [Some([0.0, 0.0, 1.0]), None],
-            ],
-            solid: None,
-        };
-        let rho = noise(d.cells(), 8);
-        let temp = noise(d.cells(), 9);
-        let f = [&rho, &temp].map(|s| Scalar {
-            src: s,
-            scale: 0.9,
-            offset: 0.1,
-            outside: 0.3,
-        });
-        let run = |mut vs: VelSampler| {
-            let n = d.cells();
-            let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
-            let (mut h0, mut h1, mut cells) = (vec![0.0; n], vec![0.0; n], vec![0u32; n]);
-            maccormack_cells_n(
-                [&mut a, &mut b],
-                f,
-                [&mut h0, &mut h1],
-                &mut cells,
-                vel,
-                &mut vs,
-                0.8,
-                &exits,
-            );
-            let (mut c, mut e) = (vec![0.0; n], vec![0.0; n]);
-            advect_cells_n([&mut c, &mut e], f, vel, &mut vs, 0.8, &exits);
-            let mut faces = [0, 1, 2].map(|a| vec![0.0; d.faces(a).cells()]);
-            let mut mac: [MacScratch; 3] = [0, 1, 2].map(|a| {
-                let m = d.faces(a).cells();
-                (vec![0.0; m], vec![0.0; m], vec![[0.0; 2]; m])
-            });
-            let [f0, f1, f2] = &mut faces;
-            let fixed = [[true, false], [false, true], [false, false]];
-            advect_velocity(
-                [f0, f1, f2],
-                [&u, &v, &w],
-                d,
-                &mut vs,
-                0.8,
-                fixed,
-                &exits,
-                None,
-            );
-            let mut out = [
-                a,
-                b,
-                c,
-                e,
-                faces[0].clone(),
-                faces[1].clone(),
-                faces[2].clone(),
-            ];
-            let [f0, f1, f2] = &mut faces;
-            let m = Some(&mut mac);
-            advect_velocity(
-                [f0, f1, f2],
-                [&u, &v, &w],
-                d,
-                &mut vs,
-                0.8,
-                fixed,
-                &exits,
-                m,
-            );
-            out[4].extend(faces.concat());
-            out.map(|x| x.iter().map(|v| v.to_bits()).collect::<Vec<u32>>())
-        };
-        let whole = run(VelSampler::new(vel));
-        let windowed = run(VelSampler::windowed(1));
-        for (n, (a, b)) in whole.iter().zip(&windowed).enumerate() {
-            assert_eq!(a, b, "output {n} differs");
-        }
-        assert!(whole[0].iter().any(|&x| f32::from_bits(x) != 0.0));
-    }
-}
+#[path = "advect_tests.rs"]
+mod tests;

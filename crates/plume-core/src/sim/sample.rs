@@ -173,6 +173,11 @@ impl<'a> Sampler<'a> {
     pub fn dims(&self) -> Dims {
         self.d
     }
+
+    /// The array, its dimensions and the last sample on each axis, for vectorised sampling.
+    pub(crate) fn raw(&self) -> (&'a [f32], [usize; 3], [f32; 3]) {
+        (self.f, self.d.as_array(), self.hi)
+    }
 }
 
 /// Trilinear interpolation between eight corner values (order as [`Sampler::gather`]).

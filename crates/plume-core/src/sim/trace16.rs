@@ -3,7 +3,7 @@
 //! order (no fused multiply-adds), the clamps as the same compare-and-select, and any trace
 //! whose midpoint falls outside the sampler's window taken by [`rk2`] itself.
 
-use super::sample::{rk2, VelWindow};
+use super::sample::{rk2, Sampler, VelWindow};
 
 /// The ends of the RK2 traces over `k` cells per unit velocity from the points
 /// `[first + m + x0, y, z]` (cell-array coordinates) with start velocities
@@ -45,6 +45,47 @@ pub fn rk2_row_scalar(
     }
 }
 
+/// For every m, the N arrays of `s` (all of the same dimensions) interpolated at the point
+/// `(x[m], y[m], z[m])` into `out[n][m]`, and with `codes` the cell it fell in
+/// ([`Sampler::cell_code`]): bit for bit [`Sampler::locate`] and [`Sampler::at_loc`].
+pub fn sample_row<const N: usize>(
+    s: &[Sampler<'_>; N],
+    [x, y, z]: [&[f32]; 3],
+    out: [&mut [f32]; N],
+    codes: Option<&mut [u32]>,
+) {
+    let n = x.len();
+    assert!(y.len() == n && z.len() == n && out.iter().all(|o| o.len() == n));
+    assert!(codes.as_ref().is_none_or(|c| c.len() == n));
+    assert!(s.iter().all(|t| t.dims() == s[0].dims()));
+    #[cfg(target_arch = "x86_64")]
+    if N > 0 && simd_available() && s[0].dims().cells() < (1 << 30) {
+        // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
+        unsafe { avx512::sample(s, [x, y, z], out, codes) };
+        return;
+    }
+    sample_row_scalar(s, [x, y, z], out, codes);
+}
+
+/// [`sample_row`] one point at a time.
+pub fn sample_row_scalar<const N: usize>(
+    s: &[Sampler<'_>; N],
+    [x, y, z]: [&[f32]; 3],
+    mut out: [&mut [f32]; N],
+    mut codes: Option<&mut [u32]>,
+) {
+    let Some(first) = s.first() else { return };
+    for m in 0..x.len() {
+        let l = first.locate([x[m], y[m], z[m]]);
+        for (o, t) in out.iter_mut().zip(s) {
+            o[m] = t.at_loc(&l);
+        }
+        if let Some(c) = codes.as_deref_mut() {
+            c[m] = first.cell_code(&l);
+        }
+    }
+}
+
 /// Whether [`rk2_row`] takes sixteen traces at a time on this processor.
 pub fn simd_available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -61,6 +102,107 @@ pub fn simd_available() -> bool {
 mod avx512 {
     use super::*;
     use std::arch::x86_64::*;
+
+    /// Trilinear interpolation as `lerp8`: the same operations in the same order.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn trilerp(g: [__m512; 8], t: [__m512; 3]) -> __m512 {
+        let lerp = |a: __m512, b: __m512, t: __m512| {
+            _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a)))
+        };
+        let c00 = lerp(g[0], g[1], t[0]);
+        let c10 = lerp(g[2], g[3], t[0]);
+        let c01 = lerp(g[4], g[5], t[0]);
+        let c11 = lerp(g[6], g[7], t[0]);
+        let c0 = lerp(c00, c10, t[1]);
+        let c1 = lerp(c01, c11, t[1]);
+        lerp(c0, c1, t[2])
+    }
+
+    /// `Sampler::locate` of sixteen points: the lowest sample's index along each axis, the
+    /// fractions, and the offsets of the eight samples (order of `Sampler::gather`) from the
+    /// index of the lowest. `dims` are the array's; `stride` its y and z strides.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn locate(
+        p: [__m512; 3],
+        hi: [__m512; 3],
+        dims: [__m512i; 3],
+        stride: [__m512i; 2],
+    ) -> ([__m512i; 3], [__m512; 3], [__m512i; 8]) {
+        let one = _mm512_set1_epi32(1);
+        let zero = _mm512_setzero_ps();
+        // `if x > 0 {x} else {0}`, `if x < hi {x} else {hi}` (NaN goes to 0), then
+        // truncation as floor on values ≥ 0.
+        let c = [0, 1, 2].map(|a| _mm512_min_ps(_mm512_max_ps(p[a], zero), hi[a]));
+        let i0 = c.map(|v| _mm512_cvttps_epi32(v));
+        let t = [0, 1, 2].map(|a| _mm512_sub_ps(c[a], _mm512_cvtepi32_ps(i0[a])));
+        let has = |a: usize| _mm512_cmplt_epi32_mask(_mm512_add_epi32(i0[a], one), dims[a]);
+        let di = _mm512_maskz_mov_epi32(has(0), one);
+        let dj = _mm512_maskz_mov_epi32(has(1), stride[0]);
+        let dk = _mm512_maskz_mov_epi32(has(2), stride[1]);
+        let djdi = _mm512_add_epi32(dj, di);
+        let dkdi = _mm512_add_epi32(dk, di);
+        let dkdj = _mm512_add_epi32(dk, dj);
+        let all = _mm512_add_epi32(dk, djdi);
+        let o = _mm512_setzero_si512();
+        (i0, t, [o, di, dj, djdi, dk, dkdi, dkdj, all])
+    }
+
+    /// [`sample_row`] with AVX-512F.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512F, the slices n values each, every array of `s` fewer
+    /// than 2³⁰ values, all of the same dimensions.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn sample<const N: usize>(
+        s: &[Sampler<'_>; N],
+        [x, y, z]: [&[f32]; 3],
+        mut out: [&mut [f32]; N],
+        mut codes: Option<&mut [u32]>,
+    ) {
+        let n = x.len();
+        let (_, d, hi) = s[0].raw();
+        let int = |v: usize| _mm512_set1_epi32(v as i32);
+        let dims = d.map(int);
+        let stride = [int(d[0]), int(d[0] * d[1])];
+        let hi = hi.map(|h| _mm512_set1_ps(h));
+        let mut m = 0;
+        while m + 16 <= n {
+            // SAFETY: m + 16 ≤ n values in each slice.
+            let p = [x, y, z].map(|a| unsafe { _mm512_loadu_ps(a[m..m + 16].as_ptr()) });
+            let (i0, t, offs) = locate(p, hi, dims, stride);
+            let b = _mm512_add_epi32(
+                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], stride[0])),
+                _mm512_mullo_epi32(i0[2], stride[1]),
+            );
+            let idx = offs.map(|o| _mm512_add_epi32(b, o));
+            for (o, t_) in out.iter_mut().zip(s) {
+                let f = t_.raw().0;
+                // SAFETY: `locate` clamps every sample into the array and each offset moves
+                // to a neighbour only where it exists: every index is below f.len().
+                let g = idx.map(|i| unsafe { _mm512_i32gather_ps::<4>(i, f.as_ptr()) });
+                let v = trilerp(g, t);
+                // SAFETY: m + 16 ≤ n values in each slice.
+                unsafe { _mm512_storeu_ps(o[m..m + 16].as_mut_ptr(), v) };
+            }
+            if let Some(c) = codes.as_deref_mut() {
+                let code = _mm512_or_si512(
+                    i0[0],
+                    _mm512_or_si512(
+                        _mm512_slli_epi32::<10>(i0[1]),
+                        _mm512_slli_epi32::<20>(i0[2]),
+                    ),
+                );
+                // SAFETY: m + 16 ≤ n values.
+                unsafe { _mm512_storeu_si512(c[m..m + 16].as_mut_ptr().cast(), code) };
+            }
+            m += 16;
+        }
+        let rest = out.each_mut().map(|o| &mut o[m..]);
+        let codes = codes.map(|c| &mut c[m..]);
+        sample_row_scalar(s, [&x[m..], &y[m..], &z[m..]], rest, codes);
+    }
 
     /// [`rk2_row`] with AVX-512F.
     ///

@@ -1,0 +1,261 @@
+//! Unit tests of [`super`]: face advection against its definition, the sampler's window.
+use super::*;
+
+fn noise(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
+/// The face velocity the row-wise pass must use, written face by face: the component's own
+/// value, and for each other component the mean of its four samples around the face (half
+/// a cell back along the face's axis, clamped, and half a cell forward across).
+fn reference(axis: usize, src: &[f32], vel: VelocityRef<'_>, k_dt: f32) -> Vec<f32> {
+    let d = vel.dims;
+    let n = d.as_array();
+    let fd = d.faces(axis);
+    let samp = Sampler::new(src, fd);
+    let comp = |b: usize, p: [usize; 3]| {
+        let cd = d.faces(b);
+        let c = vel.comp(b);
+        let mut q0 = p;
+        let mut q1 = p;
+        q0[axis] = p[axis].saturating_sub(1);
+        q1[axis] = p[axis].min(n[axis] - 1);
+        let mut sum = 0.0;
+        for q in [q0, q1] {
+            let mut r = q;
+            r[b] += 1;
+            sum += c[cd.idx(q[0], q[1], q[2])] + c[cd.idx(r[0], r[1], r[2])];
+        }
+        0.25 * sum
+    };
+    let vs = VelSampler::new(vel);
+    let mut out = vec![0.0; fd.cells()];
+    for k in 0..fd.nz {
+        for j in 0..fd.ny {
+            for i in 0..fd.nx {
+                let p = [i, j, k];
+                let mut u = [0.0; 3];
+                for (b, ub) in u.iter_mut().enumerate() {
+                    *ub = if b == axis {
+                        vel.comp(b)[fd.idx(i, j, k)]
+                    } else {
+                        comp(b, p)
+                    };
+                }
+                // The RK2 trace in cell coordinates, sampled in the face array's.
+                let mut p = [i as f32, j as f32, k as f32];
+                p[axis] -= 0.5;
+                let mut q = rk2(&vs, p, u, -k_dt);
+                q[axis] += 0.5;
+                out[fd.idx(i, j, k)] = samp.at(q);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn row_wise_face_advection_matches_the_face_by_face_definition() {
+    let d = Dims::new(7, 5, 6);
+    let [u, v, w] = [0, 1, 2].map(|a| {
+        noise(d.faces(a).cells(), 3 + a as u32)
+            .iter()
+            .map(|x| 3.0 * x)
+            .collect::<Vec<f32>>()
+    });
+    let vel = VelocityRef {
+        dims: d,
+        u: &u,
+        v: &v,
+        w: &w,
+    };
+    for axis in 0..3 {
+        let fd = d.faces(axis);
+        let src = noise(fd.cells(), 11 + axis as u32);
+        let want = reference(axis, &src, vel, 0.7);
+        for fixed in [[false, false], [true, true], [true, false]] {
+            let mut got = vec![-9.0; fd.cells()];
+            advect_faces(axis, &mut got, &src, vel, 0.7, fixed, &Exits::default());
+            for k in 0..fd.nz {
+                for j in 0..fd.ny {
+                    for i in 0..fd.nx {
+                        let p = [i, j, k][axis];
+                        let end = [p == 0, p == d.as_array()[axis]];
+                        let c = fd.idx(i, j, k);
+                        if (end[0] && fixed[0]) || (end[1] && fixed[1]) {
+                            assert_eq!(got[c], -9.0, "a fixed face was written");
+                        } else {
+                            assert!(
+                                (got[c] - want[c]).abs() <= 1e-6,
+                                "axis {axis} face {:?}: {} vs {}",
+                                [i, j, k],
+                                got[c],
+                                want[c]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn random_velocity(d: Dims, scale: f32, seed: u32) -> [Vec<f32>; 3] {
+    [0, 1, 2].map(|a| {
+        noise(d.faces(a).cells(), seed + a as u32)
+            .iter()
+            .map(|x| scale * x)
+            .collect()
+    })
+}
+
+/// A window of planes gives the whole grid's velocities to the bit, inside the window
+/// and outside it (worked out from the faces), at the edges, far away and at NaN.
+#[test]
+fn a_window_of_the_sampler_reads_as_the_whole_grid_does() {
+    let d = Dims::new(9, 7, 29);
+    let [u, v, w] = random_velocity(d, 4.0, 21);
+    let vel = VelocityRef {
+        dims: d,
+        u: &u,
+        v: &v,
+        w: &w,
+    };
+    let whole = VelSampler::new(vel);
+    let mut win = VelSampler::windowed(1);
+    let offsets = noise(3999, 5);
+    let (mut inside, mut outside, mut chunks) = (0, 0, 0);
+    win.chunks(vel, d.nz, |c0, c1, vw| {
+        chunks += 1;
+        let (z0, z1) = (c0.saturating_sub(1), (c1 + 1).min(d.nz));
+        for (n, o) in offsets.chunks(3).enumerate() {
+            let z = c0 as f32 + o[2] * 24.0 + (n % 3) as f32;
+            let mut p = [4.0 + 12.0 * o[0], 3.0 + 10.0 * o[1], z];
+            if n % 97 == 0 {
+                p[n % 3] = f32::NAN;
+            }
+            let (a, b) = (vw.at_cell_coords(p), whole.at_cell_coords(p));
+            assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "at {p:?}");
+            let k0 = if z > 0.0 {
+                z.min((d.nz - 1) as f32) as usize
+            } else {
+                0
+            };
+            if k0 >= z0 && (k0 + 1).min(d.nz - 1) < z1 {
+                inside += 1;
+            } else {
+                outside += 1;
+            }
+        }
+    });
+    assert_eq!(chunks, d.nz.div_ceil(CHUNK_PLANES));
+    assert!(
+        inside > 500 && outside > 500,
+        "{inside} inside, {outside} outside"
+    );
+    assert_eq!(
+        win.memory_bytes() as u64,
+        VelSampler::bytes_for(d, 1),
+        "the window holds chunk + 2 halo planes"
+    );
+    assert!(win.memory_bytes() < whole.memory_bytes() / 2);
+}
+
+/// Every pass gives the same bits through a window as through the whole grid, with flows
+/// fast enough that many midpoints fall outside the window.
+#[test]
+fn advection_through_a_window_matches_the_whole_grid_sampler() {
+    let d = Dims::new(8, 6, 27);
+    let [u, v, w] = random_velocity(d, 6.0, 40);
+    let vel = VelocityRef {
+        dims: d,
+        u: &u,
+        v: &v,
+        w: &w,
+    };
+    let exits = Exits {
+        sides: [
+            [None, None],
+            [None, Some([0.0; 3])],
+            [Some([0.0, 0.0, 1.0]), None],
+        ],
+        solid: None,
+    };
+    let rho = noise(d.cells(), 8);
+    let temp = noise(d.cells(), 9);
+    let f = [&rho, &temp].map(|s| Scalar {
+        src: s,
+        scale: 0.9,
+        offset: 0.1,
+        outside: 0.3,
+    });
+    let run = |mut vs: VelSampler| {
+        let n = d.cells();
+        let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+        let (mut h0, mut h1, mut cells) = (vec![0.0; n], vec![0.0; n], vec![0u32; n]);
+        maccormack_cells_n(
+            [&mut a, &mut b],
+            f,
+            [&mut h0, &mut h1],
+            &mut cells,
+            vel,
+            &mut vs,
+            0.8,
+            &exits,
+        );
+        let (mut c, mut e) = (vec![0.0; n], vec![0.0; n]);
+        advect_cells_n([&mut c, &mut e], f, vel, &mut vs, 0.8, &exits);
+        let mut faces = [0, 1, 2].map(|a| vec![0.0; d.faces(a).cells()]);
+        let mut mac: [MacScratch; 3] = [0, 1, 2].map(|a| {
+            let m = d.faces(a).cells();
+            (vec![0.0; m], vec![0.0; m], vec![[0.0; 2]; m])
+        });
+        let [f0, f1, f2] = &mut faces;
+        let fixed = [[true, false], [false, true], [false, false]];
+        advect_velocity(
+            [f0, f1, f2],
+            [&u, &v, &w],
+            d,
+            &mut vs,
+            0.8,
+            fixed,
+            &exits,
+            None,
+        );
+        let mut out = [
+            a,
+            b,
+            c,
+            e,
+            faces[0].clone(),
+            faces[1].clone(),
+            faces[2].clone(),
+        ];
+        let [f0, f1, f2] = &mut faces;
+        let m = Some(&mut mac);
+        advect_velocity(
+            [f0, f1, f2],
+            [&u, &v, &w],
+            d,
+            &mut vs,
+            0.8,
+            fixed,
+            &exits,
+            m,
+        );
+        out[4].extend(faces.concat());
+        out.map(|x| x.iter().map(|v| v.to_bits()).collect::<Vec<u32>>())
+    };
+    let whole = run(VelSampler::new(vel));
+    let windowed = run(VelSampler::windowed(1));
+    for (n, (a, b)) in whole.iter().zip(&windowed).enumerate() {
+        assert_eq!(a, b, "output {n} differs");
+    }
+    assert!(whole[0].iter().any(|&x| f32::from_bits(x) != 0.0));
+}
