@@ -48,7 +48,7 @@ pub fn advect_velocity(
     k_dt: f32,
     fixed: [[bool; 2]; 3],
     exits: &Exits<'_>,
-    mut mac: Option<&mut [MacScratch; 3]>,
+    mac: Option<&mut [MacScratch; 3]>,
 ) {
     let vel = VelocityRef {
         dims,
@@ -56,16 +56,14 @@ pub fn advect_velocity(
         v: src[1],
         w: src[2],
     };
-    for (a, dst) in dst.into_iter().enumerate() {
-        match mac.as_deref_mut() {
-            Some(m) => {
-                let (hat, tilde, range) = &mut m[a];
-                maccormack_faces(
-                    a, dst, src[a], vel, vs, k_dt, fixed[a], exits, hat, tilde, range,
-                );
-            }
-            None => face_pass(a, dst, src[a], vel, vs, -k_dt, fixed[a], exits, None, false),
-        }
+    let Some(mac) = mac else {
+        advect_faces_together(dst, vel, vs, -k_dt, fixed, exits);
+        return;
+    };
+    for (a, (dst, (hat, tilde, range))) in dst.into_iter().zip(mac.iter_mut()).enumerate() {
+        maccormack_faces(
+            a, dst, src[a], vel, vs, k_dt, fixed[a], exits, hat, tilde, range,
+        );
     }
 }
 
@@ -196,6 +194,49 @@ fn advect_faces_axis<const A: usize>(
     range: Option<&mut [[f32; 2]]>,
     mark: bool,
 ) {
+    let planes = vel.dims.faces(A).nz;
+    let mut run = face_rows::<A>(dst, src, vel, kt, fixed, exits, range, mark);
+    vs.chunks(vel, planes, |c0, c1, win| run(c0, c1, win));
+}
+
+/// The three semi-Lagrangian face passes of [`advect_velocity`] (as [`advect_faces_axis`]
+/// does each) chunk by chunk: one window of the sampler serves all three.
+#[allow(clippy::too_many_arguments)]
+fn advect_faces_together(
+    dst: [&mut [f32]; 3],
+    vel: VelocityRef<'_>,
+    vs: &mut VelSampler,
+    kt: f32,
+    fixed: [[bool; 2]; 3],
+    exits: &Exits<'_>,
+) {
+    let [du, dv, dw] = dst;
+    let mut ru = face_rows::<0>(du, vel.u, vel, kt, fixed[0], exits, None, false);
+    let mut rv = face_rows::<1>(dv, vel.v, vel, kt, fixed[1], exits, None, false);
+    let mut rw = face_rows::<2>(dw, vel.w, vel, kt, fixed[2], exits, None, false);
+    let nz = vel.dims.nz;
+    vs.chunks(vel, nz + 1, |c0, c1, win| {
+        if c0 < nz {
+            ru(c0, c1.min(nz), win);
+            rv(c0, c1.min(nz), win);
+        }
+        rw(c0, c1, win);
+    });
+}
+
+/// The work of [`advect_faces_axis`] on the planes `c0..c1` of component `A` (called for
+/// consecutive chunks from plane 0, each with the sampler's window filled for it).
+#[allow(clippy::too_many_arguments)]
+fn face_rows<'a, const A: usize>(
+    dst: &'a mut [f32],
+    src: &'a [f32],
+    vel: VelocityRef<'a>,
+    kt: f32,
+    fixed: [bool; 2],
+    exits: &'a Exits<'a>,
+    range: Option<&'a mut [[f32; 2]]>,
+    mark: bool,
+) -> impl FnMut(usize, usize, &VelWindow<'_>) + 'a {
     let d = vel.dims;
     let fd = d.faces(A);
     assert_eq!(dst.len(), fd.cells());
@@ -212,14 +253,14 @@ fn advect_faces_axis<const A: usize>(
     assert_eq!(vel.w.len(), dw.cells());
     let (nx, ny, nz) = (d.nx, d.ny, d.nz);
     let fnx = fd.nx;
-    let urow = |j: usize, k: usize| &vel.u[du.idx(0, j, k)..][..nx + 1];
-    let vrow = |j: usize, k: usize| &vel.v[dv.idx(0, j, k)..][..nx];
-    let wrow = |j: usize, k: usize| &vel.w[dw.idx(0, j, k)..][..nx];
+    let urow = move |j: usize, k: usize| &vel.u[du.idx(0, j, k)..][..nx + 1];
+    let vrow = move |j: usize, k: usize| &vel.v[dv.idx(0, j, k)..][..nx];
+    let wrow = move |j: usize, k: usize| &vel.w[dw.idx(0, j, k)..][..nx];
     // One entry per row of faces (with its row of ranges), traced a chunk of planes at a
     // time through the sampler's window.
     type FaceRow<'a> = (&'a mut [f32], Option<&'a mut [[f32; 2]]>);
     let (mut dst, mut range) = (dst, range);
-    vs.chunks(vel, fd.nz, |c0, c1, win| {
+    move |c0: usize, c1: usize, win: &VelWindow<'_>| {
         let len = (c1 - c0) * fnx * fd.ny;
         let mut ranges = range.as_mut().map(|r| split_front(r, len).chunks_mut(fnx));
         let rows: Vec<FaceRow<'_>> = split_front(&mut dst, len)
@@ -338,7 +379,7 @@ fn advect_faces_axis<const A: usize>(
                 }
             },
         );
-    });
+    }
 }
 
 /// The first `len` values of `*s`, leaving the rest in `*s`.
