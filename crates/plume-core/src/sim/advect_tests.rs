@@ -1,15 +1,7 @@
 //! Unit tests of [`super`]: face advection against its definition, the sampler's window.
 use super::*;
 
-fn noise(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        })
-        .collect()
-}
+use crate::sim::test_noise as noise;
 
 /// The face velocity the row-wise pass must use, written face by face: the component's own
 /// value, and for each other component the mean of its four samples around the face (half

@@ -17,6 +17,18 @@ pub mod sources;
 pub mod trace16;
 pub mod vorticity;
 
+/// Deterministic values in [−0.5, 0.5) for unit tests (a linear congruential sequence).
+#[cfg(test)]
+pub(crate) fn test_noise(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
 pub use boundary::{Boundaries, Face};
 pub use fire::FireParams;
 pub use grid::{Dims, Grid};

@@ -221,20 +221,16 @@ mod avx512 {
         let n = ux.len();
         let r = win.raw();
         let base = r.values.as_ptr() as *const f32;
-        let (sy, sz) = (r.dims[0], r.dims[0] * r.dims[1]);
         let int = |v: usize| _mm512_set1_epi32(v as i32);
-        let (nx, ny, nz) = (int(r.dims[0]), int(r.dims[1]), int(r.dims[2]));
-        let (z0, z_end) = (int(r.z0), int(r.z0 + r.held));
-        let (vsy, vsz, one) = (int(sy), int(sz), int(1));
+        let dims = r.dims.map(int);
+        let stride = [int(r.dims[0]), int(r.dims[0] * r.dims[1])];
+        let (z0, z_end, one) = (int(r.z0), int(r.z0 + r.held), int(1));
         let zero = _mm512_setzero_ps();
         let hi = r.hi.map(|h| _mm512_set1_ps(h));
         let half_k = _mm512_set1_ps(0.5 * k);
         let kk = _mm512_set1_ps(k);
         let (px0, py, pz) = (_mm512_set1_ps(x0), _mm512_set1_ps(y), _mm512_set1_ps(z));
         let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let lerp = |a: __m512, b: __m512, t: __m512| {
-            _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a)))
-        };
         let mut m = 0;
         while m + 16 <= n {
             let idx = _mm512_add_epi32(int(first + m), lanes);
@@ -246,35 +242,18 @@ mod avx512 {
                 _mm512_add_ps(py, _mm512_mul_ps(half_k, u[1])),
                 _mm512_add_ps(pz, _mm512_mul_ps(half_k, u[2])),
             ];
-            // Sampler::locate: max/min select as `if x > 0 {x} else {0}`, `if x < hi ...`
-            // (NaN goes to 0), truncation as floor on values ≥ 0.
-            let c = [0, 1, 2].map(|a| _mm512_min_ps(_mm512_max_ps(mid[a], zero), hi[a]));
-            let i0 = c.map(|v| _mm512_cvttps_epi32(v));
-            let t = [0, 1, 2].map(|a| _mm512_sub_ps(c[a], _mm512_cvtepi32_ps(i0[a])));
-            let next =
-                |v: __m512i, lim: __m512i| _mm512_cmplt_epi32_mask(_mm512_add_epi32(v, one), lim);
-            let (hx, hy, hz) = (next(i0[0], nx), next(i0[1], ny), next(i0[2], nz));
-            let di = _mm512_maskz_mov_epi32(hx, one);
-            let dj = _mm512_maskz_mov_epi32(hy, vsy);
-            let dk = _mm512_maskz_mov_epi32(hz, vsz);
-            let top = _mm512_mask_add_epi32(i0[2], hz, i0[2], one);
+            let (i0, t, offs) = locate(mid, hi, dims, stride);
+            // The lanes whose eight cells lie in the window (`VelWindow::at_cell_coords`):
+            // the lowest plane and, where there is one, the plane above it.
+            let above = _mm512_cmpneq_epi32_mask(offs[4], _mm512_setzero_si512());
+            let top = _mm512_mask_add_epi32(i0[2], above, i0[2], one);
             let ok = _mm512_cmpge_epi32_mask(i0[2], z0) & _mm512_cmplt_epi32_mask(top, z_end);
             let b = _mm512_add_epi32(
-                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], vsy)),
-                _mm512_mullo_epi32(_mm512_sub_epi32(i0[2], z0), vsz),
+                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], stride[0])),
+                _mm512_mullo_epi32(_mm512_sub_epi32(i0[2], z0), stride[1]),
             );
-            let djdi = _mm512_add_epi32(dj, di);
-            let offs = [
-                b,
-                _mm512_add_epi32(b, di),
-                _mm512_add_epi32(b, dj),
-                _mm512_add_epi32(b, djdi),
-                _mm512_add_epi32(b, dk),
-                _mm512_add_epi32(_mm512_add_epi32(b, dk), di),
-                _mm512_add_epi32(_mm512_add_epi32(b, dk), dj),
-                _mm512_add_epi32(_mm512_add_epi32(b, dk), djdi),
-            ]
-            .map(|o| _mm512_slli_epi32::<2>(o));
+            // Four floats a cell: the index of a cell's first float.
+            let offs = offs.map(|o| _mm512_slli_epi32::<2>(_mm512_add_epi32(b, o)));
             let mut um = [zero; 3];
             for (comp, out) in um.iter_mut().enumerate() {
                 let g = offs.map(|o| {
@@ -284,13 +263,7 @@ mod avx512 {
                     // 4·held·nx·ny, the floats it holds; the other lanes read nothing.
                     unsafe { _mm512_mask_i32gather_ps::<4>(zero, ok, o, base) }
                 });
-                let c00 = lerp(g[0], g[1], t[0]);
-                let c10 = lerp(g[2], g[3], t[0]);
-                let c01 = lerp(g[4], g[5], t[0]);
-                let c11 = lerp(g[6], g[7], t[0]);
-                let c0 = lerp(c00, c10, t[1]);
-                let c1 = lerp(c01, c11, t[1]);
-                *out = lerp(c0, c1, t[2]);
+                *out = trilerp(g, t);
             }
             let e = [
                 _mm512_add_ps(px, _mm512_mul_ps(kk, um[0])),
@@ -329,15 +302,7 @@ mod tests {
     use crate::sim::grid::Dims;
     use crate::sim::sample::{VelSampler, VelocityRef};
 
-    fn noise(n: usize, seed: u32) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (s >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-            })
-            .collect()
-    }
+    use crate::sim::test_noise as noise;
 
     /// Sixteen at a time gives the bits of one at a time: inside the window, outside it (fast
     /// starts), at the grid's edges, for NaN starts, and for rows that are not a multiple of
