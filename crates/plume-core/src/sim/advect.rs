@@ -424,7 +424,7 @@ pub fn advect_cells_n<const N: usize>(
         vs,
         -k_dt,
         exits.solid,
-        |ends, _, mut out, _| {
+        |ends, _, mut out, _, _| {
             trace16::sample_row(&samp, ends, out.each_mut().map(|o| &mut **o), None);
             for m in 0..ends[0].len() {
                 let back = [ends[0][m], ends[1][m], ends[2][m]];
@@ -478,7 +478,7 @@ pub fn maccormack_cells_n<const N: usize>(
             vs,
             -k_dt,
             exits.solid,
-            |ends, _, mut h, [c]| {
+            |ends, _, mut h, [c], _| {
                 let codes = Some(&mut *c);
                 trace16::sample_row(&s_src, ends, h.each_mut().map(|o| &mut **o), codes);
                 for m in 0..ends[0].len() {
@@ -505,44 +505,64 @@ pub fn maccormack_cells_n<const N: usize>(
     let inner = [0, 1, 2].map(|a| (d.as_array()[a] - 1) as f32);
     // The forward trace is not cut at solids: where it would reach one, the cell keeps the
     // semi-Lagrangian value instead.
-    cell_pass(dst, [], vel, vs, k_dt, None, |ends, base, mut out, _| {
-        // φ̃ = φ̂ sampled at the forward trace, into `out` until the result replaces it.
-        trace16::sample_row(&s_hat, ends, out.each_mut().map(|o| &mut **o), None);
-        for m in 0..ends[0].len() {
-            let c = base + m;
-            let fwd = [ends[0][m], ends[1][m], ends[2][m]];
-            let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]))
-                || exits.solid.is_some_and(|s| touches_solid(s, d, fwd));
-            if clamped {
-                for (n, o) in out.iter_mut().enumerate() {
-                    o[m] = f[n].scale * hat[n][c] + f[n].offset;
+    cell_pass(
+        dst,
+        [],
+        vel,
+        vs,
+        k_dt,
+        None,
+        |ends, base, mut out, _, spare| {
+            // φ̃ = φ̂ sampled at the forward trace, into `out` until the result replaces it.
+            trace16::sample_row(&s_hat, ends, out.each_mut().map(|o| &mut **o), None);
+            // The clamping ranges around the cells the backtraces fell in.
+            let len = ends[0].len();
+            let mut runs = spare.chunks_exact_mut(len);
+            let mut run = || runs.next().expect("2·N runs of scratch");
+            let (mut lo, mut hi): ([&mut [f32]; N], [&mut [f32]; N]) = (
+                std::array::from_fn(|_| run()),
+                std::array::from_fn(|_| run()),
+            );
+            let lohi = (
+                lo.each_mut().map(|o| &mut **o),
+                hi.each_mut().map(|o| &mut **o),
+            );
+            trace16::range_row(&s_src, &cells[base..base + len], lohi.0, lohi.1);
+            for m in 0..len {
+                let c = base + m;
+                let fwd = [ends[0][m], ends[1][m], ends[2][m]];
+                let clamped = (0..3).any(|a| !(fwd[a] >= 0.0 && fwd[a] <= inner[a]))
+                    || exits.solid.is_some_and(|s| touches_solid(s, d, fwd));
+                if clamped {
+                    for (n, o) in out.iter_mut().enumerate() {
+                        o[m] = f[n].scale * hat[n][c] + f[n].offset;
+                    }
+                    continue;
                 }
-                continue;
+                let code = cells[c];
+                for (n, o) in out.iter_mut().enumerate() {
+                    let v = hat[n][c] + 0.5 * (f[n].src[c] - o[m]);
+                    let (lo, hi) = (lo[n][m], hi[n][m]);
+                    let (lo, hi) = if code >> 31 != 0 {
+                        let o = f[n].outside;
+                        (lo.min(o), hi.max(o))
+                    } else {
+                        (lo, hi)
+                    };
+                    let v = if v > lo { v } else { lo };
+                    let v = if v < hi { v } else { hi };
+                    o[m] = f[n].scale * v + f[n].offset;
+                }
             }
-            let code = cells[c];
-            let back = s_src[0].cell_loc(code & !(1 << 31));
-            for (n, o) in out.iter_mut().enumerate() {
-                let v = hat[n][c] + 0.5 * (f[n].src[c] - o[m]);
-                let (lo, hi) = s_src[n].range_loc(&back);
-                let (lo, hi) = if code >> 31 != 0 {
-                    let o = f[n].outside;
-                    (lo.min(o), hi.max(o))
-                } else {
-                    (lo, hi)
-                };
-                let v = if v > lo { v } else { lo };
-                let v = if v < hi { v } else { hi };
-                o[m] = f[n].scale * v + f[n].offset;
-            }
-        }
-    });
+        },
+    );
 }
 
 /// One row of each output of [`cell_pass`].
 type RowOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [u32]; M]);
 
-/// Runs `f(trace ends, index of the row's first cell, row of dst, row of aux)` for every
-/// row of cells, in parallel over rows a chunk of planes at a time (see
+/// Runs `f(trace ends, index of the row's first cell, row of dst, row of aux, scratch of
+/// 2·N·nx values)` for every row of cells, in parallel over rows a chunk of planes at a time (see
 /// [`VelSampler::chunks`]): `f` writes the row's N values to the rows of the N arrays of
 /// `dst` and its M codes to those of `aux`. The traces are the second-order (RK2) ones from
 /// the cells' centres over `k` cells per unit velocity (−k_dt backwards, +k_dt forwards),
@@ -555,7 +575,7 @@ fn cell_pass<const N: usize, const M: usize>(
     vs: &mut VelSampler,
     k: f32,
     solid: Option<&[u8]>,
-    f: impl Fn([&[f32]; 3], usize, [&mut [f32]; N], [&mut [u32]; M]) + Sync,
+    f: impl Fn([&[f32]; 3], usize, [&mut [f32]; N], [&mut [u32]; M], &mut [f32]) + Sync,
 ) {
     let d = vel.dims;
     for o in &dst {
@@ -583,7 +603,7 @@ fn cell_pass<const N: usize, const M: usize>(
             })
             .collect();
         rows.into_par_iter().enumerate().for_each_init(
-            || vec![0.0f32; 6 * d.nx],
+            || vec![0.0f32; (6 + 2 * N) * d.nx],
             |sc, (r, (out, out2))| {
                 let nx = d.nx;
                 let (j, kz) = (r % d.ny, c0 + r / d.ny);
@@ -593,6 +613,7 @@ fn cell_pass<const N: usize, const M: usize>(
                 let wb = &vel.w[dw.idx(0, j, kz)..][..nx];
                 let wf = &vel.w[dw.idx(0, j, kz + 1)..][..nx];
                 let base = d.idx(0, j, kz);
+                let (sc, spare) = sc.split_at_mut(6 * nx);
                 let [ux, uy, uz, ex, ey, ez] = split6(sc, nx);
                 for i in 0..nx {
                     ux[i] = 0.5 * (ur[i] + ur[i + 1]);
@@ -608,7 +629,7 @@ fn cell_pass<const N: usize, const M: usize>(
                         (ex[i], ey[i], ez[i]) = (end[0], end[1], end[2]);
                     }
                 }
-                f([ex, ey, ez], base, out, out2);
+                f([ex, ey, ez], base, out, out2, spare);
             },
         );
     });

@@ -337,6 +337,17 @@ impl Exits<'_> {
     /// combine as 1 − Π(1 − wₐ). `None` inside, beyond walls, and for NaN coordinates.
     #[inline(always)]
     pub fn blend(&self, p: [f32; 3], last: [f32; 3]) -> Option<(f32, [f32; 3])> {
+        // Inside on every axis (most samples): nothing to mix in.
+        let inside = |a: usize| p[a] >= 0.0 && p[a] <= last[a];
+        if inside(0) & inside(1) & inside(2) {
+            return None;
+        }
+        self.blend_outside(p, last)
+    }
+
+    /// [`Exits::blend`] for a point outside the samples on some axis (or NaN).
+    #[inline(never)]
+    fn blend_outside(&self, p: [f32; 3], last: [f32; 3]) -> Option<(f32, [f32; 3])> {
         let mut keep = 1.0f32;
         let mut best = 0.0f32;
         let mut air = None;

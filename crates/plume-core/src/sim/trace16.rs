@@ -86,6 +86,43 @@ pub fn sample_row_scalar<const N: usize>(
     }
 }
 
+/// For every m, the smallest and largest of the eight values of each array of `s` (all of
+/// the same dimensions) around the cell `codes[m]` packs (its top bit ignored), into
+/// `lo[n][m]` and `hi[n][m]`: bit for bit [`Sampler::range_loc`] at [`Sampler::cell_loc`].
+pub fn range_row<const N: usize>(
+    s: &[Sampler<'_>; N],
+    codes: &[u32],
+    lo: [&mut [f32]; N],
+    hi: [&mut [f32]; N],
+) {
+    let n = codes.len();
+    assert!(lo.iter().chain(&hi).all(|o| o.len() == n));
+    assert!(s.iter().all(|t| t.dims() == s[0].dims()));
+    #[cfg(target_arch = "x86_64")]
+    if N > 0 && simd_available() && s[0].dims().cells() < (1 << 30) {
+        // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
+        unsafe { avx512::range(s, codes, lo, hi) };
+        return;
+    }
+    range_row_scalar(s, codes, lo, hi);
+}
+
+/// [`range_row`] one cell at a time.
+pub fn range_row_scalar<const N: usize>(
+    s: &[Sampler<'_>; N],
+    codes: &[u32],
+    lo: [&mut [f32]; N],
+    hi: [&mut [f32]; N],
+) {
+    let Some(first) = s.first() else { return };
+    for (m, &code) in codes.iter().enumerate() {
+        let l = first.cell_loc(code & !(1 << 31));
+        for n in 0..N {
+            (lo[n][m], hi[n][m]) = s[n].range_loc(&l);
+        }
+    }
+}
+
 /// Whether [`rk2_row`] takes sixteen traces at a time on this processor.
 pub fn simd_available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -130,13 +167,21 @@ mod avx512 {
         dims: [__m512i; 3],
         stride: [__m512i; 2],
     ) -> ([__m512i; 3], [__m512; 3], [__m512i; 8]) {
-        let one = _mm512_set1_epi32(1);
         let zero = _mm512_setzero_ps();
         // `if x > 0 {x} else {0}`, `if x < hi {x} else {hi}` (NaN goes to 0), then
         // truncation as floor on values ≥ 0.
         let c = [0, 1, 2].map(|a| _mm512_min_ps(_mm512_max_ps(p[a], zero), hi[a]));
         let i0 = c.map(|v| _mm512_cvttps_epi32(v));
         let t = [0, 1, 2].map(|a| _mm512_sub_ps(c[a], _mm512_cvtepi32_ps(i0[a])));
+        (i0, t, offsets(i0, dims, stride))
+    }
+
+    /// The offsets of the eight samples around the lowest `i0` (order of `Sampler::gather`),
+    /// a neighbour only where it exists, as `Sampler::loc`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn offsets(i0: [__m512i; 3], dims: [__m512i; 3], stride: [__m512i; 2]) -> [__m512i; 8] {
+        let one = _mm512_set1_epi32(1);
         let has = |a: usize| _mm512_cmplt_epi32_mask(_mm512_add_epi32(i0[a], one), dims[a]);
         let di = _mm512_maskz_mov_epi32(has(0), one);
         let dj = _mm512_maskz_mov_epi32(has(1), stride[0]);
@@ -146,7 +191,65 @@ mod avx512 {
         let dkdj = _mm512_add_epi32(dk, dj);
         let all = _mm512_add_epi32(dk, djdi);
         let o = _mm512_setzero_si512();
-        (i0, t, [o, di, dj, djdi, dk, dkdi, dkdj, all])
+        [o, di, dj, djdi, dk, dkdi, dkdj, all]
+    }
+
+    /// [`range_row`] with AVX-512F.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512F, the slices as many values as `codes`, every array of
+    /// `s` fewer than 2³⁰ values, all of the same dimensions, every code a cell of them.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn range<const N: usize>(
+        s: &[Sampler<'_>; N],
+        codes: &[u32],
+        mut lo: [&mut [f32]; N],
+        mut hi: [&mut [f32]; N],
+    ) {
+        let n = codes.len();
+        let (_, d, _) = s[0].raw();
+        let int = |v: usize| _mm512_set1_epi32(v as i32);
+        let dims = d.map(int);
+        let stride = [int(d[0]), int(d[0] * d[1])];
+        let ten = int(1023);
+        let mut m = 0;
+        while m + 16 <= n {
+            // SAFETY: m + 16 ≤ n codes.
+            let code = unsafe { _mm512_loadu_si512(codes[m..m + 16].as_ptr().cast()) };
+            let i0 = [
+                _mm512_and_si512(code, ten),
+                _mm512_and_si512(_mm512_srli_epi32::<10>(code), ten),
+                _mm512_and_si512(_mm512_srli_epi32::<20>(code), ten),
+            ];
+            let offs = offsets(i0, dims, stride);
+            let b = _mm512_add_epi32(
+                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], stride[0])),
+                _mm512_mullo_epi32(i0[2], stride[1]),
+            );
+            for k in 0..N {
+                let f = s[k].raw().0;
+                // SAFETY: every code is a cell of these dimensions and each offset moves to a
+                // neighbour only where it exists: every index is below f.len().
+                let g = offs.map(|o| unsafe {
+                    _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, o), f.as_ptr())
+                });
+                // `min_max8`: `if x < lo {x} else {lo}` in order, likewise the largest.
+                let (mut l, mut h) = (g[0], g[0]);
+                for &x in &g[1..] {
+                    l = _mm512_min_ps(x, l);
+                    h = _mm512_max_ps(x, h);
+                }
+                // SAFETY: m + 16 ≤ n values in each slice.
+                unsafe {
+                    _mm512_storeu_ps(lo[k][m..m + 16].as_mut_ptr(), l);
+                    _mm512_storeu_ps(hi[k][m..m + 16].as_mut_ptr(), h);
+                }
+            }
+            m += 16;
+        }
+        let lo = lo.each_mut().map(|o| &mut o[m..]);
+        let hi = hi.each_mut().map(|o| &mut o[m..]);
+        range_row_scalar(s, &codes[m..], lo, hi);
     }
 
     /// [`sample_row`] with AVX-512F.
@@ -357,5 +460,55 @@ mod tests {
             }
         });
         assert_eq!(rows, 3 * d.nz);
+    }
+
+    /// Sixteen points and sixteen ranges at a time give the bits of one at a time: at random
+    /// points (outside the grid and NaN included), and around random cells (the last cells of
+    /// each axis, where a neighbour repeats, and codes with the outside-air bit set).
+    #[test]
+    fn sixteen_samples_and_ranges_at_a_time_give_the_bits_of_one_at_a_time() {
+        let d = Dims::new(11, 6, 5);
+        let (a, b) = (noise(d.cells(), 1), noise(d.cells(), 2));
+        let s = [Sampler::new(&a, d), Sampler::new(&b, d)];
+        let len = 53;
+        let mut p = [0, 1, 2].map(|k| {
+            let f = noise(len, 7 + k);
+            f.iter().map(|x| 16.0 * x + 4.0).collect::<Vec<f32>>()
+        });
+        p[1][9] = f32::NAN;
+        let pts = [&p[0][..], &p[1][..], &p[2][..]];
+        let codes: Vec<u32> = (0..len)
+            .map(|m| {
+                let c = [m * 7 % d.nx, m * 5 % d.ny, m * 3 % d.nz].map(|x| x as u32);
+                c[0] | c[1] << 10 | c[2] << 20 | u32::from(m % 4 == 0) << 31
+            })
+            .collect();
+        type Out = ([Vec<f32>; 2], Vec<u32>, [Vec<f32>; 4]);
+        let run = |simd: bool| -> Out {
+            let mut v = [vec![0.0; len], vec![0.0; len]];
+            let mut c = vec![0; len];
+            let mut r = [0, 1, 2, 3].map(|_| vec![0.0; len]);
+            let [v0, v1] = &mut v;
+            let [l0, l1, h0, h1] = &mut r;
+            if simd {
+                sample_row(&s, pts, [v0, v1], Some(&mut c));
+                range_row(&s, &codes, [l0, l1], [h0, h1]);
+            } else {
+                sample_row_scalar(&s, pts, [v0, v1], Some(&mut c));
+                range_row_scalar(&s, &codes, [l0, l1], [h0, h1]);
+            }
+            (v, c, r)
+        };
+        let bits = |o: &Out| {
+            let f = o.0.concat().into_iter().chain(o.2.concat());
+            (f.map(f32::to_bits).collect::<Vec<u32>>(), o.1.clone())
+        };
+        let (one, many) = (run(false), run(true));
+        assert_eq!(bits(&one), bits(&many));
+        assert!(one.2[0].iter().zip(&one.2[2]).all(|(l, h)| l <= h));
+        assert!(one.2[0].iter().zip(&one.2[2]).any(|(l, h)| l < h));
+        if !simd_available() {
+            eprintln!("no AVX-512 here: the dispatch took the scalar path on both sides");
+        }
     }
 }
