@@ -364,6 +364,10 @@ pub struct BenchArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// Trace and sample one point at a time even where the processor has AVX-512 (to see
+    /// what the vector path gains; the results are the same bits).
+    #[arg(long)]
+    pub no_simd: bool,
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {

@@ -98,6 +98,9 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             .build_global()
             .context("setting up the worker threads")?;
     }
+    if a.no_simd {
+        crate::sim::trace16::set_vectorised(false);
+    }
     let cfg = BenchConfig {
         scene: scene_for(&a.grid)?,
         warmup: a.warmup as usize,

@@ -70,6 +70,46 @@ fn bench_json_has_the_documented_fields() {
     );
 }
 
+/// `--no-simd` takes the traces one at a time: the report says so, and the results (the
+/// pressure solve's residual, a function of every field) are the same bits.
+#[test]
+fn bench_no_simd_traces_one_at_a_time_with_the_same_results() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "bench", "--size", "20", "--steps", "2", "--warmup", "3", "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = plume(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("one JSON object")
+    };
+    let (fast, slow) = (run(&[]), run(&["--no-simd"]));
+    assert_eq!(slow["vectorised"], false, "{slow}");
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(
+        fast["vectorised"],
+        std::arch::is_x86_feature_detected!("avx512f"),
+        "{fast}"
+    );
+    assert_eq!(fast["pressure_residual"], slow["pressure_residual"]);
+    assert_eq!(fast["cfl_max"], slow["cfl_max"]);
+    let text = plume(&[
+        "bench",
+        "--size",
+        "8",
+        "--steps",
+        "1",
+        "--warmup",
+        "0",
+        "--no-simd",
+    ]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("traces one at a time"));
+}
+
 #[test]
 fn pressure_flag_picks_the_solver_and_both_converge() {
     for (flag, name) in [

@@ -81,6 +81,9 @@ pub struct BenchReport {
     /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
     /// (from 128³ on); a step does several passes over most fields, so it sits above it.
     pub bandwidth_floor_ms: Option<f64>,
+    /// Whether advection took its traces and samples sixteen at a time (AVX-512; see
+    /// `sim::trace16`): false on processors without it and with `--no-simd`.
+    pub vectorised: bool,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
@@ -175,6 +178,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         dims: d.as_array(),
         steps: totals.len(),
         threads: rayon::current_num_threads(),
+        vectorised: crate::sim::trace16::simd_available(),
         ms_per_step: ms,
         mean_ms_per_step: mean,
         stages: stages
@@ -226,12 +230,17 @@ impl BenchReport {
         let [x, y, z] = self.dims;
         let _ = writeln!(
             s,
-            "grid {x}x{y}x{z}, {} step{}, {} thread{}, pressure: {}",
+            "grid {x}x{y}x{z}, {} step{}, {} thread{}, pressure: {}, traces {}",
             self.steps,
             if self.steps == 1 { "" } else { "s" },
             self.threads,
             if self.threads == 1 { "" } else { "s" },
-            self.pressure_solver
+            self.pressure_solver,
+            if self.vectorised {
+                "16 at a time (AVX-512)"
+            } else {
+                "one at a time"
+            }
         );
         let _ = writeln!(
             s,

@@ -4,6 +4,7 @@
 //! whose midpoint falls outside the sampler's window taken by [`rk2`] itself.
 
 use super::sample::{rk2, Sampler, VelWindow};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The ends of the RK2 traces over `k` cells per unit velocity from the points
 /// `[first + m + x0, y, z]` (cell-array coordinates) with start velocities
@@ -123,11 +124,23 @@ pub fn range_row_scalar<const N: usize>(
     }
 }
 
-/// Whether [`rk2_row`] takes sixteen traces at a time on this processor.
+/// Set by [`set_vectorised`]`(false)`: one at a time even where AVX-512 is there.
+static ONE_AT_A_TIME: AtomicBool = AtomicBool::new(false);
+
+/// Lets the passes take sixteen points at a time where the processor can (`true`, the
+/// default) or makes them take one at a time (`false`), for the whole process: to measure
+/// what the vector path gains (`plume bench --no-simd`) and to check that both give the same
+/// results. Results do not depend on it.
+pub fn set_vectorised(on: bool) {
+    ONE_AT_A_TIME.store(!on, Ordering::Relaxed);
+}
+
+/// Whether [`rk2_row`], [`sample_row`] and [`range_row`] take sixteen points at a time:
+/// the processor has AVX-512F and [`set_vectorised`] has not turned it off.
 pub fn simd_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        !ONE_AT_A_TIME.load(Ordering::Relaxed) && std::arch::is_x86_feature_detected!("avx512f")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
