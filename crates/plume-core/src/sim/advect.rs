@@ -277,10 +277,7 @@ fn face_rows<'a, const A: usize>(
                     return;
                 }
                 // The velocity at this row's faces, one component at a time.
-                let (sc, ends) = sc.split_at_mut(3 * (nx + 1));
-                let (ends, vals) = ends.split_at_mut(3 * (nx + 1));
-                let (vx, rest) = sc.split_at_mut(nx + 1);
-                let (vy, vz) = rest.split_at_mut(nx + 1);
+                let [vx, vy, vz, ex, ey, ez, vals] = runs(sc, nx + 1);
                 match A {
                     0 => {
                         vx.copy_from_slice(urow(j, k));
@@ -318,8 +315,6 @@ fn face_rows<'a, const A: usize>(
                     (0, fnx)
                 };
                 let (y, z) = (j as f32, k as f32);
-                let (ex, rest) = ends.split_at_mut(nx + 1);
-                let (ey, ez) = rest.split_at_mut(nx + 1);
                 let m = i1.saturating_sub(i0);
                 trace16::rk2_row(
                     win,
@@ -517,17 +512,9 @@ pub fn maccormack_cells_n<const N: usize>(
             trace16::sample_row(&s_hat, ends, out.each_mut().map(|o| &mut **o), None);
             // The clamping ranges around the cells the backtraces fell in.
             let len = ends[0].len();
-            let mut runs = spare.chunks_exact_mut(len);
-            let mut run = || runs.next().expect("2·N runs of scratch");
-            let (mut lo, mut hi): ([&mut [f32]; N], [&mut [f32]; N]) = (
-                std::array::from_fn(|_| run()),
-                std::array::from_fn(|_| run()),
-            );
-            let lohi = (
-                lo.each_mut().map(|o| &mut **o),
-                hi.each_mut().map(|o| &mut **o),
-            );
-            trace16::range_row(&s_src, &cells[base..base + len], lohi.0, lohi.1);
+            let (lo, hi) = spare.split_at_mut(N * len);
+            let codes = &cells[base..base + len];
+            trace16::range_row(&s_src, codes, runs(lo, len), runs(hi, len));
             for m in 0..len {
                 let c = base + m;
                 let fwd = [ends[0][m], ends[1][m], ends[2][m]];
@@ -542,7 +529,7 @@ pub fn maccormack_cells_n<const N: usize>(
                 let code = cells[c];
                 for (n, o) in out.iter_mut().enumerate() {
                     let v = hat[n][c] + 0.5 * (f[n].src[c] - o[m]);
-                    let (lo, hi) = (lo[n][m], hi[n][m]);
+                    let (lo, hi) = (lo[n * len + m], hi[n * len + m]);
                     let (lo, hi) = if code >> 31 != 0 {
                         let o = f[n].outside;
                         (lo.min(o), hi.max(o))
@@ -584,10 +571,6 @@ fn cell_pass<const N: usize, const M: usize>(
     for o in &aux {
         assert_eq!(o.len(), d.cells());
     }
-    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
-    assert_eq!(vel.u.len(), du.cells());
-    assert_eq!(vel.v.len(), dv.cells());
-    assert_eq!(vel.w.len(), dw.cells());
     let (mut dst, mut aux) = (dst, aux);
     vs.chunks(vel, d.nz, |c0, c1, win| {
         // One entry per row of this chunk holding that row of every output.
@@ -607,18 +590,12 @@ fn cell_pass<const N: usize, const M: usize>(
             |sc, (r, (out, out2))| {
                 let nx = d.nx;
                 let (j, kz) = (r % d.ny, c0 + r / d.ny);
-                let ur = &vel.u[du.idx(0, j, kz)..][..nx + 1];
-                let vb = &vel.v[dv.idx(0, j, kz)..][..nx];
-                let vt = &vel.v[dv.idx(0, j + 1, kz)..][..nx];
-                let wb = &vel.w[dw.idx(0, j, kz)..][..nx];
-                let wf = &vel.w[dw.idx(0, j, kz + 1)..][..nx];
                 let base = d.idx(0, j, kz);
                 let (sc, spare) = sc.split_at_mut(6 * nx);
-                let [ux, uy, uz, ex, ey, ez] = split6(sc, nx);
-                for i in 0..nx {
-                    ux[i] = 0.5 * (ur[i] + ur[i + 1]);
-                    uy[i] = 0.5 * (vb[i] + vt[i]);
-                    uz[i] = 0.5 * (wb[i] + wf[i]);
+                let [ux, uy, uz, ex, ey, ez] = runs(sc, nx);
+                // The start velocity at the cell centres: the window holds it.
+                for (i, c) in win.cells_row(j, kz).iter().enumerate() {
+                    (ux[i], uy[i], uz[i]) = (c[0], c[1], c[2]);
                 }
                 let p0 = [0.0, j as f32, kz as f32];
                 trace16::rk2_row(win, 0, p0, [ux, uy, uz], k, [ex, ey, ez]);
@@ -635,10 +612,10 @@ fn cell_pass<const N: usize, const M: usize>(
     });
 }
 
-/// Six consecutive runs of `n` values of `s`.
-fn split6(s: &mut [f32], n: usize) -> [&mut [f32]; 6] {
+/// The first K runs of `n` values of `s`.
+fn runs<const K: usize>(s: &mut [f32], n: usize) -> [&mut [f32]; K] {
     let mut it = s.chunks_exact_mut(n);
-    std::array::from_fn(|_| it.next().expect("six runs of n values"))
+    std::array::from_fn(|_| it.next().expect("K runs of n values"))
 }
 
 #[cfg(test)]

@@ -98,6 +98,11 @@ fn row_wise_face_advection_matches_the_face_by_face_definition() {
     }
 }
 
+/// The three components of `uvw` as a velocity on `d`.
+fn velocity_ref(d: Dims, [u, v, w]: &[Vec<f32>; 3]) -> VelocityRef<'_> {
+    VelocityRef { dims: d, u, v, w }
+}
+
 fn random_velocity(d: Dims, scale: f32, seed: u32) -> [Vec<f32>; 3] {
     [0, 1, 2].map(|a| {
         noise(d.faces(a).cells(), seed + a as u32)
@@ -112,13 +117,8 @@ fn random_velocity(d: Dims, scale: f32, seed: u32) -> [Vec<f32>; 3] {
 #[test]
 fn a_window_of_the_sampler_reads_as_the_whole_grid_does() {
     let d = Dims::new(9, 7, 29);
-    let [u, v, w] = random_velocity(d, 4.0, 21);
-    let vel = VelocityRef {
-        dims: d,
-        u: &u,
-        v: &v,
-        w: &w,
-    };
+    let uvw = random_velocity(d, 4.0, 21);
+    let vel = velocity_ref(d, &uvw);
     let whole = VelSampler::new(vel);
     let mut win = VelSampler::windowed(1);
     let offsets = noise(3999, 5);
@@ -164,13 +164,9 @@ fn a_window_of_the_sampler_reads_as_the_whole_grid_does() {
 #[test]
 fn advection_through_a_window_matches_the_whole_grid_sampler() {
     let d = Dims::new(8, 6, 27);
-    let [u, v, w] = random_velocity(d, 6.0, 40);
-    let vel = VelocityRef {
-        dims: d,
-        u: &u,
-        v: &v,
-        w: &w,
-    };
+    let uvw = random_velocity(d, 6.0, 40);
+    let [u, v, w] = &uvw;
+    let vel = velocity_ref(d, &uvw);
     let exits = Exits {
         sides: [
             [None, None],
@@ -212,7 +208,7 @@ fn advection_through_a_window_matches_the_whole_grid_sampler() {
         let fixed = [[true, false], [false, true], [false, false]];
         advect_velocity(
             [f0, f1, f2],
-            [&u, &v, &w],
+            [u, v, w],
             d,
             &mut vs,
             0.8,
@@ -233,7 +229,7 @@ fn advection_through_a_window_matches_the_whole_grid_sampler() {
         let m = Some(&mut mac);
         advect_velocity(
             [f0, f1, f2],
-            [&u, &v, &w],
+            [u, v, w],
             d,
             &mut vs,
             0.8,
@@ -257,13 +253,9 @@ fn advection_through_a_window_matches_the_whole_grid_sampler() {
 #[test]
 fn velocity_advected_together_matches_each_component_on_its_own() {
     let d = Dims::new(10, 7, 21);
-    let [u, v, w] = random_velocity(d, 5.0, 60);
-    let vel = VelocityRef {
-        dims: d,
-        u: &u,
-        v: &v,
-        w: &w,
-    };
+    let uvw = random_velocity(d, 5.0, 60);
+    let [u, v, w] = &uvw;
+    let vel = velocity_ref(d, &uvw);
     let exits = Exits {
         sides: [[None, Some([0.0; 3])], [None, Some([0.0; 3])], [None, None]],
         solid: None,
@@ -274,7 +266,7 @@ fn velocity_advected_together_matches_each_component_on_its_own() {
     let mut vs = VelSampler::windowed(1);
     advect_velocity(
         [t0, t1, t2],
-        [&u, &v, &w],
+        [u, v, w],
         d,
         &mut vs,
         0.7,

@@ -614,6 +614,17 @@ impl VelWindow<'_> {
         }
     }
 
+    /// The cell velocities of row `j` of plane `k`, which the window must hold (every plane
+    /// of the chunk it was filled for does).
+    pub fn cells_row(&self, j: usize, k: usize) -> &[[f32; 4]] {
+        let s = self.s;
+        assert!(
+            k >= s.z0 && k < s.z0 + s.held,
+            "plane {k} is outside the window"
+        );
+        &s.v[((k - s.z0) * s.d.ny + j) * s.d.nx..][..s.d.nx]
+    }
+
     /// Whether every float the window holds has a 32-bit index.
     pub(crate) fn fits_i32_gathers(&self) -> bool {
         let s = self.s;

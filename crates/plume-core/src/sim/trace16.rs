@@ -1,7 +1,9 @@
-//! RK2 traces sixteen at a time with AVX-512 where the processor has it (checked at run
-//! time), to the same bits as the one-at-a-time [`rk2`]: the same operations in the same
-//! order (no fused multiply-adds), the clamps as the same compare-and-select, and any trace
-//! whose midpoint falls outside the sampler's window taken by [`rk2`] itself.
+//! Advection's inner work sixteen points at a time with AVX-512 where the processor has it
+//! (checked at run time): RK2 traces ([`rk2_row`]), trilinear samples ([`sample_row`]) and
+//! MacCormack's clamping ranges ([`range_row`]), to the same bits as the one-at-a-time code
+//! they stand for: the same operations in the same order (no fused multiply-adds), the
+//! clamps as the same compare-and-select, and any trace whose midpoint falls outside the
+//! sampler's window taken by [`rk2`] itself.
 
 use super::sample::{rk2, Sampler, VelWindow};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +12,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// `[first + m + x0, y, z]` (cell-array coordinates) with start velocities
 /// `(ux[m], uy[m], uz[m])`, into `(ex[m], ey[m], ez[m])`, for every m: bit for bit
 /// `rk2(win, p, u0, k)`. All six slices have the same length.
-#[allow(clippy::too_many_arguments)]
 pub fn rk2_row(
     win: &VelWindow<'_>,
     first: usize,
@@ -169,6 +170,24 @@ mod avx512 {
         lerp(c0, c1, t[2])
     }
 
+    /// Sixteen-lane copies of an array's dimensions and of its y and z strides.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn layout(d: [usize; 3]) -> ([__m512i; 3], [__m512i; 2]) {
+        let int = |v: usize| _mm512_set1_epi32(v as i32);
+        (d.map(int), [int(d[0]), int(d[0] * d[1])])
+    }
+
+    /// The index of the sample at `i` (x, y, z) with strides `stride` (y, z).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn index(i: [__m512i; 3], stride: [__m512i; 2]) -> __m512i {
+        _mm512_add_epi32(
+            _mm512_add_epi32(i[0], _mm512_mullo_epi32(i[1], stride[0])),
+            _mm512_mullo_epi32(i[2], stride[1]),
+        )
+    }
+
     /// `Sampler::locate` of sixteen points: the lowest sample's index along each axis, the
     /// fractions, and the offsets of the eight samples (order of `Sampler::gather`) from the
     /// index of the lowest. `dims` are the array's; `stride` its y and z strides.
@@ -220,11 +239,8 @@ mod avx512 {
         mut hi: [&mut [f32]; N],
     ) {
         let n = codes.len();
-        let (_, d, _) = s[0].raw();
-        let int = |v: usize| _mm512_set1_epi32(v as i32);
-        let dims = d.map(int);
-        let stride = [int(d[0]), int(d[0] * d[1])];
-        let ten = int(1023);
+        let (dims, stride) = layout(s[0].raw().1);
+        let ten = _mm512_set1_epi32(1023);
         let mut m = 0;
         while m + 16 <= n {
             // SAFETY: m + 16 ≤ n codes.
@@ -235,10 +251,7 @@ mod avx512 {
                 _mm512_and_si512(_mm512_srli_epi32::<20>(code), ten),
             ];
             let offs = offsets(i0, dims, stride);
-            let b = _mm512_add_epi32(
-                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], stride[0])),
-                _mm512_mullo_epi32(i0[2], stride[1]),
-            );
+            let b = index(i0, stride);
             for k in 0..N {
                 let f = s[k].raw().0;
                 // SAFETY: every code is a cell of these dimensions and each offset moves to a
@@ -279,19 +292,14 @@ mod avx512 {
     ) {
         let n = x.len();
         let (_, d, hi) = s[0].raw();
-        let int = |v: usize| _mm512_set1_epi32(v as i32);
-        let dims = d.map(int);
-        let stride = [int(d[0]), int(d[0] * d[1])];
+        let (dims, stride) = layout(d);
         let hi = hi.map(|h| _mm512_set1_ps(h));
         let mut m = 0;
         while m + 16 <= n {
             // SAFETY: m + 16 ≤ n values in each slice.
             let p = [x, y, z].map(|a| unsafe { _mm512_loadu_ps(a[m..m + 16].as_ptr()) });
             let (i0, t, offs) = locate(p, hi, dims, stride);
-            let b = _mm512_add_epi32(
-                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], stride[0])),
-                _mm512_mullo_epi32(i0[2], stride[1]),
-            );
+            let b = index(i0, stride);
             let idx = offs.map(|o| _mm512_add_epi32(b, o));
             for (o, t_) in out.iter_mut().zip(s) {
                 let f = t_.raw().0;
@@ -338,8 +346,7 @@ mod avx512 {
         let r = win.raw();
         let base = r.values.as_ptr() as *const f32;
         let int = |v: usize| _mm512_set1_epi32(v as i32);
-        let dims = r.dims.map(int);
-        let stride = [int(r.dims[0]), int(r.dims[0] * r.dims[1])];
+        let (dims, stride) = layout(r.dims);
         let (z0, z_end, one) = (int(r.z0), int(r.z0 + r.held), int(1));
         let zero = _mm512_setzero_ps();
         let hi = r.hi.map(|h| _mm512_set1_ps(h));
@@ -364,10 +371,8 @@ mod avx512 {
             let above = _mm512_cmpneq_epi32_mask(offs[4], _mm512_setzero_si512());
             let top = _mm512_mask_add_epi32(i0[2], above, i0[2], one);
             let ok = _mm512_cmpge_epi32_mask(i0[2], z0) & _mm512_cmplt_epi32_mask(top, z_end);
-            let b = _mm512_add_epi32(
-                _mm512_add_epi32(i0[0], _mm512_mullo_epi32(i0[1], stride[0])),
-                _mm512_mullo_epi32(_mm512_sub_epi32(i0[2], z0), stride[1]),
-            );
+            // The window's planes start at z0.
+            let b = index([i0[0], i0[1], _mm512_sub_epi32(i0[2], z0)], stride);
             // Four floats a cell: the index of a cell's first float.
             let offs = offs.map(|o| _mm512_slli_epi32::<2>(_mm512_add_epi32(b, o)));
             let mut um = [zero; 3];

@@ -49,8 +49,6 @@ impl Solver {
             v: &self.vel[1],
             w: &self.vel[2],
         };
-        self.vel_sampler
-            .set_halo(advect::halo_for_cfl(self.params.max_cfl));
         let vs = &mut self.vel_sampler;
         let solids = &self.solids;
         let exits = &Exits {

@@ -124,8 +124,6 @@ impl Solver {
             self.vel_mac = Default::default();
         }
         let fixed = [0, 1, 2].map(|a| [0, 1].map(|side| b.face(a, side).is_fixed()));
-        self.vel_sampler
-            .set_halo(advect::halo_for_cfl(self.params.max_cfl));
         {
             let [t0, t1, t2] = &mut self.vel_tmp;
             let [v0, v1, v2] = &self.vel;

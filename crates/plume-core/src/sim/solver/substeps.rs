@@ -18,6 +18,9 @@ impl Solver {
     }
 
     fn step_here(&mut self) {
+        // The advection passes' sampler window covers the midpoints of traces at max_cfl.
+        self.vel_sampler
+            .set_halo(advect::halo_for_cfl(self.params.max_cfl));
         let dt = f64::from(self.params.dt);
         let h = f64::from(self.grid.h);
         let max_n = self.params.max_substeps;
