@@ -227,16 +227,7 @@ fn advection_through_a_window_matches_the_whole_grid_sampler() {
         ];
         let [f0, f1, f2] = &mut faces;
         let m = Some(&mut mac);
-        advect_velocity(
-            [f0, f1, f2],
-            [u, v, w],
-            d,
-            &mut vs,
-            0.8,
-            fixed,
-            &exits,
-            m,
-        );
+        advect_velocity([f0, f1, f2], [u, v, w], d, &mut vs, 0.8, fixed, &exits, m);
         out[4].extend(faces.concat());
         out.map(|x| x.iter().map(|v| v.to_bits()).collect::<Vec<u32>>())
     };
