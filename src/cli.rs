@@ -368,6 +368,10 @@ pub struct BenchArgs {
     /// what the vector path gains; the results are the same bits).
     #[arg(long)]
     pub no_simd: bool,
+    /// Advect the scalars in every cell, also where only outside air is within the traces'
+    /// reach (to see what the active region gains; the results are the same bits).
+    #[arg(long)]
+    pub dense: bool,
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {

@@ -101,6 +101,9 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     if a.no_simd {
         crate::sim::trace16::set_vectorised(false);
     }
+    if a.dense {
+        crate::sim::active::set_sparse(false);
+    }
     let cfg = BenchConfig {
         scene: scene_for(&a.grid)?,
         warmup: a.warmup as usize,

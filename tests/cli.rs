@@ -110,6 +110,33 @@ fn bench_no_simd_traces_one_at_a_time_with_the_same_results() {
     assert!(String::from_utf8_lossy(&text.stdout).contains("traces one at a time"));
 }
 
+/// The scalar advection works out only the cells near the smoke (a fraction of the box
+/// early on), and `--dense` every cell, with the same results.
+#[test]
+fn bench_dense_works_out_every_cell_with_the_same_results() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "bench", "--size", "24", "--steps", "2", "--warmup", "5", "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = plume(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("one JSON object")
+    };
+    let (sparse, dense) = (run(&[]), run(&["--dense"]));
+    assert_eq!(sparse["sparse"], true, "{sparse}");
+    assert_eq!(dense["sparse"], false, "{dense}");
+    let share = |v: &serde_json::Value| v["scalar_active"].as_f64().expect("a number");
+    assert!(share(&sparse) > 0.0 && share(&sparse) < 0.5, "{sparse}");
+    assert_eq!(share(&dense), 1.0, "{dense}");
+    assert_eq!(sparse["pressure_residual"], dense["pressure_residual"]);
+    assert_eq!(sparse["cfl_max"], dense["cfl_max"]);
+}
+
 #[test]
 fn pressure_flag_picks_the_solver_and_both_converge() {
     for (flag, name) in [

@@ -504,7 +504,7 @@ fn advection_does_not_carry_smoke_through_a_thin_wall() {
             ..Exits::default()
         };
         let mut vs = plume::sim::advect::VelSampler::new(vel);
-        advect_cells_n([&mut out[..]], [f], vel, &mut vs, 4.0, &exits);
+        advect_cells_n([&mut out[..]], [f], vel, &mut vs, 4.0, &exits, None);
         (8..12).map(|i| out[d.idx(i, 1, 1)]).sum::<f32>()
     };
     assert!(

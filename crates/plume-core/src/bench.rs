@@ -84,6 +84,11 @@ pub struct BenchReport {
     /// Whether advection took its traces and samples sixteen at a time (AVX-512; see
     /// `sim::trace16`): false on processors without it and with `--no-simd`.
     pub vectorised: bool,
+    /// Whether the scalar advection skipped the cells with only outside air within their
+    /// traces' reach (see `sim::active`): false with `--dense`.
+    pub sparse: bool,
+    /// Median share of the cells the scalar advection worked out (1 with `--dense`).
+    pub scalar_active: f64,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
@@ -140,6 +145,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     let mut totals = Vec::with_capacity(cfg.steps);
     let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut iters = Vec::new();
+    let mut active = Vec::new();
     let mut worst = 0.0f32;
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     for _ in 0..cfg.steps.max(1) {
@@ -153,6 +159,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
             stages.entry(s.name.to_string()).or_default().push(s.ms);
         }
         iters.push(st.pressure_iterations as f64);
+        active.push(f64::from(st.scalar_active));
         if st.pressure_iterations > 0 && st.pressure_residual > 0.0 {
             log_red += (st.pressure_initial_residual as f64 / st.pressure_residual as f64).ln();
             red_iters += st.pressure_iterations as f64;
@@ -179,6 +186,8 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         steps: totals.len(),
         threads: rayon::current_num_threads(),
         vectorised: crate::sim::trace16::simd_available(),
+        sparse: crate::sim::active::sparse_enabled(),
+        scalar_active: median(&mut active),
         ms_per_step: ms,
         mean_ms_per_step: mean,
         stages: stages
@@ -265,6 +274,16 @@ impl BenchReport {
             s,
             "per 1/60 s of simulated time: {:.2} ms (dt = {:.4} s); sub-steps {:.2} mean, {} most; largest CFL {:.2}",
             self.ms_per_60th_second, self.dt, self.substeps_mean, self.substeps_max, self.cfl_max
+        );
+        let _ = writeln!(
+            s,
+            "scalar advection: {:.1}% of the cells worked out ({})",
+            100.0 * self.scalar_active,
+            if self.sparse {
+                "the rest hold only outside air within their traces' reach"
+            } else {
+                "--dense: every cell"
+            }
         );
         for (k, v) in &self.stages {
             let _ = writeln!(s, "  {k:<16} {v:8.2} ms");

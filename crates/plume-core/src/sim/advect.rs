@@ -7,6 +7,7 @@
 use super::grid::Dims;
 use rayon::prelude::*;
 
+use super::active::{span_len, Span};
 use super::sample::touches_solid;
 pub use super::sample::{
     face_stagger, halo_for_cfl, rk2, sample, stop_at_solid, window_planes, CellVelocity, Exits,
@@ -409,6 +410,7 @@ pub fn advect_cells_n<const N: usize>(
     vs: &mut VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
+    spans: Option<&[Span]>,
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
     let last = last_cell(vel.dims);
@@ -419,6 +421,8 @@ pub fn advect_cells_n<const N: usize>(
         vs,
         -k_dt,
         exits.solid,
+        spans,
+        f.map(|f| f.scale * f.outside + f.offset),
         |ends, _, mut out, _, _| {
             trace16::sample_row(&samp, ends, out.each_mut().map(|o| &mut **o), None);
             for m in 0..ends[0].len() {
@@ -459,6 +463,7 @@ pub fn maccormack_cells_n<const N: usize>(
     vs: &mut VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
+    spans: Option<&[Span]>,
 ) {
     let d = vel.dims;
     let s_src = f.map(|s| Sampler::new(s.src, d));
@@ -473,6 +478,8 @@ pub fn maccormack_cells_n<const N: usize>(
             vs,
             -k_dt,
             exits.solid,
+            spans,
+            f.map(|f| f.outside),
             |ends, _, mut h, [c], _| {
                 let codes = Some(&mut *c);
                 trace16::sample_row(&s_src, ends, h.each_mut().map(|o| &mut **o), codes);
@@ -507,6 +514,8 @@ pub fn maccormack_cells_n<const N: usize>(
         vs,
         k_dt,
         None,
+        spans,
+        f.map(|f| f.scale * f.outside + f.offset),
         |ends, base, mut out, _, spare| {
             // φ̃ = φ̂ sampled at the forward trace, into `out` until the result replaces it.
             trace16::sample_row(&s_hat, ends, out.each_mut().map(|o| &mut **o), None);
@@ -548,13 +557,16 @@ pub fn maccormack_cells_n<const N: usize>(
 /// One row of each output of [`cell_pass`].
 type RowOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut [u32]; M]);
 
-/// Runs `f(trace ends, index of the row's first cell, row of dst, row of aux, scratch of
-/// 2·N·nx values)` for every row of cells, in parallel over rows a chunk of planes at a time (see
-/// [`VelSampler::chunks`]): `f` writes the row's N values to the rows of the N arrays of
-/// `dst` and its M codes to those of `aux`. The traces are the second-order (RK2) ones from
-/// the cells' centres over `k` cells per unit velocity (−k_dt backwards, +k_dt forwards),
-/// x, y and z of their ends in array coordinates (cell i's sample sits at i), cut at solid
-/// cells when `solid` is given.
+/// Runs `f(trace ends, index of the first cell traced, part of a row of dst, of aux, scratch
+/// of 2·N·nx values)` for the cells of every row, in parallel over rows a chunk of planes at a
+/// time (see [`VelSampler::chunks`]): `f` writes the N values of the cells traced to the rows
+/// of the N arrays of `dst` and their M codes to those of `aux`. The traces are the
+/// second-order (RK2) ones from the cells' centres over `k` cells per unit velocity (−k_dt
+/// backwards, +k_dt forwards), x, y and z of their ends in array coordinates (cell i's sample
+/// sits at i), cut at solid cells when `solid` is given. With `spans` (see [`super::active`]),
+/// only the cells in each row's span are traced and the others of `dst` get `fill` (their
+/// `aux` is left as it was); chunks without a cell to trace skip the window.
+#[allow(clippy::too_many_arguments)]
 fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
     aux: [&mut [u32]; M],
@@ -562,6 +574,8 @@ fn cell_pass<const N: usize, const M: usize>(
     vs: &mut VelSampler,
     k: f32,
     solid: Option<&[u8]>,
+    spans: Option<&[Span]>,
+    fill: [f32; N],
     f: impl Fn([&[f32]; 3], usize, [&mut [f32]; N], [&mut [u32]; M], &mut [f32]) + Sync,
 ) {
     let d = vel.dims;
@@ -571,12 +585,19 @@ fn cell_pass<const N: usize, const M: usize>(
     for o in &aux {
         assert_eq!(o.len(), d.cells());
     }
+    let nx = d.nx;
+    let span = |r: usize| spans.map_or([0, nx as u32], |s| s[r]);
+    if let Some(s) = spans {
+        assert_eq!(s.len(), d.ny * d.nz);
+        assert!(s.iter().all(|&[a, b]| a >= b || b as usize <= nx));
+    }
+    let busy = |c0: usize, c1: usize| (c0 * d.ny..c1 * d.ny).any(|r| span_len(span(r)) > 0);
     let (mut dst, mut aux) = (dst, aux);
-    vs.chunks(vel, d.nz, |c0, c1, win| {
+    vs.chunks_where(vel, d.nz, busy, |c0, c1, win| {
         // One entry per row of this chunk holding that row of every output.
-        let len = (c1 - c0) * d.nx * d.ny;
-        let mut di = dst.each_mut().map(|a| split_front(a, len).chunks_mut(d.nx));
-        let mut ai = aux.each_mut().map(|a| split_front(a, len).chunks_mut(d.nx));
+        let len = (c1 - c0) * nx * d.ny;
+        let mut di = dst.each_mut().map(|a| split_front(a, len).chunks_mut(nx));
+        let mut ai = aux.each_mut().map(|a| split_front(a, len).chunks_mut(nx));
         let rows: Vec<RowOut<'_, N, M>> = (0..(c1 - c0) * d.ny)
             .map(|_| {
                 (
@@ -586,27 +607,45 @@ fn cell_pass<const N: usize, const M: usize>(
             })
             .collect();
         rows.into_par_iter().enumerate().for_each_init(
-            || vec![0.0f32; (6 + 2 * N) * d.nx],
-            |sc, (r, (out, out2))| {
-                let nx = d.nx;
+            || vec![0.0f32; (6 + 2 * N) * nx],
+            |sc, (r, (mut out, out2))| {
                 let (j, kz) = (r % d.ny, c0 + r / d.ny);
-                let base = d.idx(0, j, kz);
+                let [a, b] = span(j + d.ny * kz).map(|x| x as usize);
+                // Whole runs of sixteen where the row allows (the vector path's width; the
+                // cells added are worked out as any others).
+                let (a, b) = if a < b {
+                    let m = (b - a).next_multiple_of(16).min(nx);
+                    let b = (a + m).min(nx);
+                    (b - m, b)
+                } else {
+                    (0, 0)
+                };
+                for (o, v) in out.iter_mut().zip(fill) {
+                    o[..a].fill(v);
+                    o[b..].fill(v);
+                }
+                let Some(win) = win.filter(|_| a < b) else {
+                    return;
+                };
+                let m = b - a;
                 let (sc, spare) = sc.split_at_mut(6 * nx);
-                let [ux, uy, uz, ex, ey, ez] = runs(sc, nx);
+                let [ux, uy, uz, ex, ey, ez] = runs(sc, m);
                 // The start velocity at the cell centres: the window holds it.
-                for (i, c) in win.cells_row(j, kz).iter().enumerate() {
-                    (ux[i], uy[i], uz[i]) = (c[0], c[1], c[2]);
+                for (e, c) in win.cells_row(j, kz)[a..b].iter().enumerate() {
+                    (ux[e], uy[e], uz[e]) = (c[0], c[1], c[2]);
                 }
                 let p0 = [0.0, j as f32, kz as f32];
-                trace16::rk2_row(win, 0, p0, [ux, uy, uz], k, [ex, ey, ez]);
-                if let Some(m) = solid {
-                    for i in 0..nx {
-                        let p = [i as f32, j as f32, kz as f32];
-                        let end = stop_at_solid(m, d, p, [ex[i], ey[i], ez[i]]);
-                        (ex[i], ey[i], ez[i]) = (end[0], end[1], end[2]);
+                trace16::rk2_row(win, a, p0, [ux, uy, uz], k, [ex, ey, ez]);
+                if let Some(s) = solid {
+                    for e in 0..m {
+                        let p = [(a + e) as f32, j as f32, kz as f32];
+                        let end = stop_at_solid(s, d, p, [ex[e], ey[e], ez[e]]);
+                        (ex[e], ey[e], ez[e]) = (end[0], end[1], end[2]);
                     }
                 }
-                f([ex, ey, ez], base, out, out2, spare);
+                let out = out.each_mut().map(|o| &mut o[a..b]);
+                let out2 = out2.map(|o| &mut o[a..b]);
+                f([ex, ey, ez], d.idx(a, j, kz), out, out2, spare);
             },
         );
     });

@@ -1,6 +1,7 @@
 //! The smoke solver: Stam's stable fluids on a staggered (MAC) grid, parallel with rayon.
 //! Nothing in here knows about OpenGL, windows or egui.
 
+pub mod active;
 pub mod advect;
 pub mod boundary;
 pub mod diffuse;

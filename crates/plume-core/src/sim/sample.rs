@@ -518,6 +518,27 @@ impl VelSampler {
         planes: usize,
         mut f: impl FnMut(usize, usize, &VelWindow<'_>),
     ) {
+        self.chunks_where(
+            vel,
+            planes,
+            |_, _| true,
+            |c0, c1, win| {
+                if let Some(win) = win {
+                    f(c0, c1, win);
+                }
+            },
+        );
+    }
+
+    /// [`VelSampler::chunks`] for passes with nothing to trace in some chunks: where
+    /// `need(first, end)` is false the window is not filled and `f` gets `None`.
+    pub fn chunks_where(
+        &mut self,
+        vel: VelocityRef<'_>,
+        planes: usize,
+        need: impl Fn(usize, usize) -> bool,
+        mut f: impl FnMut(usize, usize, Option<&VelWindow<'_>>),
+    ) {
         let nz = vel.dims.nz;
         let chunk = if self.halo == usize::MAX {
             planes.max(1)
@@ -527,10 +548,14 @@ impl VelSampler {
         let mut c0 = 0;
         while c0 < planes {
             let c1 = (c0 + chunk).min(planes);
-            let z0 = c0.saturating_sub(self.halo).min(nz);
-            let z1 = c1.saturating_add(self.halo).min(nz);
-            self.fill_planes(vel, z0, z1);
-            f(c0, c1, &VelWindow { s: self, vel });
+            if need(c0, c1) {
+                let z0 = c0.saturating_sub(self.halo).min(nz);
+                let z1 = c1.saturating_add(self.halo).min(nz);
+                self.fill_planes(vel, z0, z1);
+                f(c0, c1, Some(&VelWindow { s: self, vel }));
+            } else {
+                f(c0, c1, None);
+            }
             c0 = c1;
         }
     }

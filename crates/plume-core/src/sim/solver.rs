@@ -1,5 +1,6 @@
 //! The `Solver` (Plume's FluidCube): fields, emitters, and the step as a flat list of stages.
 
+use super::active;
 use super::advect::{self, Exits, Scalar, VelocityRef, CENTER};
 use super::boundary::{Boundaries, Face};
 use super::diffuse;
@@ -81,6 +82,9 @@ pub struct Solver {
     outflow: f64,
     /// The mass correction's factor in the current sub-step.
     mass_factor: f32,
+    /// Cells the last scalar advection worked out (the rest held only outside air within
+    /// their traces' reach; see `sim::active`).
+    scalar_cells: usize,
     /// The field that held a non-finite value after the last step.
     non_finite: Option<&'static str>,
     /// Σ density after the sources of the current sub-step.
@@ -147,6 +151,7 @@ impl Solver {
             sub_dt: params_dt,
             outflow: 0.0,
             mass_factor: 1.0,
+            scalar_cells: 0,
             non_finite: None,
             before_advection: 0.0,
             before_sources: 0.0,

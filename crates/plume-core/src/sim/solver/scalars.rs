@@ -99,13 +99,22 @@ impl Solver {
                 hat.push(&mut m1[..]);
             }
         }
+        // Only the cells within the traces' reach of anything but outside air (the same
+        // bits as working out every cell; see `sim::active`).
+        let fields: Vec<(&[f32], f32)> = src.iter().map(|s| (s.src, s.outside)).collect();
+        let vmax = || [vr.u, vr.v, vr.w].map(active::max_abs);
+        let spans = active::scalar_spans(&fields, d, k_dt, vmax);
+        self.scalar_cells = spans
+            .as_ref()
+            .map_or(n, |s| s.iter().map(|&s| active::span_len(s)).sum());
+        let spans = spans.as_deref();
         // MacCormack's backtrace cells go in one of the velocity advection's scratch buffers,
         // idle now (as many bytes a value as the u32 codes need).
         let cells: &mut [u32] = bytemuck::cast_slice_mut(&mut self.vel_tmp[2][..n]);
         match count {
-            1 => advect_fields::<1>(dst, src, hat, cells, vr, vs, k_dt, exits),
-            2 => advect_fields::<2>(dst, src, hat, cells, vr, vs, k_dt, exits),
-            _ => advect_fields::<4>(dst, src, hat, cells, vr, vs, k_dt, exits),
+            1 => advect_fields::<1>(dst, src, hat, cells, vr, vs, k_dt, exits, spans),
+            2 => advect_fields::<2>(dst, src, hat, cells, vr, vs, k_dt, exits, spans),
+            _ => advect_fields::<4>(dst, src, hat, cells, vr, vs, k_dt, exits, spans),
         }
         if temp_on {
             std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
@@ -179,7 +188,7 @@ impl Solver {
 }
 
 /// Advects the N fields `src` into `dst` with the scheme `hat` implies (MacCormack when it
-/// holds N scratch fields, semi-Lagrangian when it is empty).
+/// holds N scratch fields, semi-Lagrangian when it is empty), in `spans` when given.
 #[allow(clippy::too_many_arguments)]
 fn advect_fields<const N: usize>(
     dst: Vec<&mut [f32]>,
@@ -190,6 +199,7 @@ fn advect_fields<const N: usize>(
     vs: &mut advect::VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
+    spans: Option<&[active::Span]>,
 ) {
     let Ok(dst) = <[&mut [f32]; N]>::try_from(dst) else {
         unreachable!("one destination per field")
@@ -198,12 +208,12 @@ fn advect_fields<const N: usize>(
         unreachable!("one source per field")
     };
     if hat.is_empty() {
-        advect::advect_cells_n(dst, src, vr, vs, k_dt, exits);
+        advect::advect_cells_n(dst, src, vr, vs, k_dt, exits, spans);
     } else {
         let Ok(hat) = <[&mut [f32]; N]>::try_from(hat) else {
             unreachable!("one MacCormack scratch field per field")
         };
-        advect::maccormack_cells_n(dst, src, hat, cells, vr, vs, k_dt, exits);
+        advect::maccormack_cells_n(dst, src, hat, cells, vr, vs, k_dt, exits, spans);
     }
 }
 

@@ -234,6 +234,7 @@ impl Solver {
         stats.outflow = self.outflow * cell;
         stats.source_added = (self.before_advection - self.before_sources) * cell;
         stats.mass_correction = self.mass_factor;
+        stats.scalar_active = self.scalar_cells as f32 / self.grid.dims.cells() as f32;
     }
 
     fn stage_diffuse_density(&mut self, stats: &mut StepStats) {

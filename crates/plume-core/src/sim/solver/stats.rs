@@ -50,6 +50,9 @@ pub struct StepStats {
     pub source_added: f64,
     /// Fuel burned during the step (Σ fuel·h³).
     pub fuel_burned: f64,
+    /// Share of the cells the scalar advection worked out in the step's last sub-step (the
+    /// others held only outside air within their traces' reach; see `sim::active`).
+    pub scalar_active: f32,
 }
 
 impl StepStats {
@@ -77,5 +80,6 @@ impl StepStats {
         self.mass_correction = s.mass_correction;
         self.source_added += s.source_added;
         self.fuel_burned += s.fuel_burned;
+        self.scalar_active = s.scalar_active;
     }
 }
