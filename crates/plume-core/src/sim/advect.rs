@@ -327,7 +327,14 @@ fn face_rows<'a, const A: usize>(
                 );
                 // The traces' ends in the array's coordinates (NaN: no estimate, in
                 // MacCormack's forward pass), cut at solids, then sampled all at once.
-                for e in 0..m {
+                let (ex, ey, ez) = (&mut ex[..m], &mut ey[..m], &mut ez[..m]);
+                if !mark && exits.solid.is_none() {
+                    // Most passes: only the shift (a loop that vectorises).
+                    for ((x, y), z) in ex.iter_mut().zip(ey.iter_mut()).zip(ez.iter_mut()) {
+                        (*x, *y, *z) = (*x - shift[0], *y - shift[1], *z - shift[2]);
+                    }
+                }
+                for e in (0..m).filter(|_| mark || exits.solid.is_some()) {
                     let i = i0 + e;
                     let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
                     let mut b = [ex[e], ey[e], ez[e]];
@@ -344,9 +351,22 @@ fn face_rows<'a, const A: usize>(
                     (ex[e], ey[e], ez[e]) = (b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]);
                 }
                 let vals = &mut vals[..m];
-                let q = [&ex[..m], &ey[..m], &ez[..m]];
+                let q = [&ex[..], &ey[..], &ez[..]];
                 if rg.is_none() {
                     trace16::sample_row(&[samp], q, [&mut *vals], None);
+                    if !mark {
+                        // The semi-Lagrangian pass: the samples, then outside air where a
+                        // trace left through an open or inflow face.
+                        row[i0..i0 + m].copy_from_slice(vals);
+                        for e in 0..m {
+                            let q = [ex[e], ey[e], ez[e]];
+                            if let Some((w, air)) = exits.blend(q, last) {
+                                let v = vals[e];
+                                row[i0 + e] = v + w * (air[A] - v);
+                            }
+                        }
+                        return;
+                    }
                 }
                 for e in 0..m {
                     let i = i0 + e;

@@ -170,6 +170,17 @@ mod avx512 {
         lerp(c0, c1, t[2])
     }
 
+    /// The lanes of a group of sixteen from value `m` of `n` that hold values (all but in
+    /// the last, ragged group).
+    #[inline]
+    fn lanes_left(m: usize, n: usize) -> __mmask16 {
+        if n - m >= 16 {
+            0xFFFF
+        } else {
+            (1u16 << (n - m)) - 1
+        }
+    }
+
     /// Sixteen-lane copies of an array's dimensions and of its y and z strides.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -235,16 +246,18 @@ mod avx512 {
     pub(super) unsafe fn range<const N: usize>(
         s: &[Sampler<'_>; N],
         codes: &[u32],
-        mut lo: [&mut [f32]; N],
-        mut hi: [&mut [f32]; N],
+        lo: [&mut [f32]; N],
+        hi: [&mut [f32]; N],
     ) {
         let n = codes.len();
         let (dims, stride) = layout(s[0].raw().1);
         let ten = _mm512_set1_epi32(1023);
         let mut m = 0;
-        while m + 16 <= n {
-            // SAFETY: m + 16 ≤ n codes.
-            let code = unsafe { _mm512_loadu_si512(codes[m..m + 16].as_ptr().cast()) };
+        while m < n {
+            let live = lanes_left(m, n);
+            // SAFETY: the lanes in `live` are codes m.. < n; the others are not read (and
+            // stand for cell 0).
+            let code = unsafe { _mm512_maskz_loadu_epi32(live, codes[m..].as_ptr().cast()) };
             let i0 = [
                 _mm512_and_si512(code, ten),
                 _mm512_and_si512(_mm512_srli_epi32::<10>(code), ten),
@@ -265,17 +278,14 @@ mod avx512 {
                     l = _mm512_min_ps(x, l);
                     h = _mm512_max_ps(x, h);
                 }
-                // SAFETY: m + 16 ≤ n values in each slice.
+                // SAFETY: the lanes in `live` are values m.. < n of each slice.
                 unsafe {
-                    _mm512_storeu_ps(lo[k][m..m + 16].as_mut_ptr(), l);
-                    _mm512_storeu_ps(hi[k][m..m + 16].as_mut_ptr(), h);
+                    _mm512_mask_storeu_ps(lo[k][m..].as_mut_ptr(), live, l);
+                    _mm512_mask_storeu_ps(hi[k][m..].as_mut_ptr(), live, h);
                 }
             }
             m += 16;
         }
-        let lo = lo.each_mut().map(|o| &mut o[m..]);
-        let hi = hi.each_mut().map(|o| &mut o[m..]);
-        range_row_scalar(s, &codes[m..], lo, hi);
     }
 
     /// [`sample_row`] with AVX-512F.
@@ -295,9 +305,11 @@ mod avx512 {
         let (dims, stride) = layout(d);
         let hi = hi.map(|h| _mm512_set1_ps(h));
         let mut m = 0;
-        while m + 16 <= n {
-            // SAFETY: m + 16 ≤ n values in each slice.
-            let p = [x, y, z].map(|a| unsafe { _mm512_loadu_ps(a[m..m + 16].as_ptr()) });
+        while m < n {
+            let live = lanes_left(m, n);
+            // SAFETY: the lanes in `live` are values m.. < n of each slice; the others are
+            // not read (and stand for the point 0, which `locate` keeps in the array).
+            let p = [x, y, z].map(|a| unsafe { _mm512_maskz_loadu_ps(live, a[m..].as_ptr()) });
             let (i0, t, offs) = locate(p, hi, dims, stride);
             let b = index(i0, stride);
             let idx = offs.map(|o| _mm512_add_epi32(b, o));
@@ -307,8 +319,8 @@ mod avx512 {
                 // to a neighbour only where it exists: every index is below f.len().
                 let g = idx.map(|i| unsafe { _mm512_i32gather_ps::<4>(i, f.as_ptr()) });
                 let v = trilerp(g, t);
-                // SAFETY: m + 16 ≤ n values in each slice.
-                unsafe { _mm512_storeu_ps(o[m..m + 16].as_mut_ptr(), v) };
+                // SAFETY: the lanes in `live` are values m.. < n of each slice.
+                unsafe { _mm512_mask_storeu_ps(o[m..].as_mut_ptr(), live, v) };
             }
             if let Some(c) = codes.as_deref_mut() {
                 let code = _mm512_or_si512(
@@ -318,14 +330,11 @@ mod avx512 {
                         _mm512_slli_epi32::<20>(i0[2]),
                     ),
                 );
-                // SAFETY: m + 16 ≤ n values.
-                unsafe { _mm512_storeu_si512(c[m..m + 16].as_mut_ptr().cast(), code) };
+                // SAFETY: the lanes in `live` are values m.. < n.
+                unsafe { _mm512_mask_storeu_epi32(c[m..].as_mut_ptr().cast(), live, code) };
             }
             m += 16;
         }
-        let rest = out.each_mut().map(|o| &mut o[m..]);
-        let codes = codes.map(|c| &mut c[m..]);
-        sample_row_scalar(s, [&x[m..], &y[m..], &z[m..]], rest, codes);
     }
 
     /// [`rk2_row`] with AVX-512F.
@@ -355,11 +364,13 @@ mod avx512 {
         let (px0, py, pz) = (_mm512_set1_ps(x0), _mm512_set1_ps(y), _mm512_set1_ps(z));
         let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let mut m = 0;
-        while m + 16 <= n {
+        while m < n {
+            let live = lanes_left(m, n);
             let idx = _mm512_add_epi32(int(first + m), lanes);
             let px = _mm512_add_ps(_mm512_cvtepi32_ps(idx), px0);
-            // SAFETY: m + 16 ≤ n values in each slice.
-            let u = [ux, uy, uz].map(|s| unsafe { _mm512_loadu_ps(s[m..m + 16].as_ptr()) });
+            // SAFETY: the lanes in `live` are values m.. < n of each slice; the others are
+            // not read (velocity 0) and gather nothing below.
+            let u = [ux, uy, uz].map(|s| unsafe { _mm512_maskz_loadu_ps(live, s[m..].as_ptr()) });
             let mid = [
                 _mm512_add_ps(px, _mm512_mul_ps(half_k, u[0])),
                 _mm512_add_ps(py, _mm512_mul_ps(half_k, u[1])),
@@ -370,7 +381,8 @@ mod avx512 {
             // the lowest plane and, where there is one, the plane above it.
             let above = _mm512_cmpneq_epi32_mask(offs[4], _mm512_setzero_si512());
             let top = _mm512_mask_add_epi32(i0[2], above, i0[2], one);
-            let ok = _mm512_cmpge_epi32_mask(i0[2], z0) & _mm512_cmplt_epi32_mask(top, z_end);
+            let ok =
+                _mm512_cmpge_epi32_mask(i0[2], z0) & _mm512_cmplt_epi32_mask(top, z_end) & live;
             // The window's planes start at z0.
             let b = index([i0[0], i0[1], _mm512_sub_epi32(i0[2], z0)], stride);
             // Four floats a cell: the index of a cell's first float.
@@ -392,11 +404,11 @@ mod avx512 {
                 _mm512_add_ps(pz, _mm512_mul_ps(kk, um[2])),
             ];
             for (s, e) in [&mut *ex, &mut *ey, &mut *ez].into_iter().zip(e) {
-                // SAFETY: m + 16 ≤ n values in each slice.
-                unsafe { _mm512_storeu_ps(s[m..m + 16].as_mut_ptr(), e) };
+                // SAFETY: the lanes in `live` are values m.. < n of each slice.
+                unsafe { _mm512_mask_storeu_ps(s[m..].as_mut_ptr(), live, e) };
             }
-            if ok != 0xFFFF {
-                for l in (0..16).filter(|l| ok & (1 << l) == 0) {
+            if ok != live {
+                for l in (0..16).filter(|l| (live & !ok) & (1 << l) != 0) {
                     let q = m + l;
                     let p = [(first + q) as f32 + x0, y, z];
                     let e = rk2(win, p, [ux[q], uy[q], uz[q]], k);
@@ -405,15 +417,6 @@ mod avx512 {
             }
             m += 16;
         }
-        let [tx, ty, tz] = [ex, ey, ez].map(|s| &mut s[m..]);
-        rk2_row_scalar(
-            win,
-            first + m,
-            [x0, y, z],
-            [&ux[m..], &uy[m..], &uz[m..]],
-            k,
-            [tx, ty, tz],
-        );
     }
 }
 
