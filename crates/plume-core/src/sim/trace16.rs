@@ -181,6 +181,17 @@ mod avx512 {
         }
     }
 
+    /// The permutes that split two vectors of eight pairs each (as 64-bit gathers give them)
+    /// into the sixteen firsts and the sixteen seconds.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn pair_split() -> (__m512i, __m512i) {
+        (
+            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+            _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31),
+        )
+    }
+
     /// Sixteen-lane copies of an array's dimensions and of its y and z strides.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -304,6 +315,8 @@ mod avx512 {
         let (_, d, hi) = s[0].raw();
         let (dims, stride) = layout(d);
         let hi = hi.map(|h| _mm512_set1_ps(h));
+        let pairs = d[0] >= 2;
+        let (even, odd) = pair_split();
         let mut m = 0;
         while m < n {
             let live = lanes_left(m, n);
@@ -313,11 +326,46 @@ mod avx512 {
             let (i0, t, offs) = locate(p, hi, dims, stride);
             let b = index(i0, stride);
             let idx = offs.map(|o| _mm512_add_epi32(b, o));
+            // Where the lowest sample has a neighbour along x, it and that neighbour lie side
+            // by side: one 64-bit gather for eight lanes' pairs takes both. Where it has none
+            // (the last along x; the two corners are the same sample), the pair starts one
+            // sample earlier and its second is the sample.
+            let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
+            let back = _mm512_maskz_mov_epi32(!has_x, _mm512_set1_epi32(1));
+            let starts = [0, 2, 4, 6].map(|c| _mm512_sub_epi32(idx[c], back));
             for (o, t_) in out.iter_mut().zip(s) {
                 let f = t_.raw().0;
-                // SAFETY: `locate` clamps every sample into the array and each offset moves
-                // to a neighbour only where it exists: every index is below f.len().
-                let g = idx.map(|i| unsafe { _mm512_i32gather_ps::<4>(i, f.as_ptr()) });
+                let g = if pairs {
+                    let mut g = [_mm512_setzero_ps(); 8];
+                    for (c, &st) in starts.iter().enumerate() {
+                        let (lo, hi) = (
+                            _mm512_castsi512_si256(st),
+                            _mm512_extracti64x4_epi64::<1>(st),
+                        );
+                        let fp = f.as_ptr() as *const f64;
+                        // SAFETY: `locate` clamps every sample into the array; a pair starts
+                        // at the sample and ends at its neighbour along x where that exists,
+                        // else starts at the sample before it (there is one: nx ≥ 2) and ends
+                        // at it: both indices are in 0..f.len().
+                        let (a, b) = unsafe {
+                            (
+                                _mm512_castpd_ps(_mm512_i32gather_pd::<4>(lo, fp)),
+                                _mm512_castpd_ps(_mm512_i32gather_pd::<4>(hi, fp)),
+                            )
+                        };
+                        let (first, second) = (
+                            _mm512_permutex2var_ps(a, even, b),
+                            _mm512_permutex2var_ps(a, odd, b),
+                        );
+                        g[2 * c] = _mm512_mask_blend_ps(has_x, second, first);
+                        g[2 * c + 1] = second;
+                    }
+                    g
+                } else {
+                    // SAFETY: `locate` clamps every sample into the array and each offset
+                    // moves to a neighbour only where it exists: every index is below f.len().
+                    idx.map(|i| unsafe { _mm512_i32gather_ps::<4>(i, f.as_ptr()) })
+                };
                 let v = trilerp(g, t);
                 // SAFETY: the lanes in `live` are values m.. < n of each slice.
                 unsafe { _mm512_mask_storeu_ps(o[m..].as_mut_ptr(), live, v) };
@@ -363,6 +411,10 @@ mod avx512 {
         let kk = _mm512_set1_ps(k);
         let (px0, py, pz) = (_mm512_set1_ps(x0), _mm512_set1_ps(y), _mm512_set1_ps(z));
         let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let base_pd = base as *const f64;
+        let zero_pd = _mm512_setzero_pd();
+        let two = int(2);
+        let (even, odd) = pair_split();
         let mut m = 0;
         while m < n {
             let live = lanes_left(m, n);
@@ -387,17 +439,32 @@ mod avx512 {
             let b = index([i0[0], i0[1], _mm512_sub_epi32(i0[2], z0)], stride);
             // Four floats a cell: the index of a cell's first float.
             let offs = offs.map(|o| _mm512_slli_epi32::<2>(_mm512_add_epi32(b, o)));
-            let mut um = [zero; 3];
-            for (comp, out) in um.iter_mut().enumerate() {
-                let g = offs.map(|o| {
-                    let o = _mm512_add_epi32(o, int(comp));
-                    // SAFETY: the lanes in `ok` have all eight cells in the window (as
-                    // `VelWindow::at_cell_coords` checks), so every index read is below
-                    // 4·held·nx·ny, the floats it holds; the other lanes read nothing.
-                    unsafe { _mm512_mask_i32gather_ps::<4>(zero, ok, o, base) }
-                });
-                *out = trilerp(g, t);
+            // Each corner's u and v are side by side in the window: one 64-bit gather for
+            // eight lanes' pairs (half the elements of two 32-bit gathers), split by two
+            // permutes; w by a 32-bit gather.
+            let mut gu = [zero; 8];
+            let mut gv = [zero; 8];
+            let mut gw = [zero; 8];
+            for c in 0..8 {
+                let o = offs[c];
+                let (lo, hi) = (_mm512_castsi512_si256(o), _mm512_extracti64x4_epi64::<1>(o));
+                // SAFETY: the lanes in `ok` have all eight cells in the window (as
+                // `VelWindow::at_cell_coords` checks), so every index read (and the float
+                // after it) is below 4·held·nx·ny, the floats it holds; the other lanes read
+                // nothing.
+                let (a, b, w) = unsafe {
+                    (
+                        _mm512_mask_i32gather_pd::<4>(zero_pd, ok as u8, lo, base_pd),
+                        _mm512_mask_i32gather_pd::<4>(zero_pd, (ok >> 8) as u8, hi, base_pd),
+                        _mm512_mask_i32gather_ps::<4>(zero, ok, _mm512_add_epi32(o, two), base),
+                    )
+                };
+                let (a, b) = (_mm512_castpd_ps(a), _mm512_castpd_ps(b));
+                gu[c] = _mm512_permutex2var_ps(a, even, b);
+                gv[c] = _mm512_permutex2var_ps(a, odd, b);
+                gw[c] = w;
             }
+            let um = [trilerp(gu, t), trilerp(gv, t), trilerp(gw, t)];
             let e = [
                 _mm512_add_ps(px, _mm512_mul_ps(kk, um[0])),
                 _mm512_add_ps(py, _mm512_mul_ps(kk, um[1])),
