@@ -394,9 +394,10 @@ pub fn window_planes(nz: usize, halo: usize) -> usize {
     nz.min(CHUNK_PLANES.saturating_add(halo.saturating_mul(2)))
 }
 
-/// The velocity at cell centres, the three components interleaved (and padded to four) so
-/// that one trilinear sample locates once and reads eight adjacent 16-byte values: the
-/// midpoints of second-order (RK2) traces cost about one scalar sample instead of three.
+/// The velocity at cell centres, the three components interleaved (and the next cell's w
+/// along x fourth) so that one trilinear sample locates once and reads eight adjacent 16-byte
+/// values: the midpoints of second-order (RK2) traces cost about one scalar sample instead of
+/// three.
 ///
 /// It holds a window of z-planes, not the grid: a pass traces [`CHUNK_PLANES`] planes at a
 /// time ([`VelSampler::chunks`]) with the planes of those and `halo` more on either side
@@ -497,11 +498,14 @@ impl VelSampler {
                     let wf = &vel.w[dw.idx(0, j, k + 1)..][..nx];
                     let row = &mut pl[j * nx..][..nx];
                     for i in 0..nx {
+                        // The fourth value: the w of the next cell along x (its own at the
+                        // row's end), so a trace gathers both x-corners' w at once.
+                        let n = (i + 1).min(nx - 1);
                         row[i] = [
                             0.5 * (ur[i] + ur[i + 1]),
                             0.5 * (vb[i] + vt[i]),
                             0.5 * (wb[i] + wf[i]),
-                            0.0,
+                            0.5 * (wb[n] + wf[n]),
                         ];
                     }
                 }

@@ -439,30 +439,32 @@ mod avx512 {
             let b = index([i0[0], i0[1], _mm512_sub_epi32(i0[2], z0)], stride);
             // Four floats a cell: the index of a cell's first float.
             let offs = offs.map(|o| _mm512_slli_epi32::<2>(_mm512_add_epi32(b, o)));
-            // Each corner's u and v are side by side in the window: one 64-bit gather for
-            // eight lanes' pairs (half the elements of two 32-bit gathers), split by two
-            // permutes; w by a 32-bit gather.
+            // Each corner's u and v are side by side in the window, and a cell's w with the
+            // w of the next along x (its own at the row's end, where the two x-corners are
+            // the same cell): 64-bit gathers of eight lanes' pairs, split by two permutes,
+            // take u and v at every corner and w at two corners at once.
             let mut gu = [zero; 8];
             let mut gv = [zero; 8];
             let mut gw = [zero; 8];
-            for c in 0..8 {
-                let o = offs[c];
+            // SAFETY (every gather below): the lanes in `ok` have all eight cells in the
+            // window (as `VelWindow::at_cell_coords` checks), so every index read (and the
+            // float after it) is below 4·held·nx·ny, the floats it holds; the other lanes
+            // read nothing.
+            let pair = |o: __m512i| unsafe {
                 let (lo, hi) = (_mm512_castsi512_si256(o), _mm512_extracti64x4_epi64::<1>(o));
-                // SAFETY: the lanes in `ok` have all eight cells in the window (as
-                // `VelWindow::at_cell_coords` checks), so every index read (and the float
-                // after it) is below 4·held·nx·ny, the floats it holds; the other lanes read
-                // nothing.
-                let (a, b, w) = unsafe {
-                    (
-                        _mm512_mask_i32gather_pd::<4>(zero_pd, ok as u8, lo, base_pd),
-                        _mm512_mask_i32gather_pd::<4>(zero_pd, (ok >> 8) as u8, hi, base_pd),
-                        _mm512_mask_i32gather_ps::<4>(zero, ok, _mm512_add_epi32(o, two), base),
-                    )
-                };
+                let a = _mm512_mask_i32gather_pd::<4>(zero_pd, ok as u8, lo, base_pd);
+                let b = _mm512_mask_i32gather_pd::<4>(zero_pd, (ok >> 8) as u8, hi, base_pd);
                 let (a, b) = (_mm512_castpd_ps(a), _mm512_castpd_ps(b));
-                gu[c] = _mm512_permutex2var_ps(a, even, b);
-                gv[c] = _mm512_permutex2var_ps(a, odd, b);
-                gw[c] = w;
+                (
+                    _mm512_permutex2var_ps(a, even, b),
+                    _mm512_permutex2var_ps(a, odd, b),
+                )
+            };
+            for c in 0..8 {
+                (gu[c], gv[c]) = pair(offs[c]);
+            }
+            for c in [0, 2, 4, 6] {
+                (gw[c], gw[c + 1]) = pair(_mm512_add_epi32(offs[c], two));
             }
             let um = [trilerp(gu, t), trilerp(gv, t), trilerp(gw, t)];
             let e = [
