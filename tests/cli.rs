@@ -70,23 +70,25 @@ fn bench_json_has_the_documented_fields() {
     );
 }
 
+/// `plume bench --steps 2 --json` with `args` and `extra`: its report (the run must succeed).
+fn bench_json(args: &[&str], extra: &[&str]) -> serde_json::Value {
+    let mut all = vec!["bench", "--steps", "2", "--json"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(extra);
+    let out = plume(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
 /// `--no-simd` takes the traces one at a time: the report says so, and the results (the
 /// pressure solve's residual, a function of every field) are the same bits.
 #[test]
 fn bench_no_simd_traces_one_at_a_time_with_the_same_results() {
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "bench", "--size", "20", "--steps", "2", "--warmup", "3", "--json",
-        ];
-        args.extend_from_slice(extra);
-        let out = plume(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("one JSON object")
-    };
+    let run = |extra: &[&str]| bench_json(&["--size", "20", "--warmup", "3"], extra);
     let (fast, slow) = (run(&[]), run(&["--no-simd"]));
     assert_eq!(slow["vectorised"], false, "{slow}");
     #[cfg(target_arch = "x86_64")]
@@ -114,19 +116,7 @@ fn bench_no_simd_traces_one_at_a_time_with_the_same_results() {
 /// early on), and `--dense` every cell, with the same results.
 #[test]
 fn bench_dense_works_out_every_cell_with_the_same_results() {
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "bench", "--size", "24", "--steps", "2", "--warmup", "5", "--json",
-        ];
-        args.extend_from_slice(extra);
-        let out = plume(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("one JSON object")
-    };
+    let run = |extra: &[&str]| bench_json(&["--size", "24", "--warmup", "5"], extra);
     let (sparse, dense) = (run(&[]), run(&["--dense"]));
     assert_eq!(sparse["sparse"], true, "{sparse}");
     assert_eq!(dense["sparse"], false, "{dense}");
