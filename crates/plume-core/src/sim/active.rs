@@ -147,16 +147,17 @@ pub fn max_abs(f: &[f32]) -> f32 {
     f32::from_bits(bits)
 }
 
-/// The spans a scalar pass must work out: the support of `fields` widened by the reach of a
-/// trace over `k` cells per unit velocity through `vel_max()` (the fastest face velocity along
-/// each axis, asked for only when the region is on). `None` when every cell must be worked out: the active region is off
-/// ([`set_sparse`]), the velocity is not finite, or the spans would hold most of the grid.
+/// The spans a scalar pass must work out, and the cells they hold: the support of `fields`
+/// widened by the reach of a trace over `k` cells per unit velocity through `vel_max()` (the
+/// fastest face velocity along each axis, asked for only when the region is on). `None` when
+/// every cell must be worked out: the active region is off ([`set_sparse`]), the velocity is
+/// not finite, or the spans would hold most of the grid.
 pub fn scalar_spans(
     fields: &[(&[f32], f32)],
     d: Dims,
     k: f32,
     vel_max: impl FnOnce() -> [f32; 3],
-) -> Option<Vec<Span>> {
+) -> Option<(Vec<Span>, usize)> {
     if !sparse_enabled() {
         return None;
     }
@@ -165,7 +166,7 @@ pub fn scalar_spans(
     let spans = dilate(&support(fields, d), d, r);
     let cells: usize = spans.iter().map(|&s| span_len(s)).sum();
     // Close to the whole grid, the skipping costs more than it saves.
-    (cells * 10 < d.cells() * 9).then_some(spans)
+    (cells * 10 < d.cells() * 9).then_some((spans, cells))
 }
 
 #[cfg(test)]

@@ -333,22 +333,23 @@ fn face_rows<'a, const A: usize>(
                     for ((x, y), z) in ex.iter_mut().zip(ey.iter_mut()).zip(ez.iter_mut()) {
                         (*x, *y, *z) = (*x - shift[0], *y - shift[1], *z - shift[2]);
                     }
-                }
-                for e in (0..m).filter(|_| mark || exits.solid.is_some()) {
-                    let i = i0 + e;
-                    let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
-                    let mut b = [ex[e], ey[e], ez[e]];
-                    if mark {
-                        let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
-                        let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
-                        if off || exits.solid.is_some_and(|m| touches_solid(m, d, b)) {
-                            ex[e] = f32::NAN;
-                            continue;
+                } else {
+                    for e in 0..m {
+                        let i = i0 + e;
+                        let p = [i as f32 + shift[0], y + shift[1], z + shift[2]];
+                        let mut b = [ex[e], ey[e], ez[e]];
+                        if mark {
+                            let q = [b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]];
+                            let off = (0..3).any(|a| !(q[a] >= 0.0 && q[a] <= last[a]));
+                            if off || exits.solid.is_some_and(|m| touches_solid(m, d, b)) {
+                                ex[e] = f32::NAN;
+                                continue;
+                            }
+                        } else if let Some(m) = exits.solid {
+                            b = stop_at_solid(m, d, p, b);
                         }
-                    } else if let Some(m) = exits.solid {
-                        b = stop_at_solid(m, d, p, b);
+                        (ex[e], ey[e], ez[e]) = (b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]);
                     }
-                    (ex[e], ey[e], ez[e]) = (b[0] - shift[0], b[1] - shift[1], b[2] - shift[2]);
                 }
                 let vals = &mut vals[..m];
                 let q = [&ex[..], &ey[..], &ez[..]];

@@ -327,9 +327,8 @@ fn scalar_passes_over_the_active_spans_match_every_cell() {
             solid,
         };
         let k_dt = 0.7;
-        let spans =
+        let (spans, cells) =
             active::scalar_spans(&fields, d, k_dt, || vmax).expect("smoke in part of the box");
-        let cells: usize = spans.iter().map(|&s| active::span_len(s)).sum();
         assert!(cells < n / 2, "{cells} of {n} cells active");
         let run = |spans: Option<&[active::Span]>| {
             let mut vs = VelSampler::windowed(1);

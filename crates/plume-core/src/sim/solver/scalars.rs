@@ -103,10 +103,8 @@ impl Solver {
         // bits as working out every cell; see `sim::active`).
         let fields: Vec<(&[f32], f32)> = src.iter().map(|s| (s.src, s.outside)).collect();
         let vmax = || [vr.u, vr.v, vr.w].map(active::max_abs);
-        let spans = active::scalar_spans(&fields, d, k_dt, vmax);
-        self.scalar_cells = spans
-            .as_ref()
-            .map_or(n, |s| s.iter().map(|&s| active::span_len(s)).sum());
+        let (spans, cells) = active::scalar_spans(&fields, d, k_dt, vmax).unzip();
+        self.scalar_cells = cells.unwrap_or(n);
         let spans = spans.as_deref();
         // MacCormack's backtrace cells go in one of the velocity advection's scratch buffers,
         // idle now (as many bytes a value as the u32 codes need).
