@@ -177,8 +177,11 @@ pub(super) fn jacobi<D: Diag>(
             .zip(ctx.s)
             .zip(ctx.diag.iter().zip(bb))
         {
+            // Both sides worked out and one chosen (a solid cell's division by 0 is
+            // discarded): the loop vectorises, the division with it.
             let gf = g.val();
-            let inv = if g.on() { omega / gf } else { 0.0 };
+            let inv = omega / gf;
+            let inv = if g.on() { inv } else { 0.0 };
             *o = x + inv * (b - gf * x + s);
         }
         if want_dot {
@@ -245,7 +248,9 @@ pub(super) fn jacobi_from_zero<D: Diag>(
         .zip(b.par_chunks(plane).zip(diag.par_chunks(plane)))
         .for_each(|(o, (bp, g))| {
             for ((o, &b), &g) in o.iter_mut().zip(bp).zip(g) {
-                *o = if g.on() { omega * b / g.val() } else { 0.0 };
+                // As in `jacobi`: computed for every cell, kept for the fluid ones.
+                let v = omega * b / g.val();
+                *o = if g.on() { v } else { 0.0 };
             }
         });
 }
