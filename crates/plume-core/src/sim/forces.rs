@@ -26,23 +26,34 @@ pub fn buoyancy(
     }
     let (nx, ny) = (dims.nx, dims.ny);
     let plane = nx * ny;
-    // Upward acceleration of one cell.
-    let acc = |c: usize, tk: Option<&[f32]>, dk: &[f32]| -> f32 {
-        let t = tk.map_or(0.0, |t| beta * (t[c] - ambient));
-        t - alpha * dk[c]
+    // Upward acceleration of one cell, a row at a time (slices, so the loop vectorises).
+    let acc = |t: Option<f32>, d: f32| -> f32 {
+        let t = t.map_or(0.0, |t| beta * (t - ambient));
+        t - alpha * d
     };
     v.par_chunks_mut(nx * (ny + 1))
         .enumerate()
         .for_each(|(k, pl)| {
             let dk = &density[k * plane..(k + 1) * plane];
             let tk = temperature.map(|t| &t[k * plane..(k + 1) * plane]);
-            for j in 0..=ny {
+            for j in 1..ny {
                 let row = &mut pl[j * nx..(j + 1) * nx];
-                if j > 0 && j < ny {
-                    for (i, e) in row.iter_mut().enumerate() {
-                        let lo = acc(i + (j - 1) * nx, tk, dk);
-                        let hi = acc(i + j * nx, tk, dk);
-                        *e += 0.5 * dt * (lo + hi);
+                let (dl, dh) = (&dk[(j - 1) * nx..][..nx], &dk[j * nx..][..nx]);
+                match tk {
+                    Some(tk) => {
+                        let (tl, th) = (&tk[(j - 1) * nx..][..nx], &tk[j * nx..][..nx]);
+                        for (i, e) in row.iter_mut().enumerate() {
+                            let lo = acc(Some(tl[i]), dl[i]);
+                            let hi = acc(Some(th[i]), dh[i]);
+                            *e += 0.5 * dt * (lo + hi);
+                        }
+                    }
+                    None => {
+                        for ((e, &a), &b) in row.iter_mut().zip(dl).zip(dh) {
+                            let lo = acc(None, a);
+                            let hi = acc(None, b);
+                            *e += 0.5 * dt * (lo + hi);
+                        }
                     }
                 }
             }

@@ -231,10 +231,13 @@ impl Confinement {
                 let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
                 // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no
                 // well-defined direction to push.
+                // (The division is done for every cell and dropped where it is not
+                // wanted: without a branch the loop vectorises.)
+                let q = scale / len;
                 let inv = if len <= 1e-6 * m[t] || len == 0.0 {
                     0.0
                 } else {
-                    scale / len
+                    q
                 };
                 let nv = [g[0] * inv, g[1] * inv, g[2] * inv];
                 let o = [o0[t], o1[t], o2[t]];
