@@ -197,8 +197,9 @@ mod tests {
     /// speed skips NaN.
     #[test]
     fn the_speed_limit_clamps_and_counts_and_the_top_speed_skips_nan() {
-        let grid = Grid::new(Dims::cube(9), 1.0, [0.0; 3]).unwrap();
-        let mut s = Solver::new(grid, FluidParams::default(), Boundaries::default()).unwrap();
+        let grid = Grid::new(Dims::cube(9), 1.0, [0.0; 3]).expect("grid");
+        let mut s =
+            Solver::new(grid, FluidParams::default(), Boundaries::default()).expect("solver");
         let p = &s.params;
         let lim = p.max_cfl * p.max_substeps as f32 * s.grid.h / p.dt;
         let before: Vec<Vec<f32>> = s
