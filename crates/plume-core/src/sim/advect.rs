@@ -359,6 +359,9 @@ fn face_rows<'a, const A: usize>(
                         // The semi-Lagrangian pass: the samples, then outside air where a
                         // trace left through an open or inflow face.
                         row[i0..i0 + m].copy_from_slice(vals);
+                        if !exits.may_blend(q, last) {
+                            return;
+                        }
                         for e in 0..m {
                             let q = [ex[e], ey[e], ez[e]];
                             if let Some((w, air)) = exits.blend(q, last) {
@@ -446,6 +449,17 @@ pub fn advect_cells_n<const N: usize>(
         f.map(|f| f.scale * f.outside + f.offset),
         |ends, _, mut out, _, _| {
             trace16::sample_row(&samp, ends, out.each_mut().map(|o| &mut **o), None);
+            if !exits.may_blend(ends, last) {
+                // No outside air: the loop below with w = 0, the same operations (so −0 and
+                // infinities come out the same), without a branch per point.
+                let w = 0.0f32;
+                for (o, f) in out.iter_mut().zip(&f) {
+                    for v in o.iter_mut() {
+                        *v = f.scale * (*v + w * (f.outside - *v)) + f.offset;
+                    }
+                }
+                return;
+            }
             for m in 0..ends[0].len() {
                 let back = [ends[0][m], ends[1][m], ends[2][m]];
                 let w = exits.blend(back, last).map_or(0.0, |b| b.0);
@@ -504,6 +518,9 @@ pub fn maccormack_cells_n<const N: usize>(
             |ends, _, mut h, [c], _| {
                 let codes = Some(&mut *c);
                 trace16::sample_row(&s_src, ends, h.each_mut().map(|o| &mut **o), codes);
+                if !exits.may_blend(ends, last) {
+                    return;
+                }
                 for m in 0..ends[0].len() {
                     let back = [ends[0][m], ends[1][m], ends[2][m]];
                     let w = exits.blend(back, last).map_or(0.0, |b| b.0);
