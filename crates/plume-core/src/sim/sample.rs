@@ -512,17 +512,22 @@ impl VelSampler {
                     let wb = &vel.w[dw.idx(0, j, k)..][..nx];
                     let wf = &vel.w[dw.idx(0, j, k + 1)..][..nx];
                     let row = &mut pl[j * nx..][..nx];
-                    for i in 0..nx {
-                        // The fourth value: the w of the next cell along x (its own at the
-                        // row's end), so a trace gathers both x-corners' w at once.
-                        let n = (i + 1).min(nx - 1);
+                    // The fourth value: the w of the next cell along x (its own at the row's
+                    // end), so a trace gathers both x-corners' w at once. The row's last cell
+                    // apart, the loop has no test (it vectorises).
+                    let ul = &ur[1..];
+                    let (wbn, wfn) = (&wb[1..], &wf[1..]);
+                    for i in 0..nx - 1 {
                         row[i] = [
-                            0.5 * (ur[i] + ur[i + 1]),
+                            0.5 * (ur[i] + ul[i]),
                             0.5 * (vb[i] + vt[i]),
                             0.5 * (wb[i] + wf[i]),
-                            0.5 * (wb[n] + wf[n]),
+                            0.5 * (wbn[i] + wfn[i]),
                         ];
                     }
+                    let l = nx - 1;
+                    let w = 0.5 * (wb[l] + wf[l]);
+                    row[l] = [0.5 * (ur[l] + ur[l + 1]), 0.5 * (vb[l] + vt[l]), w, w];
                 }
             });
     }
