@@ -20,7 +20,7 @@
 //! fixed per-plane partial results in plane order, so the result is bitwise the same whatever
 //! the number of threads.
 
-use super::operator::{SolveStats, Stencil};
+use super::operator::{max_abs_row, SolveStats, Stencil};
 use kernels::*;
 use transfer::*;
 

@@ -207,33 +207,6 @@ pub(super) fn dot(a: &[f32], b: &[f32]) -> f64 {
     acc.iter().map(|&v| v as f64).sum::<f64>() + tail as f64
 }
 
-/// max|v| over a row in eight lanes; infinite when any entry is not finite.
-#[inline(always)]
-pub(super) fn max_abs_row(v: &[f32]) -> f32 {
-    let mut m = [0.0f32; 8];
-    let mut poison = [0.0f32; 8];
-    let c = v.chunks_exact(8);
-    let rest = c.remainder();
-    for x in c {
-        for l in 0..8 {
-            let a = x[l].abs();
-            m[l] = if a > m[l] { a } else { m[l] };
-            poison[l] += x[l] * 0.0;
-        }
-    }
-    let mut mx = m.iter().fold(0.0f32, |a, &b| a.max(b));
-    let mut p: f32 = poison.iter().sum();
-    for &x in rest {
-        mx = mx.max(x.abs());
-        p += x * 0.0;
-    }
-    if p == 0.0 {
-        mx
-    } else {
-        f32::INFINITY
-    }
-}
-
 /// `out = ω·b/d`: the first Jacobi sweep from zero.
 pub(super) fn jacobi_from_zero<D: Diag>(
     omega: f32,
