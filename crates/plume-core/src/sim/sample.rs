@@ -786,41 +786,5 @@ pub fn rk2(vs: &impl CellVelocity, p: [f32; 3], u0: [f32; 3], k: f32) -> [f32; 3
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `may_blend` says yes exactly where `blend` mixes air into some point of the row: never
-    /// without a face that lets air in, never for points inside the samples, and for a point
-    /// beyond a face (also a wall's, whatever `blend` then does there) or NaN.
-    #[test]
-    fn may_blend_is_false_only_where_blend_mixes_nothing() {
-        let last = [7.0, 5.0, 3.0];
-        let open = Exits {
-            sides: [[None, None], [None, Some([0.0; 3])], [None, None]],
-            solid: None,
-        };
-        let walls = Exits {
-            sides: [[None; 2]; 3],
-            solid: None,
-        };
-        let x = [0.0f32, 3.5, 7.0, 1.0];
-        let y = [0.0f32, 5.0, 2.0, 4.9];
-        let z = [3.0f32, 0.0, 1.5, 2.0];
-        let inside = [&x[..], &y[..], &z[..]];
-        let none = |e: &Exits<'_>, p: [&[f32]; 3]| {
-            (0..p[0].len()).all(|m| e.blend([p[0][m], p[1][m], p[2][m]], last).is_none())
-        };
-        assert!(!open.may_blend(inside, last) && none(&open, inside));
-        for (axis, v) in [(0, 7.01f32), (1, 5.2), (2, -0.1), (1, f32::NAN)] {
-            let mut p = [x, y, z];
-            p[axis][2] = v;
-            let p = [&p[0][..], &p[1][..], &p[2][..]];
-            assert!(open.may_blend(p, last), "axis {axis} at {v}");
-            assert!(!walls.may_blend(p, last) && none(&walls, p));
-        }
-        let mut above = y;
-        above[1] = 5.5;
-        let p = [&x[..], &above[..], &z[..]];
-        assert!(open.may_blend(p, last) && !none(&open, p));
-    }
-}
+#[path = "sample_tests.rs"]
+mod tests;
