@@ -353,6 +353,17 @@ pub fn det_sum(v: &[f32]) -> f64 {
 /// max|v| over a row in eight lanes; infinite when any entry is not finite.
 #[inline(always)]
 pub(crate) fn max_abs_row(v: &[f32]) -> f32 {
+    match max_abs_lanes(v) {
+        (m, false) => m,
+        (_, true) => f32::INFINITY,
+    }
+}
+
+/// max|v| over a row in eight running maxima (the loop vectorises; the maximum of a set does
+/// not depend on the order it is taken in), NaN skipped as `f32::max` skips it, and whether
+/// any entry is not finite.
+#[inline(always)]
+pub(crate) fn max_abs_lanes(v: &[f32]) -> (f32, bool) {
     let mut m = [0.0f32; 8];
     let mut poison = [0.0f32; 8];
     let c = v.chunks_exact(8);
@@ -370,9 +381,5 @@ pub(crate) fn max_abs_row(v: &[f32]) -> f32 {
         mx = mx.max(x.abs());
         p += x * 0.0;
     }
-    if p == 0.0 {
-        mx
-    } else {
-        f32::INFINITY
-    }
+    (mx, p != 0.0)
 }

@@ -1,6 +1,7 @@
 //! The step as adaptive sub-steps (CFL control), the speed limit and the finite check.
 
 use super::*;
+use crate::sim::pressure::operator::max_abs_lanes;
 
 impl Solver {
     /// Advances the simulation by one time step `dt`, in as many sub-steps as `max_cfl`
@@ -137,7 +138,7 @@ impl Solver {
             .iter()
             .map(|v| {
                 v.par_chunks(4096)
-                    .map(max_abs_skipping_nan)
+                    .map(|c| max_abs_lanes(c).0)
                     .reduce(|| 0.0, f32::max)
             })
             .fold(0.0, f32::max)
@@ -169,21 +170,6 @@ impl Solver {
             })
             .sum()
     }
-}
-
-/// The largest |x| of `c`, NaN skipped (as `f32::max` does), in eight running maxima so the
-/// loop vectorises; the maximum of a set does not depend on the order it is taken in.
-fn max_abs_skipping_nan(c: &[f32]) -> f32 {
-    let mut m = [0.0f32; 8];
-    let chunks = c.chunks_exact(8);
-    let rest = chunks.remainder();
-    for x in chunks {
-        for l in 0..8 {
-            let a = x[l].abs();
-            m[l] = if a > m[l] { a } else { m[l] };
-        }
-    }
-    rest.iter().chain(&m).fold(0.0f32, |m, x| m.max(x.abs()))
 }
 
 #[cfg(test)]
