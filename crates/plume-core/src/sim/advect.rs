@@ -667,11 +667,9 @@ fn cell_pass<const N: usize, const M: usize>(
                 };
                 let m = b - a;
                 let (sc, spare) = sc.split_at_mut(6 * nx);
-                let [ux, uy, uz, ex, ey, ez] = runs(sc, m);
+                let [ex, ey, ez] = runs(sc, m);
                 // The start velocity at the cell centres: the window holds it.
-                for (e, c) in win.cells_row(j, kz)[a..b].iter().enumerate() {
-                    (ux[e], uy[e], uz[e]) = (c[0], c[1], c[2]);
-                }
+                let [ux, uy, uz] = win.cells_row(j, kz).map(|c| &c[a..b]);
                 let p0 = [0.0, j as f32, kz as f32];
                 trace16::rk2_row(win, a, p0, [ux, uy, uz], k, [ex, ey, ez]);
                 if let Some(s) = solid {

@@ -409,20 +409,22 @@ pub fn window_planes(nz: usize, halo: usize) -> usize {
     nz.min(CHUNK_PLANES.saturating_add(halo.saturating_mul(2)))
 }
 
-/// The velocity at cell centres, the three components interleaved (and the next cell's w
-/// along x fourth) so that one trilinear sample locates once and reads eight adjacent 16-byte
-/// values: the midpoints of second-order (RK2) traces cost about one scalar sample instead of
-/// three.
+/// The velocity at cell centres, the midpoints of second-order (RK2) traces sample: one
+/// location for all three components, each row's u, v and w side by side (sixteen traces
+/// whose midpoints share rows load them, `sim::trace16`).
 ///
 /// It holds a window of z-planes, not the grid: a pass traces [`CHUNK_PLANES`] planes at a
 /// time ([`VelSampler::chunks`]) with the planes of those and `halo` more on either side
-/// filled, about 3 bytes a cell on a 64³ grid instead of 16 ([`window_planes`]). A sample
+/// filled, about 2.3 bytes a cell on a 64³ grid instead of 12 ([`window_planes`]). A sample
 /// whose cells lie outside the window (a trace faster than the halo allows, a NaN) takes
 /// the same cell velocities from the faces ([`VelWindow`]): results do not depend on the
 /// window. [`VelSampler::new`] holds the whole grid.
 #[derive(Clone, Debug)]
 pub struct VelSampler {
-    v: Vec<[f32; 4]>,
+    /// The cell velocities of the planes held, a row (j, k) at a time: its nx values of u,
+    /// then of v, then of w (each component's row contiguous, so sixteen traces that share
+    /// their rows load them instead of gathering).
+    v: Vec<f32>,
     d: Dims,
     hi: [f32; 3],
     /// The first plane held and how many are.
@@ -458,12 +460,12 @@ impl VelSampler {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.v.len() * std::mem::size_of::<[f32; 4]>()
+        self.v.len() * std::mem::size_of::<f32>()
     }
 
     /// Bytes a sampler with `halo` holds on a grid of `d` cells once it has been filled.
     pub fn bytes_for(d: Dims, halo: usize) -> u64 {
-        (d.nx * d.ny * window_planes(d.nz, halo) * std::mem::size_of::<[f32; 4]>()) as u64
+        (d.nx * d.ny * window_planes(d.nz, halo) * 3 * std::mem::size_of::<f32>()) as u64
     }
 
     /// A sampler holding the whole grid of `vel`.
@@ -489,19 +491,19 @@ impl VelSampler {
         assert_eq!(vel.v.len(), dv.cells());
         assert_eq!(vel.w.len(), dw.cells());
         let plane = d.nx * d.ny;
-        let want = window_planes(d.nz, self.halo) * plane;
-        assert!(z0 <= z1 && (z1 - z0) * plane <= want && z1 <= d.nz);
+        let want = window_planes(d.nz, self.halo) * plane * 3;
+        assert!(z0 <= z1 && (z1 - z0) * plane * 3 <= want && z1 <= d.nz);
         if self.v.len() != want {
             self.v = Vec::new();
-            self.v.resize(want, [0.0; 4]);
+            self.v.resize(want, 0.0);
         }
         self.d = d;
         self.hi = [(d.nx - 1) as f32, (d.ny - 1) as f32, (d.nz - 1) as f32];
         self.z0 = z0;
         self.held = z1 - z0;
         let nx = d.nx;
-        self.v[..(z1 - z0) * plane]
-            .par_chunks_mut(plane)
+        self.v[..(z1 - z0) * plane * 3]
+            .par_chunks_mut(plane * 3)
             .enumerate()
             .for_each(|(dz, pl)| {
                 let k = z0 + dz;
@@ -511,23 +513,16 @@ impl VelSampler {
                     let vt = &vel.v[dv.idx(0, j + 1, k)..][..nx];
                     let wb = &vel.w[dw.idx(0, j, k)..][..nx];
                     let wf = &vel.w[dw.idx(0, j, k + 1)..][..nx];
-                    let row = &mut pl[j * nx..][..nx];
-                    // The fourth value: the w of the next cell along x (its own at the row's
-                    // end), so a trace gathers both x-corners' w at once. The row's last cell
-                    // apart, the loop has no test (it vectorises).
-                    let ul = &ur[1..];
-                    let (wbn, wfn) = (&wb[1..], &wf[1..]);
-                    for i in 0..nx - 1 {
-                        row[i] = [
-                            0.5 * (ur[i] + ul[i]),
-                            0.5 * (vb[i] + vt[i]),
-                            0.5 * (wb[i] + wf[i]),
-                            0.5 * (wbn[i] + wfn[i]),
-                        ];
-                    }
-                    let l = nx - 1;
-                    let w = 0.5 * (wb[l] + wf[l]);
-                    row[l] = [0.5 * (ur[l] + ur[l + 1]), 0.5 * (vb[l] + vt[l]), w, w];
+                    let (u, rest) = pl[3 * j * nx..][..3 * nx].split_at_mut(nx);
+                    let (v, w) = rest.split_at_mut(nx);
+                    let mean = |o: &mut [f32], a: &[f32], b: &[f32]| {
+                        o.iter_mut().zip(a.iter().zip(b)).for_each(|(o, (a, b))| {
+                            *o = 0.5 * (a + b);
+                        });
+                    };
+                    mean(u, ur, &ur[1..]);
+                    mean(v, vb, vt);
+                    mean(w, wb, wf);
                 }
             });
     }
@@ -610,20 +605,33 @@ impl VelSampler {
     #[inline(always)]
     fn gather(&self, l: &Loc) -> [[f32; 4]; 8] {
         let v = &self.v;
-        let b = l.b - self.z0 * self.d.nx * self.d.ny;
-        debug_assert!(b + l.di + l.dj + l.dk < self.held * self.d.nx * self.d.ny);
+        let nx = self.d.nx;
+        // The cell's row starts 3·(b − i0) into the window (three components a row), its
+        // neighbours along y and z three times as far as in one array.
+        let i0 = l.i0 as usize;
+        let b = 3 * (l.b - i0 - self.z0 * nx * self.d.ny) + i0;
+        let (di, dj, dk) = (l.di, 3 * l.dj, 3 * l.dk);
+        debug_assert!(b + di + dj + dk + 2 * nx < self.held * 3 * nx * self.d.ny);
         // SAFETY: `locate` keeps every corner inside the grid, and the caller checked that
-        // the corners' planes are held: every index is below held·nx·ny ≤ v.len().
-        let g = |o: usize| unsafe { *v.get_unchecked(b + o) };
+        // the corners' planes are held: every index is below 3·held·nx·ny = v.len().
+        let g = |o: usize| unsafe {
+            let c = b + o;
+            [
+                *v.get_unchecked(c),
+                *v.get_unchecked(c + nx),
+                *v.get_unchecked(c + 2 * nx),
+                0.0,
+            ]
+        };
         [
             g(0),
-            g(l.di),
-            g(l.dj),
-            g(l.dj + l.di),
-            g(l.dk),
-            g(l.dk + l.di),
-            g(l.dk + l.dj),
-            g(l.dk + l.dj + l.di),
+            g(di),
+            g(dj),
+            g(dj + di),
+            g(dk),
+            g(dk + di),
+            g(dk + dj),
+            g(dk + dj + di),
         ]
     }
 }
@@ -639,8 +647,8 @@ pub struct VelWindow<'a> {
 
 /// What a vectorised trace reads of a [`VelWindow`].
 pub(crate) struct WindowRaw<'a> {
-    /// The window's values, four floats a cell, plane `z0` first.
-    pub values: &'a [[f32; 4]],
+    /// The window's values, plane `z0` first, a row's u, v and w one after the other.
+    pub values: &'a [f32],
     /// Cells of the grid along x, y, z.
     pub dims: [usize; 3],
     /// The first plane held and how many are.
@@ -665,19 +673,15 @@ impl VelWindow<'_> {
 
     /// The cell velocities of row `j` of plane `k`, which the window must hold (every plane
     /// of the chunk it was filled for does).
-    pub fn cells_row(&self, j: usize, k: usize) -> &[[f32; 4]] {
+    pub fn cells_row(&self, j: usize, k: usize) -> [&[f32]; 3] {
         let s = self.s;
         assert!(
             k >= s.z0 && k < s.z0 + s.held,
             "plane {k} is outside the window"
         );
-        &s.v[((k - s.z0) * s.d.ny + j) * s.d.nx..][..s.d.nx]
-    }
-
-    /// Whether every float the window holds has a 32-bit index.
-    pub(crate) fn fits_i32_gathers(&self) -> bool {
-        let s = self.s;
-        (s.held * s.d.nx * s.d.ny).saturating_mul(4) < (i32::MAX as usize) / 2
+        let nx = s.d.nx;
+        let row = &s.v[((k - s.z0) * s.d.ny + j) * 3 * nx..][..3 * nx];
+        [&row[..nx], &row[nx..2 * nx], &row[2 * nx..]]
     }
 
     /// Velocity at `p` in cell-array coordinates, as [`VelSampler::at_cell_coords`] of a

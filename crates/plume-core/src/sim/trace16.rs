@@ -4,6 +4,12 @@
 //! they stand for: the same operations in the same order (no fused multiply-adds), the
 //! clamps as the same compare-and-select, and any trace whose midpoint falls outside the
 //! sampler's window taken by [`rk2`] itself.
+//!
+//! The sixteen points' corners are read without gathers where they can be: the points are
+//! grouped by the rows along y and z their corners lie in (in a smooth flow one or two
+//! groups), each group loads 32 values of each of its four rows and picks its corners by
+//! permutes (`avx512::row_groups`). Gathers cost by the value on the processors measured, and
+//! a trace's midpoint took 24 of them.
 
 use super::sample::{rk2, Sampler, VelWindow};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +29,7 @@ pub fn rk2_row(
     let n = ux.len();
     assert!(uy.len() == n && uz.len() == n && ex.len() == n && ey.len() == n && ez.len() == n);
     #[cfg(target_arch = "x86_64")]
-    if simd_available() && win.fits_i32_gathers() && first + n < (1 << 24) {
+    if simd_available() && first + n < (1 << 24) {
         // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
         unsafe { avx512::row(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]) };
         return;
@@ -261,7 +267,8 @@ mod avx512 {
         hi: [&mut [f32]; N],
     ) {
         let n = codes.len();
-        let (dims, stride) = layout(s[0].raw().1);
+        let d = s[0].raw().1;
+        let (dims, stride) = layout(d);
         let ten = _mm512_set1_epi32(1023);
         let mut m = 0;
         while m < n {
@@ -276,13 +283,26 @@ mod avx512 {
             ];
             let offs = offsets(i0, dims, stride);
             let b = index(i0, stride);
+            // As in `sample`: the lanes that share rows load them.
+            let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
+            let mut groups = [None; 16];
+            let shared = row_groups(i0, live, has_x, &Rows::array(d), &mut groups);
             for k in 0..N {
                 let f = s[k].raw().0;
-                // SAFETY: every code is a cell of these dimensions and each offset moves to a
-                // neighbour only where it exists: every index is below f.len().
-                let g = offs.map(|o| unsafe {
-                    _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, o), f.as_ptr())
-                });
+                let g = if let Some(ng) = shared {
+                    let mut g = [_mm512_setzero_ps(); 8];
+                    for sr in groups[..ng].iter().flatten() {
+                        // SAFETY: `f` has the dimensions the rows were found in.
+                        unsafe { sr.corners_into(f.as_ptr(), &mut g) };
+                    }
+                    g
+                } else {
+                    // SAFETY: every code is a cell of these dimensions and each offset moves
+                    // to a neighbour only where it exists: every index is below f.len().
+                    offs.map(|o| unsafe {
+                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, o), f.as_ptr())
+                    })
+                };
                 // `min_max8`: `if x < lo {x} else {lo}` in order, likewise the largest.
                 let (mut l, mut h) = (g[0], g[0]);
                 for &x in &g[1..] {
@@ -326,16 +346,27 @@ mod avx512 {
             let (i0, t, offs) = locate(p, hi, dims, stride);
             let b = index(i0, stride);
             let idx = offs.map(|o| _mm512_add_epi32(b, o));
-            // Where the lowest sample has a neighbour along x, it and that neighbour lie side
-            // by side: one 64-bit gather for eight lanes' pairs takes both. Where it has none
+            // The corners come from the rows the points share, by loads and permutes
+            // (`row_groups`), or, where a group spreads too far along x, by gathers: where
+            // the lowest sample has a neighbour along x, it and that neighbour lie side by
+            // side and one 64-bit gather for eight lanes' pairs takes both; where it has none
             // (the last along x; the two corners are the same sample), the pair starts one
             // sample earlier and its second is the sample.
             let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
             let back = _mm512_maskz_mov_epi32(!has_x, _mm512_set1_epi32(1));
             let starts = [0, 2, 4, 6].map(|c| _mm512_sub_epi32(idx[c], back));
+            let mut groups = [None; 16];
+            let shared = row_groups(i0, live, has_x, &Rows::array(d), &mut groups);
             for (o, t_) in out.iter_mut().zip(s) {
                 let f = t_.raw().0;
-                let g = if pairs {
+                let g = if let Some(ng) = shared {
+                    let mut g = [_mm512_setzero_ps(); 8];
+                    for sr in groups[..ng].iter().flatten() {
+                        // SAFETY: `f` has the dimensions the rows were found in.
+                        unsafe { sr.corners_into(f.as_ptr(), &mut g) };
+                    }
+                    g
+                } else if pairs {
                     let mut g = [_mm512_setzero_ps(); 8];
                     for (c, &st) in starts.iter().enumerate() {
                         let (lo, hi) = (
@@ -385,11 +416,148 @@ mod avx512 {
         }
     }
 
+    /// Where an array's rows lie: row (y, z) starts at `(z − z0)·row_z + y·row_y` and
+    /// holds `d[0]` values; `d` are the array's dimensions.
+    #[derive(Clone, Copy)]
+    pub(super) struct Rows {
+        pub(super) d: [usize; 3],
+        pub(super) row_y: usize,
+        pub(super) row_z: usize,
+        pub(super) z0: usize,
+    }
+
+    impl Rows {
+        /// One array of dimensions `d`, x fastest.
+        pub(super) fn array(d: [usize; 3]) -> Self {
+            Self {
+                d,
+                row_y: d[0],
+                row_z: d[0] * d[1],
+                z0: 0,
+            }
+        }
+    }
+
+    /// Four rows of an array that some of sixteen points' eight corners all lie in, and where
+    /// along them: see [`shared_rows`].
+    #[derive(Clone, Copy)]
+    pub(super) struct SharedRows {
+        /// The lanes whose corners these are.
+        pub(super) lanes: __mmask16,
+        /// Index of the first value loaded from each row, in the order of the corners (y0 z0,
+        /// y1 z0, y0 z1, y1 z1).
+        starts: [usize; 4],
+        /// How many values a row has (32 are loaded where it has at least 32, else all).
+        nx: usize,
+        /// Each point's lower and upper x-corner, counted from the first value loaded.
+        x0: __m512i,
+        x1: __m512i,
+    }
+
+    impl SharedRows {
+        /// The eight corners (order of `Sampler::gather`) in `f` of the points in
+        /// `self.lanes`, blended into `g`.
+        ///
+        /// # Safety
+        /// `f` must hold the rows of the layout [`shared_rows`] was given.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        pub(super) unsafe fn corners_into(&self, f: *const f32, g: &mut [__m512; 8]) {
+            for (r, &st) in self.starts.iter().enumerate() {
+                // SAFETY: `shared_rows` chose the start so that 32 values (or, in rows
+                // shorter than 32, the row's nx, the rest masked) lie in the row.
+                let (a, b) = unsafe {
+                    let p = f.add(st);
+                    if self.nx >= 32 {
+                        (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16)))
+                    } else {
+                        let m = |k: usize| ((1u32 << k.min(16)) - 1) as __mmask16;
+                        (
+                            _mm512_maskz_loadu_ps(m(self.nx), p),
+                            _mm512_maskz_loadu_ps(m(self.nx.saturating_sub(16)), p.add(16)),
+                        )
+                    }
+                };
+                let l = self.lanes;
+                g[2 * r] = _mm512_mask_blend_ps(l, g[2 * r], _mm512_permutex2var_ps(a, self.x0, b));
+                g[2 * r + 1] =
+                    _mm512_mask_blend_ps(l, g[2 * r + 1], _mm512_permutex2var_ps(a, self.x1, b));
+            }
+        }
+    }
+
+    /// The lanes of `todo` whose lowest corners `i0` (as `locate` gives them) lie in the same
+    /// rows along y and z as the first of them, and, where all of theirs lie within 31 values
+    /// along x of a start from which 32 values of the row can be loaded, those rows and the
+    /// positions along them. `has_x` marks the lanes whose lowest corner has a neighbour along
+    /// x. `todo` must not be empty.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn shared_rows(
+        i0: [__m512i; 3],
+        todo: __mmask16,
+        has_x: __mmask16,
+        rows: &Rows,
+    ) -> (__mmask16, Option<SharedRows>) {
+        let lead = _mm512_set1_epi32(todo.trailing_zeros() as i32);
+        let of_lead = |v: __m512i| {
+            _mm_cvtsi128_si32(_mm512_castsi512_si128(_mm512_permutexvar_epi32(lead, v)))
+        };
+        let (x, y, z) = (of_lead(i0[0]), of_lead(i0[1]), of_lead(i0[2]));
+        let lanes = _mm512_mask_cmpeq_epi32_mask(todo, i0[1], _mm512_set1_epi32(y))
+            & _mm512_mask_cmpeq_epi32_mask(todo, i0[2], _mm512_set1_epi32(z));
+        let d = rows.d;
+        let nx = d[0];
+        let start = (x - 6).clamp(0, nx.saturating_sub(32) as i32);
+        let x0 = _mm512_sub_epi32(i0[0], _mm512_set1_epi32(start));
+        let x1 = _mm512_mask_add_epi32(x0, has_x, x0, _mm512_set1_epi32(1));
+        // Every lane's corners among the 32 loaded (as unsigned: a negative one is far
+        // above).
+        let out = |v: __m512i| _mm512_mask_cmpgt_epu32_mask(lanes, v, _mm512_set1_epi32(31));
+        if out(x0) | out(x1) != 0 {
+            return (lanes, None);
+        }
+        let (y, z) = (y as usize, z as usize);
+        let dj = if y + 1 < d[1] { rows.row_y } else { 0 };
+        let dk = if z + 1 < d[2] { rows.row_z } else { 0 };
+        let r0 = (z - rows.z0) * rows.row_z + y * rows.row_y + start as usize;
+        let sr = SharedRows {
+            lanes,
+            starts: [r0, r0 + dj, r0 + dk, r0 + dj + dk],
+            nx,
+            x0,
+            x1,
+        };
+        (lanes, Some(sr))
+    }
+
+    /// The groups of lanes of `live` that share their rows ([`shared_rows`]), at most
+    /// sixteen, and how many; `None` where some group's corners spread too far along x.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn row_groups(
+        i0: [__m512i; 3],
+        live: __mmask16,
+        has_x: __mmask16,
+        rows: &Rows,
+        groups: &mut [Option<SharedRows>; 16],
+    ) -> Option<usize> {
+        let mut todo = live;
+        let mut n = 0;
+        while todo != 0 {
+            let (lanes, sr) = shared_rows(i0, todo, has_x, rows);
+            sr?;
+            groups[n] = sr;
+            n += 1;
+            todo &= !lanes;
+        }
+        Some(n)
+    }
+
     /// [`rk2_row`] with AVX-512F.
     ///
     /// # Safety
-    /// The processor must have AVX-512F, the slices n values each, and the window's values
-    /// (four floats a cell) must be addressable with 32-bit gather indices.
+    /// The processor must have AVX-512F and the slices n values each.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn row(
         win: &VelWindow<'_>,
@@ -401,7 +569,14 @@ mod avx512 {
     ) {
         let n = ux.len();
         let r = win.raw();
-        let base = r.values.as_ptr() as *const f32;
+        let base = r.values.as_ptr();
+        let nx = r.dims[0];
+        let rows = Rows {
+            d: r.dims,
+            row_y: 3 * nx,
+            row_z: 3 * nx * r.dims[1],
+            z0: r.z0,
+        };
         let int = |v: usize| _mm512_set1_epi32(v as i32);
         let (dims, stride) = layout(r.dims);
         let (z0, z_end, one) = (int(r.z0), int(r.z0 + r.held), int(1));
@@ -411,17 +586,13 @@ mod avx512 {
         let kk = _mm512_set1_ps(k);
         let (px0, py, pz) = (_mm512_set1_ps(x0), _mm512_set1_ps(y), _mm512_set1_ps(z));
         let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let base_pd = base as *const f64;
-        let zero_pd = _mm512_setzero_pd();
-        let two = int(2);
-        let (even, odd) = pair_split();
         let mut m = 0;
         while m < n {
             let live = lanes_left(m, n);
             let idx = _mm512_add_epi32(int(first + m), lanes);
             let px = _mm512_add_ps(_mm512_cvtepi32_ps(idx), px0);
             // SAFETY: the lanes in `live` are values m.. < n of each slice; the others are
-            // not read (velocity 0) and gather nothing below.
+            // not read (velocity 0).
             let u = [ux, uy, uz].map(|s| unsafe { _mm512_maskz_loadu_ps(live, s[m..].as_ptr()) });
             let mid = [
                 _mm512_add_ps(px, _mm512_mul_ps(half_k, u[0])),
@@ -433,39 +604,31 @@ mod avx512 {
             // the lowest plane and, where there is one, the plane above it.
             let above = _mm512_cmpneq_epi32_mask(offs[4], _mm512_setzero_si512());
             let top = _mm512_mask_add_epi32(i0[2], above, i0[2], one);
-            let ok =
+            let mut ok =
                 _mm512_cmpge_epi32_mask(i0[2], z0) & _mm512_cmplt_epi32_mask(top, z_end) & live;
-            // The window's planes start at z0.
-            let b = index([i0[0], i0[1], _mm512_sub_epi32(i0[2], z0)], stride);
-            // Four floats a cell: the index of a cell's first float.
-            let offs = offs.map(|o| _mm512_slli_epi32::<2>(_mm512_add_epi32(b, o)));
-            // Each corner's u and v are side by side in the window, and a cell's w with the
-            // w of the next along x (its own at the row's end, where the two x-corners are
-            // the same cell): 64-bit gathers of eight lanes' pairs, split by two permutes,
-            // take u and v at every corner and w at two corners at once.
-            let mut gu = [zero; 8];
-            let mut gv = [zero; 8];
-            let mut gw = [zero; 8];
-            // SAFETY (every gather below): the lanes in `ok` have all eight cells in the
-            // window (as `VelWindow::at_cell_coords` checks), so every index read (and the
-            // float after it) is below 4·held·nx·ny, the floats it holds; the other lanes
-            // read nothing.
-            let pair = |o: __m512i| unsafe {
-                let (lo, hi) = (_mm512_castsi512_si256(o), _mm512_extracti64x4_epi64::<1>(o));
-                let a = _mm512_mask_i32gather_pd::<4>(zero_pd, ok as u8, lo, base_pd);
-                let b = _mm512_mask_i32gather_pd::<4>(zero_pd, (ok >> 8) as u8, hi, base_pd);
-                let (a, b) = (_mm512_castpd_ps(a), _mm512_castpd_ps(b));
-                (
-                    _mm512_permutex2var_ps(a, even, b),
-                    _mm512_permutex2var_ps(a, odd, b),
-                )
-            };
-            for c in 0..8 {
-                (gu[c], gv[c]) = pair(offs[c]);
+            // The lanes that share a row along y and z (in a smooth flow most, often all
+            // sixteen) load the window's rows and pick their corners by permutes.
+            let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
+            let mut g = [[zero; 8]; 3];
+            let mut groups = [None; 16];
+            match (ok != 0)
+                .then(|| row_groups(i0, ok, has_x, &rows, &mut groups))
+                .flatten()
+            {
+                Some(ng) => {
+                    for sr in groups[..ng].iter().flatten() {
+                        for (c, g) in g.iter_mut().enumerate() {
+                            // SAFETY: the lanes in `ok` have all eight cells in the window,
+                            // whose rows hold u, v and w one after the other.
+                            unsafe { sr.corners_into(base.add(c * nx), g) };
+                        }
+                    }
+                }
+                // Corners spread too far along x (a flow far beyond the CFL limit): one
+                // trace at a time below.
+                None => ok = 0,
             }
-            for c in [0, 2, 4, 6] {
-                (gw[c], gw[c + 1]) = pair(_mm512_add_epi32(offs[c], two));
-            }
+            let [gu, gv, gw] = g;
             let um = [trilerp(gu, t), trilerp(gv, t), trilerp(gw, t)];
             let e = [
                 _mm512_add_ps(px, _mm512_mul_ps(kk, um[0])),
@@ -490,115 +653,5 @@ mod avx512 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sim::grid::Dims;
-    use crate::sim::sample::{VelSampler, VelocityRef};
-
-    use crate::sim::test_noise as noise;
-
-    /// Sixteen at a time gives the bits of one at a time: inside the window, outside it (fast
-    /// starts), at the grid's edges, for NaN starts, and for rows that are not a multiple of
-    /// sixteen long.
-    #[test]
-    fn sixteen_traces_at_a_time_give_the_bits_of_one_at_a_time() {
-        let d = Dims::new(37, 9, 30);
-        let [u, v, w] = [0, 1, 2].map(|a| {
-            let f: Vec<f32> = noise(d.faces(a).cells(), 3 + a as u32);
-            f.iter().map(|x| 5.0 * x).collect::<Vec<f32>>()
-        });
-        let vel = VelocityRef {
-            dims: d,
-            u: &u,
-            v: &v,
-            w: &w,
-        };
-        let mut vs = VelSampler::windowed(1);
-        let mut rows = 0;
-        vs.chunks(vel, d.nz, |c0, c1, win| {
-            for kz in c0..c1 {
-                for (j, len) in [(0usize, 37usize), (4, 16), (8, 21)] {
-                    let seed = (kz * 10 + j) as u32;
-                    let mut s = [0, 1, 2].map(|a| {
-                        let f = noise(len, seed * 3 + a);
-                        f.iter().map(|x| 12.0 * x).collect::<Vec<f32>>()
-                    });
-                    s[seed as usize % 3][len / 2] = f32::NAN;
-                    let x0 = if j == 4 { -0.5 } else { 0.0 };
-                    let p = [x0, j as f32, kz as f32 - 0.5 * (j % 2) as f32];
-                    let u0 = [&s[0][..], &s[1][..], &s[2][..]];
-                    let mut a = [0, 1, 2].map(|_| vec![0.0f32; len]);
-                    let mut b = [0, 1, 2].map(|_| vec![0.0f32; len]);
-                    let [a0, a1, a2] = &mut a;
-                    rk2_row(win, 1, p, u0, -0.9, [a0, a1, a2]);
-                    let [b0, b1, b2] = &mut b;
-                    rk2_row_scalar(win, 1, p, u0, -0.9, [b0, b1, b2]);
-                    let bits = |x: &[Vec<f32>; 3]| {
-                        x.concat().iter().map(|v| v.to_bits()).collect::<Vec<u32>>()
-                    };
-                    assert_eq!(bits(&a), bits(&b), "row y {j} z {kz}");
-                    #[cfg(target_arch = "x86_64")]
-                    if simd_available() {
-                        let mut c = [0, 1, 2].map(|_| vec![0.0f32; len]);
-                        let [c0, c1, c2] = &mut c;
-                        // SAFETY: AVX-512F checked; the slices have `len` values each.
-                        unsafe { avx512::row(win, 1, p, u0, -0.9, [c0, c1, c2]) };
-                        assert_eq!(bits(&c), bits(&b), "row y {j} z {kz} (AVX-512)");
-                    }
-                    rows += 1;
-                }
-            }
-        });
-        assert_eq!(rows, 3 * d.nz);
-    }
-
-    /// Sixteen points and sixteen ranges at a time give the bits of one at a time: at random
-    /// points (outside the grid and NaN included), and around random cells (the last cells of
-    /// each axis, where a neighbour repeats, and codes with the outside-air bit set).
-    #[test]
-    fn sixteen_samples_and_ranges_at_a_time_give_the_bits_of_one_at_a_time() {
-        let d = Dims::new(11, 6, 5);
-        let (a, b) = (noise(d.cells(), 1), noise(d.cells(), 2));
-        let s = [Sampler::new(&a, d), Sampler::new(&b, d)];
-        let len = 53;
-        let mut p = [0, 1, 2].map(|k| {
-            let f = noise(len, 7 + k);
-            f.iter().map(|x| 16.0 * x + 4.0).collect::<Vec<f32>>()
-        });
-        p[1][9] = f32::NAN;
-        let pts = [&p[0][..], &p[1][..], &p[2][..]];
-        let codes: Vec<u32> = (0..len)
-            .map(|m| {
-                let c = [m * 7 % d.nx, m * 5 % d.ny, m * 3 % d.nz].map(|x| x as u32);
-                c[0] | c[1] << 10 | c[2] << 20 | u32::from(m % 4 == 0) << 31
-            })
-            .collect();
-        type Out = ([Vec<f32>; 2], Vec<u32>, [Vec<f32>; 4]);
-        let run = |simd: bool| -> Out {
-            let mut v = [vec![0.0; len], vec![0.0; len]];
-            let mut c = vec![0; len];
-            let mut r = [0, 1, 2, 3].map(|_| vec![0.0; len]);
-            let [v0, v1] = &mut v;
-            let [l0, l1, h0, h1] = &mut r;
-            if simd {
-                sample_row(&s, pts, [v0, v1], Some(&mut c));
-                range_row(&s, &codes, [l0, l1], [h0, h1]);
-            } else {
-                sample_row_scalar(&s, pts, [v0, v1], Some(&mut c));
-                range_row_scalar(&s, &codes, [l0, l1], [h0, h1]);
-            }
-            (v, c, r)
-        };
-        let bits = |o: &Out| {
-            let f = o.0.concat().into_iter().chain(o.2.concat());
-            (f.map(f32::to_bits).collect::<Vec<u32>>(), o.1.clone())
-        };
-        let (one, many) = (run(false), run(true));
-        assert_eq!(bits(&one), bits(&many));
-        assert!(one.2[0].iter().zip(&one.2[2]).all(|(l, h)| l <= h));
-        assert!(one.2[0].iter().zip(&one.2[2]).any(|(l, h)| l < h));
-        if !simd_available() {
-            eprintln!("no AVX-512 here: the dispatch took the scalar path on both sides");
-        }
-    }
-}
+#[path = "trace16_tests.rs"]
+mod tests;

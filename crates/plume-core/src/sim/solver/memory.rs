@@ -38,7 +38,7 @@ pub fn estimate_bytes(
     if params.velocity_advection == Advection::MacCormack {
         floats += 4 * faces;
     }
-    // + the RK2 sampler's window of interleaved cell velocities.
+    // + the RK2 sampler's window of cell velocities.
     let halo = crate::sim::advect::halo_for_cfl(params.max_cfl);
     let mut bytes = 4 * floats + crate::sim::advect::VelSampler::bytes_for(dims, halo);
     if obstacles {
