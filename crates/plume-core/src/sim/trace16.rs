@@ -611,10 +611,13 @@ mod avx512 {
             let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
             let mut g = [[zero; 8]; 3];
             let mut groups = [None; 16];
-            match (ok != 0)
-                .then(|| row_groups(i0, ok, has_x, &rows, &mut groups))
-                .flatten()
-            {
+            // (No closure here: one without the target feature could not inline the call.)
+            let shared = if ok != 0 {
+                row_groups(i0, ok, has_x, &rows, &mut groups)
+            } else {
+                Some(0)
+            };
+            match shared {
                 Some(ng) => {
                     for sr in groups[..ng].iter().flatten() {
                         for (c, g) in g.iter_mut().enumerate() {
