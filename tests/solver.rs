@@ -4,7 +4,9 @@ mod common;
 
 use common::{all_finite, max_face_divergence, max_speed_component, Rng};
 use plume::scene::Scene;
-use plume::sim::{Boundaries, Dims, Emitter, Face, FluidParams, Grid, SimError, Solver};
+use plume::sim::{
+    Boundaries, Dims, Emitter, Face, FluidParams, Grid, PressureMethod, SimError, Solver,
+};
 
 fn quiet_params() -> FluidParams {
     FluidParams {
@@ -369,6 +371,34 @@ fn run_in_pool(threads: usize) -> (Vec<f32>, [Vec<f32>; 3], Vec<f32>) {
 
 fn bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A clone of a developed solver (obstacle, confinement, both solvers' state) carries on bit
+/// for bit as the original does: the benchmarks time steps of clones of one state.
+#[test]
+fn a_cloned_solver_carries_on_exactly_as_the_original() {
+    for method in [PressureMethod::Multigrid, PressureMethod::RedBlackSor] {
+        let mut scene = Scene::default_plume().with_dims(Dims::new(20, 24, 18));
+        scene.fluid.pressure_method = method;
+        scene.obstacles = vec![plume::sim::Obstacle::sphere([0.5, 0.6, 0.5], 0.15)];
+        let mut s = scene.build().expect("scene");
+        for _ in 0..10 {
+            s.step();
+        }
+        let mut c = s.clone();
+        for _ in 0..5 {
+            s.step();
+            c.step();
+        }
+        assert!(bits(s.density()) == bits(c.density()), "{method:?}");
+        assert!(bits(s.temperature()) == bits(c.temperature()), "{method:?}");
+        assert!(bits(s.pressure()) == bits(c.pressure()), "{method:?}");
+        for a in 0..3 {
+            assert!(bits(s.velocity(a)) == bits(c.velocity(a)), "{method:?}");
+        }
+        assert!(s.density().iter().any(|&d| d > 0.0));
+        assert_eq!(s.time(), c.time());
+    }
 }
 
 #[test]

@@ -29,6 +29,9 @@ mod substeps;
 pub use stats::{StageTime, StepStats};
 
 /// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.
+/// A clone carries on exactly as the original would (the benchmarks step copies of one
+/// developed state).
+#[derive(Clone)]
 pub struct Solver {
     grid: Grid,
     params: FluidParams,

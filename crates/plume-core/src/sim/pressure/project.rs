@@ -55,6 +55,14 @@ pub trait PressureSolver: Send + Sync {
     fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
         Vec::new()
     }
+    /// A copy of the solver in its present state (what it has built and holds).
+    fn boxed_clone(&self) -> Box<dyn PressureSolver>;
+}
+
+impl Clone for Box<dyn PressureSolver> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
 }
 
 /// Multigrid-preconditioned conjugate gradients (see [`Mgpcg`]): the default.
@@ -94,6 +102,10 @@ impl PressureSolver for Multigrid {
     fn work_vectors(&mut self) -> Vec<&mut Vec<f32>> {
         self.mg.work_vectors()
     }
+
+    fn boxed_clone(&self) -> Box<dyn PressureSolver> {
+        Box::new(self.clone())
+    }
 }
 
 /// Red-black Gauss-Seidel with successive over-relaxation (seed 002: ω ≈ 1.9).
@@ -129,6 +141,10 @@ impl PressureSolver for RedBlackSor {
 
     fn memory_bytes(&self) -> usize {
         self.packed.memory_bytes()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn PressureSolver> {
+        Box::new(self.clone())
     }
 }
 
