@@ -6,8 +6,8 @@
 //! sampler's window taken by [`rk2`] itself.
 //!
 //! The sixteen points' corners are read without gathers where they can be: the points are
-//! grouped by the rows along y and z their corners lie in (in a smooth flow one or two
-//! groups), each group loads 32 values of each of its four rows and picks its corners by
+//! grouped by the rows along y and z their corners lie in (in a smooth flow mostly one, at
+//! most four), each group loads 32 values of each of its four rows and picks its corners by
 //! permutes (`avx512::row_groups`). Gathers cost by the value on the processors measured, and
 //! a trace's midpoint took 24 of them.
 
