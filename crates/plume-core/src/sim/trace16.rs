@@ -282,7 +282,6 @@ mod avx512 {
                 _mm512_and_si512(_mm512_srli_epi32::<20>(code), ten),
             ];
             let offs = offsets(i0, dims, stride);
-            let b = index(i0, stride);
             // As in `sample`: the lanes that share rows load them.
             let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
             let mut groups = [None; 16];
@@ -290,13 +289,10 @@ mod avx512 {
             for k in 0..N {
                 let f = s[k].raw().0;
                 let g = if let Some(ng) = shared {
-                    let mut g = [_mm512_setzero_ps(); 8];
-                    for sr in groups[..ng].iter().flatten() {
-                        // SAFETY: `f` has the dimensions the rows were found in.
-                        unsafe { sr.corners_into(f.as_ptr(), &mut g) };
-                    }
-                    g
+                    // SAFETY: `f` has the dimensions the rows were found in.
+                    unsafe { group_corners(&groups[..ng], f.as_ptr()) }
                 } else {
+                    let b = index(i0, stride);
                     // SAFETY: every code is a cell of these dimensions and each offset moves
                     // to a neighbour only where it exists: every index is below f.len().
                     offs.map(|o| unsafe {
@@ -344,8 +340,6 @@ mod avx512 {
             // not read (and stand for the point 0, which `locate` keeps in the array).
             let p = [x, y, z].map(|a| unsafe { _mm512_maskz_loadu_ps(live, a[m..].as_ptr()) });
             let (i0, t, offs) = locate(p, hi, dims, stride);
-            let b = index(i0, stride);
-            let idx = offs.map(|o| _mm512_add_epi32(b, o));
             // The corners come from the rows the points share, by loads and permutes
             // (`row_groups`), or, where a group spreads too far along x, by gathers: where
             // the lowest sample has a neighbour along x, it and that neighbour lie side by
@@ -353,20 +347,18 @@ mod avx512 {
             // (the last along x; the two corners are the same sample), the pair starts one
             // sample earlier and its second is the sample.
             let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
-            let back = _mm512_maskz_mov_epi32(!has_x, _mm512_set1_epi32(1));
-            let starts = [0, 2, 4, 6].map(|c| _mm512_sub_epi32(idx[c], back));
             let mut groups = [None; 16];
             let shared = row_groups(i0, live, has_x, &Rows::array(d), &mut groups);
             for (o, t_) in out.iter_mut().zip(s) {
                 let f = t_.raw().0;
                 let g = if let Some(ng) = shared {
-                    let mut g = [_mm512_setzero_ps(); 8];
-                    for sr in groups[..ng].iter().flatten() {
-                        // SAFETY: `f` has the dimensions the rows were found in.
-                        unsafe { sr.corners_into(f.as_ptr(), &mut g) };
-                    }
-                    g
+                    // SAFETY: `f` has the dimensions the rows were found in.
+                    unsafe { group_corners(&groups[..ng], f.as_ptr()) }
                 } else if pairs {
+                    let b = index(i0, stride);
+                    let back = _mm512_maskz_mov_epi32(!has_x, _mm512_set1_epi32(1));
+                    let starts =
+                        [0, 2, 4, 6].map(|c| _mm512_sub_epi32(_mm512_add_epi32(b, offs[c]), back));
                     let mut g = [_mm512_setzero_ps(); 8];
                     for (c, &st) in starts.iter().enumerate() {
                         let (lo, hi) = (
@@ -393,9 +385,12 @@ mod avx512 {
                     }
                     g
                 } else {
+                    let b = index(i0, stride);
                     // SAFETY: `locate` clamps every sample into the array and each offset
                     // moves to a neighbour only where it exists: every index is below f.len().
-                    idx.map(|i| unsafe { _mm512_i32gather_ps::<4>(i, f.as_ptr()) })
+                    offs.map(|o| unsafe {
+                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, o), f.as_ptr())
+                    })
                 };
                 let v = trilerp(g, t);
                 // SAFETY: the lanes in `live` are values m.. < n of each slice.
@@ -462,7 +457,7 @@ mod avx512 {
         /// `f` must hold the rows of the layout [`shared_rows`] was given.
         #[inline]
         #[target_feature(enable = "avx512f")]
-        pub(super) unsafe fn corners_into(&self, f: *const f32, g: &mut [__m512; 8]) {
+        unsafe fn corners_into(&self, f: *const f32, g: &mut [__m512; 8]) {
             for (r, &st) in self.starts.iter().enumerate() {
                 // SAFETY: `shared_rows` chose the start so that 32 values (or, in rows
                 // shorter than 32, the row's nx, the rest masked) lie in the row.
@@ -546,12 +541,30 @@ mod avx512 {
         let mut n = 0;
         while todo != 0 {
             let (lanes, sr) = shared_rows(i0, todo, has_x, rows);
-            sr?;
-            groups[n] = sr;
+            groups[n] = Some(sr?);
             n += 1;
             todo &= !lanes;
         }
         Some(n)
+    }
+
+    /// The eight corners (order of `Sampler::gather`) in `f` of the points of the groups
+    /// [`row_groups`] found (lanes in no group hold 0).
+    ///
+    /// # Safety
+    /// `f` must hold the rows of the layout the groups were found in.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn group_corners(
+        groups: &[Option<SharedRows>],
+        f: *const f32,
+    ) -> [__m512; 8] {
+        let mut g = [_mm512_setzero_ps(); 8];
+        for sr in groups.iter().flatten() {
+            // SAFETY: as the caller promises.
+            unsafe { sr.corners_into(f, &mut g) };
+        }
+        g
     }
 
     /// [`rk2_row`] with AVX-512F.
@@ -580,7 +593,6 @@ mod avx512 {
         let int = |v: usize| _mm512_set1_epi32(v as i32);
         let (dims, stride) = layout(r.dims);
         let (z0, z_end, one) = (int(r.z0), int(r.z0 + r.held), int(1));
-        let zero = _mm512_setzero_ps();
         let hi = r.hi.map(|h| _mm512_set1_ps(h));
         let half_k = _mm512_set1_ps(0.5 * k);
         let kk = _mm512_set1_ps(k);
@@ -609,29 +621,31 @@ mod avx512 {
             // The lanes that share a row along y and z (in a smooth flow most, often all
             // sixteen) load the window's rows and pick their corners by permutes.
             let has_x = _mm512_cmpneq_epi32_mask(offs[1], _mm512_setzero_si512());
-            let mut g = [[zero; 8]; 3];
             let mut groups = [None; 16];
-            // (No closure here: one without the target feature could not inline the call.)
             let shared = if ok != 0 {
                 row_groups(i0, ok, has_x, &rows, &mut groups)
             } else {
                 Some(0)
             };
-            match shared {
-                Some(ng) => {
-                    for sr in groups[..ng].iter().flatten() {
-                        for (c, g) in g.iter_mut().enumerate() {
-                            // SAFETY: the lanes in `ok` have all eight cells in the window,
-                            // whose rows hold u, v and w one after the other.
-                            unsafe { sr.corners_into(base.add(c * nx), g) };
-                        }
-                    }
-                }
+            let ng = match shared {
+                Some(ng) => ng,
                 // Corners spread too far along x (a flow far beyond the CFL limit): one
                 // trace at a time below.
-                None => ok = 0,
-            }
-            let [gu, gv, gw] = g;
+                None => {
+                    ok = 0;
+                    0
+                }
+            };
+            // SAFETY: the lanes in `ok` have all eight cells in the window, whose rows hold
+            // u, v and w one after the other. (No closures: one without the target feature
+            // could not inline the calls.)
+            let (gu, gv, gw) = unsafe {
+                (
+                    group_corners(&groups[..ng], base),
+                    group_corners(&groups[..ng], base.add(nx)),
+                    group_corners(&groups[..ng], base.add(2 * nx)),
+                )
+            };
             let um = [trilerp(gu, t), trilerp(gv, t), trilerp(gw, t)];
             let e = [
                 _mm512_add_ps(px, _mm512_mul_ps(kk, um[0])),

@@ -138,13 +138,19 @@ fn points_are_grouped_by_the_rows_they_share() {
         unsafe { grouping_checks() };
         return;
     }
+    // Where it cannot run, CI (which measures and relies on this path) fails; elsewhere the
+    // grouping is not used and there is nothing to check.
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "no AVX-512 here: the row grouping cannot be checked"
+    );
     eprintln!("no AVX-512 here: the grouping is not used, nothing to check");
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn grouping_checks() {
-    use avx512::{row_groups, Rows};
+    use avx512::{group_corners, row_groups, Rows};
     use std::arch::x86_64::*;
     let v = |a: [i32; 16]| {
         // SAFETY: sixteen i32.
@@ -172,12 +178,8 @@ fn grouping_checks() {
         assert_eq!(n, 2);
         let lanes: Vec<u16> = groups[..n].iter().flatten().map(|g| g.lanes).collect();
         assert_eq!(lanes, [0x5555, 0x2aaa]);
-        let mut g = [_mm512_setzero_ps(); 8];
-        for sr in groups[..n].iter().flatten() {
-            // SAFETY: `f` has dimensions `d`.
-            unsafe { sr.corners_into(f.as_ptr(), &mut g) };
-        }
-        let g = g.map(f32s);
+        // SAFETY: `f` has dimensions `d`.
+        let g = unsafe { group_corners(&groups[..n], f.as_ptr()) }.map(f32s);
         let at = |x: i32, y: i32, z: i32| ((z * d[1] as i32 + y) * nx + x) as f32;
         for l in 0..15 {
             let (x, y) = (xs[l], ys[l]);
