@@ -364,8 +364,9 @@ pub struct BenchArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Trace and sample one point at a time even where the processor has AVX-512 (to see
-    /// what the vector path gains; the results are the same bits).
+    /// Trace and sample one point at a time, and run the pressure solver's passes four
+    /// lanes wide, even where the processor has AVX-512 (to see what the vector paths gain;
+    /// the results are the same bits).
     #[arg(long)]
     pub no_simd: bool,
     /// Advect the scalars in every cell, also where only outside air is within the traces'

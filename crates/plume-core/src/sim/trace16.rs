@@ -137,7 +137,8 @@ static ONE_AT_A_TIME: AtomicBool = AtomicBool::new(false);
 /// Lets the passes take sixteen points at a time where the processor can (`true`, the
 /// default) or makes them take one at a time (`false`), for the whole process: to measure
 /// what the vector path gains (`plume bench --no-simd`) and to check that both give the same
-/// results. Results do not depend on it.
+/// results. Results do not depend on it. The multigrid pressure solver's passes follow it
+/// too (compiled for AVX-512F or for the baseline x86-64, `pressure::multigrid::planes`).
 pub fn set_vectorised(on: bool) {
     ONE_AT_A_TIME.store(!on, Ordering::Relaxed);
 }
