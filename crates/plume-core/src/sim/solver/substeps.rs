@@ -157,12 +157,15 @@ impl Solver {
             .map(|v| {
                 v.par_chunks_mut(4096)
                     .map(|c| {
-                        // Selects, not branches (it vectorises); NaN stays as it is.
-                        let mut n = 0u32;
-                        for x in c {
-                            n += u32::from(x.abs() > lim);
-                            let y = if *x < -lim { -lim } else { *x };
-                            *x = if y > lim { lim } else { y };
+                        // Counted first without writing (it vectorises): a chunk within the
+                        // limit, nearly always all of them, is left as it is, unwritten.
+                        let n = c.iter().map(|x| u32::from(x.abs() > lim)).sum::<u32>();
+                        if n > 0 {
+                            // Selects, not branches (it vectorises); NaN stays as it is.
+                            for x in c {
+                                let y = if *x < -lim { -lim } else { *x };
+                                *x = if y > lim { lim } else { y };
+                            }
                         }
                         u64::from(n)
                     })
