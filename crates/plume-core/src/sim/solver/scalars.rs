@@ -126,7 +126,7 @@ impl Solver {
         }
         std::mem::swap(&mut self.density, &mut self.density_tmp);
         solids.fill_cells(&mut self.density, 0.0);
-        self.mass_factor = self.correct_mass(target);
+        self.mass_factor = self.correct_mass(target, spans);
     }
 
     /// Smoke leaving through the open faces in a sub-step of `k_dt = dt/h` cells per unit
@@ -172,15 +172,32 @@ impl Solver {
     /// estimated outflow through open faces, times the fade: sources (added before) and the
     /// smoke that leaves are untouched, only advection's error is taken back. The factor is
     /// bounded to [0.8, 1.25] per sub-step so a bad estimate cannot run away. Returns it.
-    pub(super) fn correct_mass(&mut self, target: f64) -> f32 {
+    /// With the advection's `spans`, only the cells in them are scaled: the others came out
+    /// +0 (outside air), which scaling leaves as it is.
+    pub(super) fn correct_mass(&mut self, target: f64, spans: Option<&[active::Span]>) -> f32 {
         let now = det_sum(&self.density);
         if !(now > 0.0 && target > 0.0) {
             return 1.0;
         }
         let f = (target / now).clamp(0.8, 1.25) as f32;
-        if f != 1.0 {
-            self.density.par_iter_mut().for_each(|x| *x *= f);
+        if f == 1.0 {
+            return f;
         }
+        let Some(spans) = spans else {
+            self.density.par_iter_mut().for_each(|x| *x *= f);
+            return f;
+        };
+        let nx = self.grid.dims.nx;
+        self.density
+            .par_chunks_mut(nx)
+            .zip(spans.par_iter())
+            .for_each(|(row, &[a, b])| {
+                if a < b {
+                    for x in &mut row[a as usize..b as usize] {
+                        *x *= f;
+                    }
+                }
+            });
         f
     }
 }
