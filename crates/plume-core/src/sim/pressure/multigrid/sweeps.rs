@@ -49,112 +49,81 @@ pub(super) fn jacobi_sweeps<D: Diag>(
     // intermediate sweeps beyond its own.
     let (_, min) = plane_len(dims);
     let tasks = (2 * rayon::current_num_threads()).clamp(1, nz.div_ceil(min).max(1));
-    sweeps_in_tasks(tasks, ws, dims, diag, zeros, b, x0, out, want_dot)
+    let sweeps = Sweeps {
+        ws,
+        dims,
+        diag,
+        zeros,
+        b,
+        x0,
+        want_dot,
+    };
+    sweeps.in_tasks(tasks, out)
 }
 
-/// [`jacobi_sweeps`] with the planes cut into `tasks` runs (the result does not depend on
-/// how many).
-#[allow(clippy::too_many_arguments)]
-fn sweeps_in_tasks<D: Diag>(
-    tasks: usize,
-    ws: &[f32],
-    dims: [usize; 3],
-    diag: &[D],
-    zeros: &[f32],
-    b: &[f32],
-    x0: Option<&[f32]>,
-    out: &mut [f32],
-    want_dot: bool,
-) -> f64 {
-    let m = ws.len();
-    let [nx, ny, nz] = dims;
-    let plane = nx * ny;
-    let per = nz.div_ceil(tasks.clamp(1, nz));
-    let parts: Vec<Vec<f64>> = out
-        .par_chunks_mut(per * plane)
-        .enumerate()
-        .map(|(c, oc)| {
-            let k0 = c * per;
-            let k1 = k0 + oc.len() / plane;
-            RINGS.with_borrow_mut(|ring| {
-                // Rings of three planes for sweeps 1..m − 1, then the row of sums.
-                ring.resize(3 * (m - 1) * plane + nx, 0.0);
-                let (rings, srow) = ring.split_at_mut(3 * (m - 1) * plane);
-                let task = Task {
-                    ws,
-                    dims,
-                    diag,
-                    zeros,
-                    b,
-                    x0,
-                };
-                task.run(k0, k1, rings, srow, oc, want_dot)
-            })
-        })
-        .collect();
-    parts.iter().flatten().sum()
-}
-
-/// What every task of one [`jacobi_sweeps`] call reads.
-struct Task<'a, D> {
+/// One [`jacobi_sweeps`] call: what every task reads.
+struct Sweeps<'a, D> {
     ws: &'a [f32],
     dims: [usize; 3],
     diag: &'a [D],
     zeros: &'a [f32],
     b: &'a [f32],
     x0: Option<&'a [f32]>,
+    want_dot: bool,
 }
 
-impl<D: Diag> Task<'_, D> {
-    /// Planes `k0..k1` of the last sweep into `out` (their values); returns each plane's
-    /// Σ b·out when `want_dot`. With AVX-512 where the processor has it (the same
-    /// operations, sixteen lanes wide: the same bits).
-    fn run(
-        &self,
-        k0: usize,
-        k1: usize,
-        rings: &mut [f32],
-        srow: &mut [f32],
-        out: &mut [f32],
-        want_dot: bool,
-    ) -> Vec<f64> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::sim::trace16::simd_available() {
-            // SAFETY: the processor has AVX-512F (`simd_available` asked it).
-            return unsafe { self.run_avx512(k0, k1, rings, srow, out, want_dot) };
-        }
-        self.run_any(k0, k1, rings, srow, out, want_dot)
-    }
-
-    /// [`Task::run`] compiled for AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn run_avx512(
-        &self,
-        k0: usize,
-        k1: usize,
-        rings: &mut [f32],
-        srow: &mut [f32],
-        out: &mut [f32],
-        want_dot: bool,
-    ) -> Vec<f64> {
-        self.run_any(k0, k1, rings, srow, out, want_dot)
-    }
-
-    /// The work of [`Task::run`], inlined into each of its versions.
-    #[inline(always)]
-    fn run_any(
-        &self,
-        k0: usize,
-        k1: usize,
-        rings: &mut [f32],
-        srow: &mut [f32],
-        out: &mut [f32],
-        want_dot: bool,
-    ) -> Vec<f64> {
+impl<D: Diag> Sweeps<'_, D> {
+    /// The sweeps with the planes cut into `tasks` runs (the result does not depend on how
+    /// many).
+    fn in_tasks(&self, tasks: usize, out: &mut [f32]) -> f64 {
         let m = self.ws.len();
         let [nx, ny, nz] = self.dims;
         let plane = nx * ny;
+        let per = nz.div_ceil(tasks.clamp(1, nz));
+        let parts: Vec<Vec<f64>> = out
+            .par_chunks_mut(per * plane)
+            .enumerate()
+            .map(|(c, oc)| {
+                RINGS.with_borrow_mut(|ring| {
+                    // Rings of three planes for sweeps 1..m − 1, then the row of sums.
+                    ring.resize(3 * (m - 1) * plane + nx, 0.0);
+                    self.run(c * per, oc, ring)
+                })
+            })
+            .collect();
+        parts.iter().flatten().sum()
+    }
+}
+
+impl<D: Diag> Sweeps<'_, D> {
+    /// The planes from `k0` on of the last sweep into `out` (their values), with `ring` for
+    /// the intermediate planes and a row of sums; returns each plane's Σ b·out when
+    /// `want_dot`. With AVX-512 where the processor has it (the same operations, sixteen
+    /// lanes wide: the same bits).
+    fn run(&self, k0: usize, out: &mut [f32], ring: &mut [f32]) -> Vec<f64> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::sim::trace16::simd_available() {
+            // SAFETY: the processor has AVX-512F (`simd_available` asked it).
+            return unsafe { self.run_avx512(k0, out, ring) };
+        }
+        self.run_any(k0, out, ring)
+    }
+
+    /// [`Sweeps::run`] compiled for AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run_avx512(&self, k0: usize, out: &mut [f32], ring: &mut [f32]) -> Vec<f64> {
+        self.run_any(k0, out, ring)
+    }
+
+    /// The work of [`Sweeps::run`], inlined into each of its versions.
+    #[inline(always)]
+    fn run_any(&self, k0: usize, out: &mut [f32], ring: &mut [f32]) -> Vec<f64> {
+        let m = self.ws.len();
+        let [nx, ny, nz] = self.dims;
+        let plane = nx * ny;
+        let (k1, want_dot) = (k0 + out.len() / plane, self.want_dot);
+        let (rings, srow) = ring.split_at_mut(3 * (m - 1) * plane);
         let mut dots = Vec::with_capacity(if want_dot { k1 - k0 } else { 0 });
         // Sweep l (1-based) is worked out on planes k0 − (m − l) .. k1 + (m − l); at step p,
         // sweep l does plane p − (l − 1), whose upper neighbour sweep l − 1 has just done.
@@ -308,17 +277,16 @@ mod tests {
         for tasks in [1, 2, 3, 5, 13] {
             let mut got = vec![f32::NAN; n];
             let ws = [0.6, 0.9, 1.7];
-            let d = sweeps_in_tasks(
-                tasks,
-                &ws,
+            let sweeps = Sweeps {
+                ws: &ws,
                 dims,
-                &diag,
-                &zeros,
-                &b,
-                Some(&x0),
-                &mut got,
-                true,
-            );
+                diag: &diag[..],
+                zeros: &zeros,
+                b: &b,
+                x0: Some(&x0),
+                want_dot: true,
+            };
+            let d = sweeps.in_tasks(tasks, &mut got);
             let same = want
                 .iter()
                 .zip(&got)
