@@ -42,7 +42,7 @@ const OMEGA: f32 = 6.0 / 7.0;
 /// the interval down to 1/4 also damps the smoother modes that the inexact coarse correction
 /// (itself one V-cycle) leaves. Measured on the default scene: two sweeps over [1/3, 2] cut
 /// the residual 12-fold a CG iteration at 128³ and needed 3 iterations a step there; three
-/// over [1/4, 2] cut it 25–65-fold and need 2 (at 256³: 3 → 2 a sub-step).
+/// over [1/4, 2] cut it 25–31-fold and need 2 (at 256³: 3 → 2 a sub-step).
 fn smoother_weights() -> [f32; 3] {
     let (lo, hi) = (0.25f32, 2.0f32);
     let (mid, half) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
