@@ -7,15 +7,57 @@ use super::grid::Dims;
 use super::pressure::operator::det_sum;
 use rayon::prelude::*;
 
-/// Vorticity confinement. It holds no fields of its own: [`Confinement::apply`] works in seven
-/// cell-sized scratch arrays its caller lends (the solver lends buffers that are idle while
-/// the force is computed).
+mod stream;
+
+/// Vorticity confinement. It holds no fields of its own: [`Confinement::apply`] streams the
+/// velocity through a few planes of scratch per worker thread.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Confinement;
 
-/// The scratch [`Confinement::apply`] works in: seven arrays of at least one value a cell
+/// The scratch the passes one after another work in: seven arrays of at least one value a cell
 /// (cell-centred velocity, later the force; vorticity; |ω|).
+#[cfg(test)]
 pub type ConfinementScratch<'a> = [&'a mut [f32]; 7];
+
+/// Central differences along x of one row, one-sided at its ends (0 for a row one cell long).
+#[inline(always)]
+fn diff_x(r: &[f32], out: &mut [f32]) {
+    let nx = r.len();
+    let out = &mut out[..nx];
+    if nx == 1 {
+        out[0] = 0.0;
+        return;
+    }
+    out[0] = r[1] - r[0];
+    out[nx - 1] = r[nx - 1] - r[nx - 2];
+    for ((o, a), b) in out[1..nx - 1].iter_mut().zip(&r[..nx - 2]).zip(&r[2..]) {
+        *o = 0.5 * (b - a);
+    }
+}
+
+/// The neighbours a difference at `p` along an axis `n` long takes, and its factor: central
+/// inside, one-sided at the ends, none on an axis one cell long.
+#[inline(always)]
+fn neighbours(p: usize, n: usize) -> Option<(usize, usize, f32)> {
+    match (p > 0, p + 1 < n) {
+        (true, true) => Some((p - 1, p + 1, 0.5)),
+        (false, true) => Some((p, p + 1, 1.0)),
+        (true, false) => Some((p - 1, p, 1.0)),
+        (false, false) => None,
+    }
+}
+
+/// `out = s·(hi − lo)` element by element; `None` (no neighbours): zeros.
+#[inline(always)]
+fn diff_across(out: &mut [f32], pair: Option<(&[f32], &[f32], f32)>) {
+    let Some((lo, hi, s)) = pair else {
+        out.fill(0.0);
+        return;
+    };
+    for ((o, a), b) in out.iter_mut().zip(lo).zip(hi) {
+        *o = s * (b - a);
+    }
+}
 
 /// Central differences of `f` along `axis` for the cells of row (j, k), one-sided at the
 /// grid's ends (0 on an axis one cell long), into `out`.
@@ -25,31 +67,60 @@ fn diff_row(f: &[f32], d: Dims, j: usize, k: usize, axis: usize, out: &mut [f32]
     let out = &mut out[..nx];
     let row = |jj: usize, kk: usize| &f[d.idx(0, jj, kk)..][..nx];
     if axis == 0 {
-        let r = row(j, k);
-        if nx == 1 {
-            out[0] = 0.0;
-            return;
-        }
-        out[0] = r[1] - r[0];
-        out[nx - 1] = r[nx - 1] - r[nx - 2];
-        for ((o, a), b) in out[1..nx - 1].iter_mut().zip(&r[..nx - 2]).zip(&r[2..]) {
-            *o = 0.5 * (b - a);
-        }
+        diff_x(row(j, k), out);
         return;
     }
     let (p, n) = if axis == 1 { (j, d.ny) } else { (k, d.nz) };
     let at = |q: usize| if axis == 1 { row(q, k) } else { row(j, q) };
-    let (lo, hi, s) = match (p > 0, p + 1 < n) {
-        (true, true) => (at(p - 1), at(p + 1), 0.5),
-        (false, true) => (at(p), at(p + 1), 1.0),
-        (true, false) => (at(p - 1), at(p), 1.0),
-        (false, false) => {
-            out.fill(0.0);
-            return;
-        }
-    };
-    for ((o, a), b) in out.iter_mut().zip(lo).zip(hi) {
-        *o = s * (b - a);
+    diff_across(out, neighbours(p, n).map(|(a, b, s)| (at(a), at(b), s)));
+}
+
+/// ω and |ω| of one row from its six differences (∂w/∂y, ∂v/∂z, ∂u/∂z, ∂w/∂x, ∂v/∂x,
+/// ∂u/∂y, times h) into `[ωx, ωy, ωz, |ω|]`.
+#[inline(always)]
+fn curl_row(s: [&[f32]; 6], inv_h: f32, out: [&mut [f32]; 4]) {
+    let [s0, s1, s2, s3, s4, s5] = s;
+    let [rx, ry, rz, rm] = out;
+    let n = rm.len();
+    let (s0, s1, s2, s3, s4, s5) = (&s0[..n], &s1[..n], &s2[..n], &s3[..n], &s4[..n], &s5[..n]);
+    let (rx, ry, rz) = (&mut rx[..n], &mut ry[..n], &mut rz[..n]);
+    for t in 0..n {
+        let a = (s0[t] - s1[t]) * inv_h;
+        let b = (s2[t] - s3[t]) * inv_h;
+        let c = (s4[t] - s5[t]) * inv_h;
+        rx[t] = a;
+        ry[t] = b;
+        rz[t] = c;
+        rm[t] = (a * a + b * b + c * c).sqrt();
+    }
+}
+
+/// The confinement force `scale·(N × ω)` of one row from the gradient of |ω| (`g`, times h)
+/// and `[ωx, ωy, ωz, |ω|]`.
+#[inline(always)]
+fn force_row(g: [&[f32]; 3], om: [&[f32]; 4], scale: f32, out: [&mut [f32]; 3]) {
+    let [fx, fy, fz] = out;
+    let n = fx.len();
+    let (fy, fz) = (&mut fy[..n], &mut fz[..n]);
+    let (g0, g1, g2) = (&g[0][..n], &g[1][..n], &g[2][..n]);
+    let (o0, o1, o2, m) = (&om[0][..n], &om[1][..n], &om[2][..n], &om[3][..n]);
+    for t in 0..n {
+        let g = [g0[t], g1[t], g2[t]];
+        let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+        // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no well-defined
+        // direction to push. (The division is done for every cell and dropped where it is
+        // not wanted: without a branch the loop vectorises.)
+        let q = scale / len;
+        let inv = if len <= 1e-6 * m[t] || len == 0.0 {
+            0.0
+        } else {
+            q
+        };
+        let nv = [g[0] * inv, g[1] * inv, g[2] * inv];
+        let o = [o0[t], o1[t], o2[t]];
+        fx[t] = nv[1] * o[2] - nv[2] * o[1];
+        fy[t] = nv[2] * o[0] - nv[0] * o[2];
+        fz[t] = nv[0] * o[1] - nv[1] * o[0];
     }
 }
 
@@ -117,15 +188,7 @@ fn vorticity(
                         &mut pz[o..][..nx],
                         &mut pm[o..][..nx],
                     );
-                    for t in 0..nx {
-                        let a = (s0[t] - s1[t]) * inv_h;
-                        let b = (s2[t] - s3[t]) * inv_h;
-                        let c = (s4[t] - s5[t]) * inv_h;
-                        rx[t] = a;
-                        ry[t] = b;
-                        rz[t] = c;
-                        rm[t] = (a * a + b * b + c * c).sqrt();
-                    }
+                    curl_row([s0, s1, s2, s3, s4, s5], inv_h, [rx, ry, rz, rm]);
                 }
             },
         );
@@ -185,76 +248,69 @@ impl Confinement {
     /// two cells). Faces on the domain's boundary get nothing, whatever their type: walls and
     /// inflows are fixed, and an open face's velocity is set by the projection (pressure 0
     /// outside); a force there would feed a flow in from outside that nothing balances.
-    pub fn apply(
-        &self,
-        d: Dims,
-        h: f32,
-        eps: f32,
-        dt: f32,
-        [u, v, w]: [&mut [f32]; 3],
-        scratch: ConfinementScratch<'_>,
-    ) {
+    /// One pass over the velocity ([`stream`]), the same bits as the passes one after another.
+    pub fn apply(&self, d: Dims, h: f32, eps: f32, dt: f32, vel: [&mut [f32]; 3]) {
         if eps == 0.0 {
             return;
         }
-        let n = d.cells();
-        let [c0, c1, c2, o0, o1, o2, m] = scratch;
-        let mut cell = [&mut c0[..n], &mut c1[..n], &mut c2[..n]];
-        let mut omega = [&mut o0[..n], &mut o1[..n], &mut o2[..n]];
-        let mag = &mut m[..n];
-        let vel = VelocityRef {
-            dims: d,
-            u: &*u,
-            v: &*v,
-            w: &*w,
-        };
-        vorticity(vel, h, &mut cell, &mut omega, mag);
-        // Force per cell, written over the cell velocities.
-        let (om, mag) = (&omega, &*mag);
-        let scale = eps * h;
-        let nx = d.nx;
-        fill3_rows(&mut cell, d, |j, k, [fx, fy, fz], sc| {
-            let (g0, rest) = sc.split_at_mut(nx);
-            let (g1, g2) = rest.split_at_mut(nx);
-            diff_row(mag, d, j, k, 0, g0);
-            diff_row(mag, d, j, k, 1, g1);
-            diff_row(mag, d, j, k, 2, g2);
-            let base = d.idx(0, j, k);
-            let (o0, o1, o2, m) = (
-                &om[0][base..][..nx],
-                &om[1][base..][..nx],
-                &om[2][base..][..nx],
-                &mag[base..][..nx],
-            );
-            for t in 0..nx {
-                let g = [g0[t], g1[t], g2[t]];
-                let len = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
-                // |∇|ω|| is per cell here; below a tiny fraction of |ω| there is no
-                // well-defined direction to push.
-                // (The division is done for every cell and dropped where it is not
-                // wanted: without a branch the loop vectorises.)
-                let q = scale / len;
-                let inv = if len <= 1e-6 * m[t] || len == 0.0 {
-                    0.0
-                } else {
-                    q
-                };
-                let nv = [g[0] * inv, g[1] * inv, g[2] * inv];
-                let o = [o0[t], o1[t], o2[t]];
-                fx[t] = nv[1] * o[2] - nv[2] * o[1];
-                fy[t] = nv[2] * o[0] - nv[0] * o[2];
-                fz[t] = nv[0] * o[1] - nv[1] * o[0];
-            }
-        });
-        let force = &cell;
-        for (axis, f) in [u, v, w].into_iter().enumerate() {
-            add_to_faces(d, axis, force[axis], dt, f);
-        }
+        stream::apply(d, h, eps, dt, vel);
+    }
+}
+
+/// The confinement as passes one after another (cell velocities, ω and |ω|, the force, the
+/// faces): what the one-pass form must give, bit for bit.
+#[cfg(test)]
+fn apply_passes(
+    d: Dims,
+    h: f32,
+    eps: f32,
+    dt: f32,
+    [u, v, w]: [&mut [f32]; 3],
+    scratch: ConfinementScratch<'_>,
+) {
+    if eps == 0.0 {
+        return;
+    }
+    let n = d.cells();
+    let [c0, c1, c2, o0, o1, o2, m] = scratch;
+    let mut cell = [&mut c0[..n], &mut c1[..n], &mut c2[..n]];
+    let mut omega = [&mut o0[..n], &mut o1[..n], &mut o2[..n]];
+    let mag = &mut m[..n];
+    let vel = VelocityRef {
+        dims: d,
+        u: &*u,
+        v: &*v,
+        w: &*w,
+    };
+    vorticity(vel, h, &mut cell, &mut omega, mag);
+    // Force per cell, written over the cell velocities.
+    let (om, mag) = (&omega, &*mag);
+    let scale = eps * h;
+    let nx = d.nx;
+    fill3_rows(&mut cell, d, |j, k, [fx, fy, fz], sc| {
+        let (g0, rest) = sc.split_at_mut(nx);
+        let (g1, g2) = rest.split_at_mut(nx);
+        diff_row(mag, d, j, k, 0, g0);
+        diff_row(mag, d, j, k, 1, g1);
+        diff_row(mag, d, j, k, 2, g2);
+        let base = d.idx(0, j, k);
+        let (o0, o1, o2, m) = (
+            &om[0][base..][..nx],
+            &om[1][base..][..nx],
+            &om[2][base..][..nx],
+            &mag[base..][..nx],
+        );
+        force_row([g0, g1, g2], [o0, o1, o2, m], scale, [fx, fy, fz]);
+    });
+    let force = &cell;
+    for (axis, f) in [u, v, w].into_iter().enumerate() {
+        add_to_faces(d, axis, force[axis], dt, f);
     }
 }
 
 /// Adds `dt·` the mean of the two cells' values of `fc` to each interior face along `axis`;
 /// the faces on the domain's boundary get nothing.
+#[cfg(test)]
 fn add_to_faces(d: Dims, axis: usize, fc: &[f32], dt: f32, f: &mut [f32]) {
     let fd = d.faces(axis);
     let nx = d.nx;
@@ -374,19 +430,7 @@ mod tests {
             [-s * (y - 0.5), s * (x - 0.5), 0.0]
         });
         let before_v = v.clone();
-        // Scratch lent full of garbage: the force must not depend on what it held.
-        let mut scratch: Vec<Vec<f32>> = (0..7).map(|i| vec![1e3 * i as f32; d.cells()]).collect();
-        let [s0, s1, s2, s3, s4, s5, s6] = &mut scratch[..] else {
-            unreachable!()
-        };
-        Confinement.apply(
-            d,
-            h,
-            2.0,
-            0.1,
-            [&mut u, &mut v, &mut w],
-            [s0, s1, s2, s3, s4, s5, s6],
-        );
+        Confinement.apply(d, h, 2.0, 0.1, [&mut u, &mut v, &mut w]);
         let dv = d.faces(1);
         // Interior y-faces moved towards −y where ω_z > 0.
         let c = dv.idx(4, 4, 2);
@@ -397,6 +441,60 @@ mod tests {
                 for j in [0, d.ny] {
                     let f = dv.idx(i, j, k);
                     assert_eq!(v[f], before_v[f]);
+                }
+            }
+        }
+    }
+    /// A velocity of pseudo-random values in [−1, 1) on `d`'s faces.
+    fn noise(d: Dims, seed: u64) -> [Vec<f32>; 3] {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        std::array::from_fn(|a| {
+            (0..d.faces(a).cells())
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn one_pass_gives_the_bits_of_the_passes_one_after_another() {
+        // Grids with axes one, two and many cells long; the planes cut into 1 to 13 tasks
+        // (runs of one plane included, whose halo planes are all their neighbours').
+        for (case, d) in [
+            Dims::new(9, 7, 11),
+            Dims::new(5, 6, 1),
+            Dims::new(1, 4, 6),
+            Dims::new(6, 1, 5),
+            Dims::new(4, 5, 2),
+            Dims::new(16, 12, 23),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let vel = noise(d, case as u64 + 1);
+            let mut want = vel.clone();
+            let n = d.cells();
+            let mut scratch: Vec<Vec<f32>> = (0..7).map(|i| vec![1e3 * i as f32; n]).collect();
+            let [s0, s1, s2, s3, s4, s5, s6] = &mut scratch[..] else {
+                unreachable!()
+            };
+            let [a, b, c] = &mut want;
+            apply_passes(d, 0.07, 3.0, 0.01, [a, b, c], [s0, s1, s2, s3, s4, s5, s6]);
+            assert_ne!(want, vel, "{d:?}: the force moved nothing");
+            for tasks in [1, 2, 3, 5, 13] {
+                let mut got = vel.clone();
+                let [a, b, c] = &mut got;
+                stream::apply_in_tasks(d, 0.07, 3.0, 0.01, [a, b, c], tasks);
+                for ax in 0..3 {
+                    let same = got[ax]
+                        .iter()
+                        .zip(&want[ax])
+                        .all(|(g, w)| g.to_bits() == w.to_bits());
+                    assert!(same, "{d:?}, {tasks} tasks, component {ax}");
                 }
             }
         }

@@ -6,7 +6,7 @@ use super::*;
 use crate::sim::pressure::multigrid;
 
 /// What a solver on `dims` with `params` holds once every stage has run: the fields, the
-/// scratch the stages allocate on first use (MacCormack, confinement, the RK2 sampler) and the
+/// scratch the stages allocate on first use (MacCormack, the RK2 sampler) and the
 /// pressure solver's hierarchy. `obstacles`: the scene has solid cells; `temperature`: some
 /// emitter sets a temperature (the temperature is then advected, with its own scratch);
 /// `fire`: some emitter brings fuel or flame (two more fields, carried the same way).
@@ -30,8 +30,8 @@ pub fn estimate_bytes(
     floats += 2 * n * fire * (2 + u64::from(mac));
     // The scalar advection's scratch for the temperature and the MacCormack intermediates of
     // density and temperature: present when the scene advects that way, and always when the
-    // confinement force or the multigrid solver borrows them (then one value a cell each).
-    let lent = params.vorticity > 0.0 || params.pressure_method == PressureMethod::Multigrid;
+    // multigrid solver borrows them (then one value a cell each).
+    let lent = params.pressure_method == PressureMethod::Multigrid;
     for present in [temperature, mac, mac && temperature] {
         floats += n * u64::from(present || lent);
     }

@@ -158,27 +158,13 @@ impl Solver {
     }
 
     fn stage_vorticity(&mut self, _: &mut StepStats) {
-        // The force is worked out in buffers idle at this point of the sub-step: the
-        // velocity advection's (it has been swapped in) and the scalar advection's.
-        let n = self.grid.dims.cells();
-        self.size_scalar_scratch();
         let [u, v, w] = &mut self.vel;
-        let [t0, t1, t2] = &mut self.vel_tmp;
         self.confinement.apply(
             self.grid.dims,
             self.grid.h,
             self.params.vorticity,
             self.sub_dt,
             [u, v, w],
-            [
-                t0,
-                t1,
-                t2,
-                &mut self.density_tmp[..n],
-                &mut self.temperature_tmp[..n],
-                &mut self.mac_tmp[..n],
-                &mut self.mac_tmp2[..n],
-            ],
         );
         self.enforce_boundaries();
     }
