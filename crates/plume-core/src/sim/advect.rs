@@ -31,15 +31,23 @@ pub fn advect_faces(
 ) {
     let mut vs = VelSampler::new(vel);
     face_pass(
-        axis, dst, src, vel, &mut vs, -k_dt, fixed, exits, None, false,
+        axis,
+        dst,
+        src,
+        vel,
+        &mut vs,
+        -k_dt,
+        fixed,
+        exits,
+        Pass::Plain,
     );
 }
 
 /// Advects the three face-velocity components (`src` → `dst`) through `src` itself over
 /// `k_dt = dt/h` cells per unit velocity, as [`advect_faces`] does for one, with one
-/// cell-centred sampler (`vs`, filled here window by window) for all three; with `mac` (MacCormack's
-/// scratch for each component: φ̂, φ̃ and the clamping ranges), as [`maccormack_faces`].
-/// `fixed[axis]` names the fixed ends of each component.
+/// cell-centred sampler (`vs`, filled here window by window) for all three; with `mac` (each
+/// component's φ̂ and clamping ranges), by MacCormack's scheme, in two passes a component.
+/// `fixed[axis]` names the fixed ends of each component (with `mac` they keep their value).
 #[allow(clippy::too_many_arguments)]
 pub fn advect_velocity(
     dst: [&mut [f32]; 3],
@@ -61,15 +69,84 @@ pub fn advect_velocity(
         advect_faces_together(dst, vel, vs, -k_dt, fixed, exits);
         return;
     };
-    for (a, (dst, (hat, tilde, range))) in dst.into_iter().zip(mac.iter_mut()).enumerate() {
-        maccormack_faces(
-            a, dst, src[a], vel, vs, k_dt, fixed[a], exits, hat, tilde, range,
+    // MacCormack (Selle et al. 2008, as [`maccormack_cells_n`] for cells): φ̂ by a backward
+    // trace, keeping the range of the eight values interpolated; φ̃ from φ̂ by a forward
+    // trace; φ = φ̂ + ½(φⁿ − φ̃) clamped to that range, worked out in the forward pass as
+    // each φ̃ is sampled (no φ̃ array), or φ̂ where the forward trace leaves the samples or
+    // touches a solid cell.
+    for (a, (dst, (hat, range))) in dst.into_iter().zip(mac.iter_mut()).enumerate() {
+        face_pass(
+            a,
+            hat,
+            src[a],
+            vel,
+            vs,
+            -k_dt,
+            fixed[a],
+            exits,
+            Pass::Back(range),
+        );
+        let finish = Finish {
+            orig: src[a],
+            range,
+        };
+        face_pass(
+            a,
+            dst,
+            hat,
+            vel,
+            vs,
+            k_dt,
+            fixed[a],
+            exits,
+            Pass::Finish(finish),
         );
     }
 }
 
-/// MacCormack's scratch for one face-velocity component: φ̂, φ̃ and the clamping ranges.
-pub type MacScratch = (Vec<f32>, Vec<f32>, Vec<[f32; 2]>);
+/// MacCormack's scratch for one face-velocity component: φ̂ and the clamping ranges.
+pub type MacScratch = (Vec<f32>, Vec<[f32; 2]>);
+
+/// What a face pass does besides tracing and sampling.
+enum Pass<'a> {
+    /// Semi-Lagrangian: outside air blended in where a trace left through an open face.
+    Plain,
+    /// MacCormack's φ̂: as `Plain`, and the range of the eight values interpolated (outside
+    /// air included) into the ranges given.
+    Back(&'a mut [[f32; 2]]),
+    /// MacCormack's φ̃, not kept: each face gets `φ = φ̂ + ½(φⁿ − φ̃)` clamped to its range,
+    /// or φ̂ where the forward trace leaves the samples or touches a solid cell; fixed faces
+    /// get φⁿ.
+    Finish(Finish<'a>),
+    /// MacCormack's φ̃ itself, NaN where the forward trace leaves the samples or touches a
+    /// solid cell (the passes one after another, to test against).
+    #[cfg(test)]
+    Forward,
+}
+
+/// The faces' original values and clamping ranges, for MacCormack's last step.
+#[derive(Clone, Copy)]
+struct Finish<'a> {
+    orig: &'a [f32],
+    range: &'a [[f32; 2]],
+}
+
+/// MacCormack's last step at one face: `φ̂ + ½(φⁿ − φ̃)` clamped to `[lo, hi]`, or `φ̂`
+/// where there is no estimate φ̃ (not finite).
+#[inline(always)]
+fn mac_step(h: f32, t: f32, s: f32, [lo, hi]: [f32; 2]) -> f32 {
+    if t.is_finite() {
+        let v = h + 0.5 * (s - t);
+        let v = if v > lo { v } else { lo };
+        if v < hi {
+            v
+        } else {
+            hi
+        }
+    } else {
+        h
+    }
+}
 
 #[allow(clippy::too_many_arguments)]
 fn face_pass(
@@ -81,67 +158,13 @@ fn face_pass(
     kt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
-    range: Option<&mut [[f32; 2]]>,
-    mark: bool,
+    pass: Pass<'_>,
 ) {
     match axis {
-        0 => advect_faces_axis::<0>(dst, src, vel, vs, kt, fixed, exits, range, mark),
-        1 => advect_faces_axis::<1>(dst, src, vel, vs, kt, fixed, exits, range, mark),
-        _ => advect_faces_axis::<2>(dst, src, vel, vs, kt, fixed, exits, range, mark),
+        0 => advect_faces_axis::<0>(dst, src, vel, vs, kt, fixed, exits, pass),
+        1 => advect_faces_axis::<1>(dst, src, vel, vs, kt, fixed, exits, pass),
+        _ => advect_faces_axis::<2>(dst, src, vel, vs, kt, fixed, exits, pass),
     }
-}
-
-/// MacCormack advection of the face-velocity component along `axis` (Selle et al. 2008, as
-/// [`maccormack_cells_n`] for cells): `φ̂` by a backward RK2 trace (into `hat`, keeping the
-/// range of the eight values interpolated in `range`), `φ̃` from `φ̂` by a forward trace
-/// (into `tilde`), and `φ = φ̂ + ½(φⁿ − φ̃)` clamped to that range. Where the forward trace
-/// leaves the samples (at a face of the domain) or touches a solid cell, the face keeps the
-/// semi-Lagrangian `φ̂`. Fixed faces are left as in [`advect_faces`].
-#[allow(clippy::too_many_arguments)]
-pub fn maccormack_faces(
-    axis: usize,
-    dst: &mut [f32],
-    src: &[f32],
-    vel: VelocityRef<'_>,
-    vs: &mut VelSampler,
-    k_dt: f32,
-    fixed: [bool; 2],
-    exits: &Exits<'_>,
-    hat: &mut [f32],
-    tilde: &mut [f32],
-    range: &mut [[f32; 2]],
-) {
-    face_pass(
-        axis,
-        hat,
-        src,
-        vel,
-        vs,
-        -k_dt,
-        fixed,
-        exits,
-        Some(range),
-        false,
-    );
-    face_pass(axis, tilde, hat, vel, vs, k_dt, fixed, exits, None, true);
-    dst.par_iter_mut()
-        .zip(hat.par_iter())
-        .zip(tilde.par_iter())
-        .zip(src.par_iter())
-        .zip(range.par_iter())
-        .for_each(|((((o, &h), &t), &s), &[lo, hi])| {
-            *o = if t.is_finite() {
-                let v = h + 0.5 * (s - t);
-                let v = if v > lo { v } else { lo };
-                if v < hi {
-                    v
-                } else {
-                    hi
-                }
-            } else {
-                h
-            };
-        });
 }
 
 /// Velocity at the x-faces of one row from two rows of cells-wide samples `r0`, `r1` (the
@@ -179,10 +202,9 @@ fn quad(out: &mut [f32], a: &[f32], b: &[f32], c: &[f32], d: &[f32]) {
 
 /// One pass over the faces of component `A`: the value of `src` at the RK2 trace over `kt`
 /// cells per unit velocity (negative: backwards) from each face, outside air blended in
-/// beyond open and inflow faces. With `range`, also the range of the eight values
-/// interpolated (outside air included). With `mark`, a trace that leaves the samples or
-/// touches a solid cell gives NaN (MacCormack's forward pass: no estimate there); without it,
-/// traces stop at solid cells.
+/// beyond open and inflow faces, and what `pass` adds (see [`Pass`]). In MacCormack's
+/// forward pass a trace that leaves the samples or touches a solid cell gives no estimate;
+/// in the others traces stop at solid cells.
 #[allow(clippy::too_many_arguments)]
 fn advect_faces_axis<const A: usize>(
     dst: &mut [f32],
@@ -192,11 +214,10 @@ fn advect_faces_axis<const A: usize>(
     kt: f32,
     fixed: [bool; 2],
     exits: &Exits<'_>,
-    range: Option<&mut [[f32; 2]]>,
-    mark: bool,
+    pass: Pass<'_>,
 ) {
     let planes = vel.dims.faces(A).nz;
-    let mut run = face_rows::<A>(dst, src, vel, kt, fixed, exits, range, mark);
+    let mut run = face_rows::<A>(dst, src, vel, kt, fixed, exits, pass);
     vs.chunks(vel, planes, |c0, c1, win| run(c0, c1, win));
 }
 
@@ -212,9 +233,9 @@ fn advect_faces_together(
     exits: &Exits<'_>,
 ) {
     let [du, dv, dw] = dst;
-    let mut ru = face_rows::<0>(du, vel.u, vel, kt, fixed[0], exits, None, false);
-    let mut rv = face_rows::<1>(dv, vel.v, vel, kt, fixed[1], exits, None, false);
-    let mut rw = face_rows::<2>(dw, vel.w, vel, kt, fixed[2], exits, None, false);
+    let mut ru = face_rows::<0>(du, vel.u, vel, kt, fixed[0], exits, Pass::Plain);
+    let mut rv = face_rows::<1>(dv, vel.v, vel, kt, fixed[1], exits, Pass::Plain);
+    let mut rw = face_rows::<2>(dw, vel.w, vel, kt, fixed[2], exits, Pass::Plain);
     let nz = vel.dims.nz;
     vs.chunks(vel, nz + 1, |c0, c1, win| {
         if c0 < nz {
@@ -235,12 +256,26 @@ fn face_rows<'a, const A: usize>(
     kt: f32,
     fixed: [bool; 2],
     exits: &'a Exits<'a>,
-    range: Option<&'a mut [[f32; 2]]>,
-    mark: bool,
+    pass: Pass<'a>,
 ) -> impl FnMut(usize, usize, &VelWindow<'_>) + 'a {
     let d = vel.dims;
     let fd = d.faces(A);
     assert_eq!(dst.len(), fd.cells());
+    // `mark`: the forward pass (a trace that leaves the samples or touches a solid cell gives
+    // no estimate).
+    let (range, finish, mark) = match pass {
+        Pass::Plain => (None, None, false),
+        Pass::Back(r) => (Some(r), None, false),
+        Pass::Finish(f) => (None, Some(f), true),
+        #[cfg(test)]
+        Pass::Forward => (None, None, true),
+    };
+    if let Some(f) = finish {
+        assert!(f.orig.len() == fd.cells() && f.range.len() == fd.cells());
+    }
+    // The cells φ̂'s samples fall in fit the packed codes (10 bits an axis) unless an axis
+    // of this array has 1025 samples: then the samples and ranges are taken one at a time.
+    let codes_fit = fd.as_array().iter().all(|&n| n <= 1024) && !per_face_forced();
     let samp = Sampler::new(src, fd);
     // The last sample on each axis of this component's array (its faces along A sit at
     // 0..=n_A, its samples across at cell centres 0..n−1).
@@ -269,16 +304,22 @@ fn face_rows<'a, const A: usize>(
             .map(|o| (o, ranges.as_mut().and_then(|it| it.next())))
             .collect();
         rows.into_par_iter().enumerate().for_each_init(
-            || vec![0.0f32; 7 * (nx + 1)],
-            |sc, (r, (row, mut rg))| {
+            || (vec![0.0f32; 9 * (nx + 1)], vec![0u32; nx + 1]),
+            |(sc, codes), (r, (row, mut rg))| {
                 let (j, k) = (r % fd.ny, c0 + r / fd.ny);
+                // The row's first face in the whole array (for MacCormack's last step).
+                let base = (c0 * fd.ny + r) * fnx;
+                let fin = finish.map(|f| (&f.orig[base..][..fnx], &f.range[base..][..fnx]));
                 // Faces on a wall along A keep their value.
                 let (p, n) = if A == 1 { (j, ny) } else { (k, nz) };
                 if A != 0 && ((p == 0 && fixed[0]) || (p == n && fixed[1])) {
+                    if let Some((orig, _)) = fin {
+                        row.copy_from_slice(orig);
+                    }
                     return;
                 }
                 // The velocity at this row's faces, one component at a time.
-                let [vx, vy, vz, ex, ey, ez, vals] = runs(sc, nx + 1);
+                let [vx, vy, vz, ex, ey, ez, vals, lo, hi] = runs(sc, nx + 1);
                 match A {
                     0 => {
                         vx.copy_from_slice(urow(j, k));
@@ -315,6 +356,10 @@ fn face_rows<'a, const A: usize>(
                 } else {
                     (0, fnx)
                 };
+                if let Some((orig, _)) = fin {
+                    row[..i0].copy_from_slice(&orig[..i0]);
+                    row[i1..].copy_from_slice(&orig[i1..]);
+                }
                 let (y, z) = (j as f32, k as f32);
                 let m = i1.saturating_sub(i0);
                 trace16::rk2_row(
@@ -353,6 +398,33 @@ fn face_rows<'a, const A: usize>(
                 }
                 let vals = &mut vals[..m];
                 let q = [&ex[..], &ey[..], &ez[..]];
+                if let (Some(r), true) = (rg.as_deref_mut(), codes_fit) {
+                    // φ̂ sixteen at a time with the cells the samples fell in, then the
+                    // ranges around those cells: bit for bit `at_and_range` (below).
+                    let (codes, lo, hi) = (&mut codes[..m], &mut lo[..m], &mut hi[..m]);
+                    trace16::sample_row(&[samp], q, [&mut *vals], Some(&mut *codes));
+                    trace16::range_row(&[samp], codes, [&mut *lo], [&mut *hi]);
+                    let (row, r) = (&mut row[i0..i0 + m], &mut r[i0..i0 + m]);
+                    let blend = exits.may_blend(q, last);
+                    for e in 0..m {
+                        let (v, lo, hi) = (vals[e], lo[e], hi[e]);
+                        let air = if blend {
+                            exits.blend([ex[e], ey[e], ez[e]], last)
+                        } else {
+                            None
+                        };
+                        let (v, lo, hi) = match air {
+                            Some((w, air)) => {
+                                let o = air[A];
+                                (v + w * (o - v), lo.min(o), hi.max(o))
+                            }
+                            None => (v, lo, hi),
+                        };
+                        row[e] = v;
+                        r[e] = [lo, hi];
+                    }
+                    return;
+                }
                 if rg.is_none() {
                     trace16::sample_row(&[samp], q, [&mut *vals], None);
                     if !mark {
@@ -377,7 +449,10 @@ fn face_rows<'a, const A: usize>(
                     let q = [ex[e], ey[e], ez[e]];
                     // In the forward pass every trace kept lies inside the samples.
                     if mark && q[0].is_nan() {
-                        row[i] = f32::NAN;
+                        row[i] = match fin {
+                            Some((orig, rng)) => mac_step(src[base + i], f32::NAN, orig[i], rng[i]),
+                            None => f32::NAN,
+                        };
                         continue;
                     }
                     let (v, lo, hi) = if rg.is_some() {
@@ -392,13 +467,35 @@ fn face_rows<'a, const A: usize>(
                         }
                         None => (v, lo, hi),
                     };
-                    row[i] = v;
+                    row[i] = match fin {
+                        Some((orig, rng)) => mac_step(src[base + i], v, orig[i], rng[i]),
+                        None => v,
+                    };
                     if let Some(r) = rg.as_deref_mut() {
                         r[i] = [lo, hi];
                     }
                 }
             },
         );
+    }
+}
+
+/// Set by tests: φ̂'s samples and ranges taken one at a time (the path for arrays with an
+/// axis of 1025 samples), to check the sixteen-at-a-time path against.
+#[cfg(test)]
+pub(crate) static PER_FACE: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a test asked for [`PER_FACE`].
+#[inline(always)]
+fn per_face_forced() -> bool {
+    #[cfg(test)]
+    {
+        PER_FACE.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    #[cfg(not(test))]
+    {
+        false
     }
 }
 

@@ -212,7 +212,7 @@ impl Solver {
             + self
                 .vel_mac
                 .iter()
-                .map(|(a, b, r)| a.len() + b.len() + 2 * r.len())
+                .map(|(a, r)| a.len() + 2 * r.len())
                 .sum::<usize>();
         floats * std::mem::size_of::<f32>()
             + self.solids.mask.len()

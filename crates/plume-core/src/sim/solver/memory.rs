@@ -36,7 +36,8 @@ pub fn estimate_bytes(
         floats += n * u64::from(present || lent);
     }
     if params.velocity_advection == Advection::MacCormack {
-        floats += 4 * faces;
+        // φ̂ and the clamping ranges (two values) per face.
+        floats += 3 * faces;
     }
     // + the RK2 sampler's window of cell velocities.
     let halo = crate::sim::advect::halo_for_cfl(params.max_cfl);

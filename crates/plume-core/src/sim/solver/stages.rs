@@ -118,7 +118,7 @@ impl Solver {
         if mac_vel && self.vel_mac[0].0.len() != self.vel[0].len() {
             for a in 0..3 {
                 let m = self.vel[a].len();
-                self.vel_mac[a] = (vec![0.0; m], vec![0.0; m], vec![[0.0; 2]; m]);
+                self.vel_mac[a] = (vec![0.0; m], vec![[0.0; 2]; m]);
             }
         } else if !mac_vel && !self.vel_mac[0].0.is_empty() {
             self.vel_mac = Default::default();
