@@ -15,6 +15,9 @@ pub use super::sample::{
 };
 use super::trace16;
 
+mod rows;
+use rows::{cross_x, pair_x, quad};
+
 /// Advects the face-velocity component along `axis` (`src` → `dst`) through `vel` for
 /// `k_dt = dt/h` cells per unit velocity, along second-order (RK2) backtraces; a trace that
 /// leaves through an open or inflow face takes the outside air's velocity from `exits`.
@@ -164,39 +167,6 @@ fn face_pass(
         0 => advect_faces_axis::<0>(dst, src, vel, vs, kt, fixed, exits, pass),
         1 => advect_faces_axis::<1>(dst, src, vel, vs, kt, fixed, exits, pass),
         _ => advect_faces_axis::<2>(dst, src, vel, vs, kt, fixed, exits, pass),
-    }
-}
-
-/// Velocity at the x-faces of one row from two rows of cells-wide samples `r0`, `r1` (the
-/// y- or z-faces below and above): the mean of the four around each x-face, the two cells
-/// beside it clamped at the row's ends. `out` has one more entry than the rows.
-#[inline(always)]
-fn cross_x(out: &mut [f32], r0: &[f32], r1: &[f32]) {
-    let n = r0.len();
-    let (out, r1) = (&mut out[..n + 1], &r1[..n]);
-    out[0] = 0.5 * (r0[0] + r1[0]);
-    out[n] = 0.5 * (r0[n - 1] + r1[n - 1]);
-    for i in 1..n {
-        out[i] = 0.25 * (r0[i - 1] + r1[i - 1] + r0[i] + r1[i]);
-    }
-}
-
-/// x-velocity at the cell-wide samples of one row, from the x-face rows `r0`, `r1` on either
-/// side: the mean of the four x-faces around each sample.
-#[inline(always)]
-fn pair_x(out: &mut [f32], r0: &[f32], r1: &[f32]) {
-    let n = r0.len() - 1;
-    let (out, r1) = (&mut out[..n], &r1[..n + 1]);
-    for i in 0..n {
-        out[i] = 0.25 * (r0[i] + r1[i] + r0[i + 1] + r1[i + 1]);
-    }
-}
-
-/// Element-wise mean of four rows.
-#[inline(always)]
-fn quad(out: &mut [f32], a: &[f32], b: &[f32], c: &[f32], d: &[f32]) {
-    for ((((o, a), b), c), d) in out.iter_mut().zip(a).zip(b).zip(c).zip(d) {
-        *o = 0.25 * (a + b + c + d);
     }
 }
 
@@ -373,6 +343,30 @@ fn face_rows<'a, const A: usize>(
                 // The traces' ends in the array's coordinates (NaN: no estimate, in
                 // MacCormack's forward pass), cut at solids, then sampled all at once.
                 let (ex, ey, ez) = (&mut ex[..m], &mut ey[..m], &mut ez[..m]);
+                if let (Some((orig, rng)), None) = (fin, exits.solid) {
+                    // MacCormack's forward pass without solids, a loop over the row at a
+                    // time (the same values as the face-by-face loops below: a kept trace
+                    // lies inside the samples, where no outside air is mixed in).
+                    let vals = &mut vals[..m];
+                    for e in 0..m {
+                        let q = [ex[e] - shift[0], ey[e] - shift[1], ez[e] - shift[2]];
+                        let inside = |a: usize| q[a] >= 0.0 && q[a] <= last[a];
+                        ex[e] = if inside(0) & inside(1) & inside(2) {
+                            q[0]
+                        } else {
+                            f32::NAN
+                        };
+                        (ey[e], ez[e]) = (q[1], q[2]);
+                    }
+                    trace16::sample_row(&[samp], [ex, ey, ez], [&mut *vals], None);
+                    let (row, h) = (&mut row[i0..i0 + m], &src[base + i0..][..m]);
+                    let (orig, rng) = (&orig[i0..i0 + m], &rng[i0..i0 + m]);
+                    for e in 0..m {
+                        let t = if ex[e].is_nan() { f32::NAN } else { vals[e] };
+                        row[e] = mac_step(h[e], t, orig[e], rng[e]);
+                    }
+                    return;
+                }
                 if !mark && exits.solid.is_none() {
                     // Most passes: only the shift (a loop that vectorises).
                     for ((x, y), z) in ex.iter_mut().zip(ey.iter_mut()).zip(ez.iter_mut()) {
