@@ -14,11 +14,6 @@ mod stream;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Confinement;
 
-/// The scratch the passes one after another work in: seven arrays of at least one value a cell
-/// (cell-centred velocity, later the force; vorticity; |ω|).
-#[cfg(test)]
-pub type ConfinementScratch<'a> = [&'a mut [f32]; 7];
-
 /// Central differences along x of one row, one-sided at its ends (0 for a row one cell long).
 #[inline(always)]
 fn diff_x(r: &[f32], out: &mut [f32]) {
@@ -257,98 +252,100 @@ impl Confinement {
     }
 }
 
-/// The confinement as passes one after another (cell velocities, ω and |ω|, the force, the
-/// faces): what the one-pass form must give, bit for bit.
-#[cfg(test)]
-fn apply_passes(
-    d: Dims,
-    h: f32,
-    eps: f32,
-    dt: f32,
-    [u, v, w]: [&mut [f32]; 3],
-    scratch: ConfinementScratch<'_>,
-) {
-    if eps == 0.0 {
-        return;
-    }
-    let n = d.cells();
-    let [c0, c1, c2, o0, o1, o2, m] = scratch;
-    let mut cell = [&mut c0[..n], &mut c1[..n], &mut c2[..n]];
-    let mut omega = [&mut o0[..n], &mut o1[..n], &mut o2[..n]];
-    let mag = &mut m[..n];
-    let vel = VelocityRef {
-        dims: d,
-        u: &*u,
-        v: &*v,
-        w: &*w,
-    };
-    vorticity(vel, h, &mut cell, &mut omega, mag);
-    // Force per cell, written over the cell velocities.
-    let (om, mag) = (&omega, &*mag);
-    let scale = eps * h;
-    let nx = d.nx;
-    fill3_rows(&mut cell, d, |j, k, [fx, fy, fz], sc| {
-        let (g0, rest) = sc.split_at_mut(nx);
-        let (g1, g2) = rest.split_at_mut(nx);
-        diff_row(mag, d, j, k, 0, g0);
-        diff_row(mag, d, j, k, 1, g1);
-        diff_row(mag, d, j, k, 2, g2);
-        let base = d.idx(0, j, k);
-        let (o0, o1, o2, m) = (
-            &om[0][base..][..nx],
-            &om[1][base..][..nx],
-            &om[2][base..][..nx],
-            &mag[base..][..nx],
-        );
-        force_row([g0, g1, g2], [o0, o1, o2, m], scale, [fx, fy, fz]);
-    });
-    let force = &cell;
-    for (axis, f) in [u, v, w].into_iter().enumerate() {
-        add_to_faces(d, axis, force[axis], dt, f);
-    }
-}
-
-/// Adds `dt·` the mean of the two cells' values of `fc` to each interior face along `axis`;
-/// the faces on the domain's boundary get nothing.
-#[cfg(test)]
-fn add_to_faces(d: Dims, axis: usize, fc: &[f32], dt: f32, f: &mut [f32]) {
-    let fd = d.faces(axis);
-    let nx = d.nx;
-    let crow = |j: usize, k: usize| &fc[d.idx(0, j, k)..][..nx];
-    let h = 0.5 * dt;
-    let mean = |o: &mut [f32], a: &[f32], c: &[f32]| {
-        for ((e, x), y) in o.iter_mut().zip(a).zip(c) {
-            *e += h * (x + y);
-        }
-    };
-    f.par_chunks_mut(fd.nx * fd.ny)
-        .enumerate()
-        .for_each(|(k, pl)| {
-            for j in 0..fd.ny {
-                let row = &mut pl[j * fd.nx..][..fd.nx];
-                match axis {
-                    0 => {
-                        let c = crow(j, k);
-                        mean(&mut row[1..nx], &c[..nx - 1], &c[1..]);
-                    }
-                    1 => {
-                        if j > 0 && j < d.ny {
-                            mean(row, crow(j - 1, k), crow(j, k));
-                        }
-                    }
-                    _ => {
-                        if k > 0 && k < d.nz {
-                            mean(row, crow(j, k - 1), crow(j, k));
-                        }
-                    }
-                }
-            }
-        });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scratch the passes one after another work in: seven arrays of at least one value
+    /// a cell (cell-centred velocity, later the force; vorticity; |ω|).
+    type ConfinementScratch<'a> = [&'a mut [f32]; 7];
+
+    /// The confinement as passes one after another (cell velocities, ω and |ω|, the force, the
+    /// faces): what the one-pass form must give, bit for bit.
+    fn apply_passes(
+        d: Dims,
+        h: f32,
+        eps: f32,
+        dt: f32,
+        [u, v, w]: [&mut [f32]; 3],
+        scratch: ConfinementScratch<'_>,
+    ) {
+        if eps == 0.0 {
+            return;
+        }
+        let n = d.cells();
+        let [c0, c1, c2, o0, o1, o2, m] = scratch;
+        let mut cell = [&mut c0[..n], &mut c1[..n], &mut c2[..n]];
+        let mut omega = [&mut o0[..n], &mut o1[..n], &mut o2[..n]];
+        let mag = &mut m[..n];
+        let vel = VelocityRef {
+            dims: d,
+            u: &*u,
+            v: &*v,
+            w: &*w,
+        };
+        vorticity(vel, h, &mut cell, &mut omega, mag);
+        // Force per cell, written over the cell velocities.
+        let (om, mag) = (&omega, &*mag);
+        let scale = eps * h;
+        let nx = d.nx;
+        fill3_rows(&mut cell, d, |j, k, [fx, fy, fz], sc| {
+            let (g0, rest) = sc.split_at_mut(nx);
+            let (g1, g2) = rest.split_at_mut(nx);
+            diff_row(mag, d, j, k, 0, g0);
+            diff_row(mag, d, j, k, 1, g1);
+            diff_row(mag, d, j, k, 2, g2);
+            let base = d.idx(0, j, k);
+            let (o0, o1, o2, m) = (
+                &om[0][base..][..nx],
+                &om[1][base..][..nx],
+                &om[2][base..][..nx],
+                &mag[base..][..nx],
+            );
+            force_row([g0, g1, g2], [o0, o1, o2, m], scale, [fx, fy, fz]);
+        });
+        let force = &cell;
+        for (axis, f) in [u, v, w].into_iter().enumerate() {
+            add_to_faces(d, axis, force[axis], dt, f);
+        }
+    }
+
+    /// Adds `dt·` the mean of the two cells' values of `fc` to each interior face along `axis`;
+    /// the faces on the domain's boundary get nothing.
+    fn add_to_faces(d: Dims, axis: usize, fc: &[f32], dt: f32, f: &mut [f32]) {
+        let fd = d.faces(axis);
+        let nx = d.nx;
+        let crow = |j: usize, k: usize| &fc[d.idx(0, j, k)..][..nx];
+        let h = 0.5 * dt;
+        let mean = |o: &mut [f32], a: &[f32], c: &[f32]| {
+            for ((e, x), y) in o.iter_mut().zip(a).zip(c) {
+                *e += h * (x + y);
+            }
+        };
+        f.par_chunks_mut(fd.nx * fd.ny)
+            .enumerate()
+            .for_each(|(k, pl)| {
+                for j in 0..fd.ny {
+                    let row = &mut pl[j * fd.nx..][..fd.nx];
+                    match axis {
+                        0 => {
+                            let c = crow(j, k);
+                            mean(&mut row[1..nx], &c[..nx - 1], &c[1..]);
+                        }
+                        1 => {
+                            if j > 0 && j < d.ny {
+                                mean(row, crow(j - 1, k), crow(j, k));
+                            }
+                        }
+                        _ => {
+                            if k > 0 && k < d.nz {
+                                mean(row, crow(j, k - 1), crow(j, k));
+                            }
+                        }
+                    }
+                }
+            });
+    }
 
     /// Face velocities of `f(x, y, z)` (world position, h = `h`) on a grid of `d` cells.
     fn faces(d: Dims, h: f32, f: impl Fn([f32; 3]) -> [f32; 3]) -> [Vec<f32>; 3] {
