@@ -365,14 +365,30 @@ pub struct BenchArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
     /// Trace and sample one point at a time, and run the pressure solver's passes four
-    /// lanes wide, even where the processor has AVX-512 (to see what the vector paths gain;
-    /// the results are the same bits).
-    #[arg(long)]
+    /// lanes wide, even where the processor has AVX-512 or AVX2 (to see what the vector paths
+    /// gain; the results are the same bits). The same as `--simd none`.
+    #[arg(long, conflicts_with = "simd")]
     pub no_simd: bool,
+    /// The widest vector instructions the passes may use: avx512 (the default: the widest
+    /// the processor has), avx2 or none (to compare them on one machine; the results are the
+    /// same bits).
+    #[arg(long, value_enum)]
+    pub simd: Option<SimdArg>,
     /// Advect the scalars in every cell, also where only outside air is within the traces'
     /// reach (to see what the active region gains; the results are the same bits).
     #[arg(long)]
     pub dense: bool,
+}
+
+/// `--simd`'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimdArg {
+    /// The widest the processor has (AVX-512, else AVX2, else none).
+    Avx512,
+    /// AVX2 at most.
+    Avx2,
+    /// None: one point at a time.
+    None,
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {

@@ -98,8 +98,14 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             .build_global()
             .context("setting up the worker threads")?;
     }
-    if a.no_simd {
-        crate::sim::trace16::set_vectorised(false);
+    {
+        use crate::cli::SimdArg;
+        use crate::sim::trace16::{set_simd_cap, Simd};
+        match (a.no_simd, a.simd) {
+            (true, _) | (_, Some(SimdArg::None)) => set_simd_cap(Simd::Scalar),
+            (_, Some(SimdArg::Avx2)) => set_simd_cap(Simd::Avx2),
+            _ => set_simd_cap(Simd::Avx512),
+        }
     }
     if a.dense {
         crate::sim::active::set_sparse(false);

@@ -84,19 +84,40 @@ fn bench_json(args: &[&str], extra: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
-/// `--no-simd` takes the traces one at a time: the report says so, and the results (the
-/// pressure solve's residual, a function of every field) are the same bits.
+/// `--no-simd` takes the traces one at a time and `--simd avx2` eight at a time: the report
+/// says so, and the results (the pressure solve's residual, a function of every field) are
+/// the same bits.
 #[test]
 fn bench_no_simd_traces_one_at_a_time_with_the_same_results() {
     let run = |extra: &[&str]| bench_json(&["--size", "20", "--warmup", "3"], extra);
     let (fast, slow) = (run(&[]), run(&["--no-simd"]));
     assert_eq!(slow["vectorised"], false, "{slow}");
+    assert_eq!(slow["simd"], "none", "{slow}");
     #[cfg(target_arch = "x86_64")]
-    assert_eq!(
-        fast["vectorised"],
-        std::arch::is_x86_feature_detected!("avx512f"),
-        "{fast}"
-    );
+    {
+        let (wide, avx2) = (
+            std::arch::is_x86_feature_detected!("avx512f"),
+            std::arch::is_x86_feature_detected!("avx2"),
+        );
+        assert_eq!(fast["vectorised"], wide || avx2, "{fast}");
+        let want = if wide {
+            "avx512"
+        } else if avx2 {
+            "avx2"
+        } else {
+            "none"
+        };
+        assert_eq!(fast["simd"], want, "{fast}");
+        // `--simd avx2` caps a processor with AVX-512 at AVX2, with the same results.
+        let capped = run(&["--simd", "avx2"]);
+        assert_eq!(
+            capped["simd"],
+            if avx2 { "avx2" } else { "none" },
+            "{capped}"
+        );
+        assert_eq!(fast["pressure_residual"], capped["pressure_residual"]);
+        assert_eq!(fast["cfl_max"], capped["cfl_max"]);
+    }
     assert_eq!(fast["pressure_residual"], slow["pressure_residual"]);
     assert_eq!(fast["cfl_max"], slow["cfl_max"]);
     let text = plume(&[

@@ -81,9 +81,12 @@ pub struct BenchReport {
     /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
     /// (from 128³ on); a step does several passes over most fields, so it sits above it.
     pub bandwidth_floor_ms: Option<f64>,
-    /// Whether advection took its traces and samples sixteen at a time (AVX-512; see
-    /// `sim::trace16`): false on processors without it and with `--no-simd`.
+    /// Whether advection took its traces and samples many at a time (sixteen with AVX-512,
+    /// eight with AVX2; see `sim::trace16`): false on processors without either and with
+    /// `--no-simd`.
     pub vectorised: bool,
+    /// The vector instructions the passes used: "avx512", "avx2" or "none" (`--simd`).
+    pub simd: &'static str,
     /// Whether the scalar advection skipped the cells with only outside air within their
     /// traces' reach (see `sim::active`): false with `--dense`.
     pub sparse: bool,
@@ -186,6 +189,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         steps: totals.len(),
         threads: rayon::current_num_threads(),
         vectorised: crate::sim::trace16::simd_available(),
+        simd: crate::sim::trace16::simd_level().name(),
         sparse: crate::sim::active::sparse_enabled(),
         scalar_active: median(&mut active),
         ms_per_step: ms,
@@ -245,10 +249,10 @@ impl BenchReport {
             self.threads,
             if self.threads == 1 { "" } else { "s" },
             self.pressure_solver,
-            if self.vectorised {
-                "16 at a time (AVX-512)"
-            } else {
-                "one at a time"
+            match self.simd {
+                "avx512" => "16 at a time (AVX-512)",
+                "avx2" => "8 at a time (AVX2)",
+                _ => "one at a time",
             }
         );
         let _ = writeln!(

@@ -1,18 +1,20 @@
-//! Advection's inner work sixteen points at a time with AVX-512 where the processor has it
-//! (checked at run time): RK2 traces ([`rk2_row`]), trilinear samples ([`sample_row`]) and
-//! MacCormack's clamping ranges ([`range_row`]), to the same bits as the one-at-a-time code
+//! Advection's inner work many points at a time, with the widest vector instructions the
+//! processor has (checked at run time): sixteen with AVX-512, eight with AVX2
+//! (`trace16_avx2.rs`). RK2 traces ([`rk2_row`]), trilinear samples ([`sample_row`]) and
+//! MacCormack's clamping ranges ([`range_row`]) give the same bits as the one-at-a-time code
 //! they stand for: the same operations in the same order (no fused multiply-adds), the
 //! clamps as the same compare-and-select, and any trace whose midpoint falls outside the
 //! sampler's window taken by [`rk2`] itself.
 //!
-//! The sixteen points' corners are read without gathers where they can be: the points are
-//! grouped by the rows along y and z their corners lie in (in a smooth flow mostly one, at
-//! most four), each group loads 32 values of each of its four rows and picks its corners by
-//! permutes (`avx512::row_groups`). Gathers cost by the value on the processors measured, and
-//! a trace's midpoint took 24 of them.
+//! With AVX-512 the sixteen points' corners are read without gathers where they can be: the
+//! points are grouped by the rows along y and z their corners lie in (in a smooth flow
+//! mostly one, at most four), each group loads 32 values of each of its four rows and picks
+//! its corners by permutes (`avx512::row_groups`). Gathers cost by the value on the
+//! processors measured, and a trace's midpoint took 24 of them. With AVX2 the eight points
+//! gather their corners.
 
 use super::sample::{rk2, Sampler, VelWindow};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The ends of the RK2 traces over `k` cells per unit velocity from the points
 /// `[first + m + x0, y, z]` (cell-array coordinates) with start velocities
@@ -29,10 +31,19 @@ pub fn rk2_row(
     let n = ux.len();
     assert!(uy.len() == n && uz.len() == n && ex.len() == n && ey.len() == n && ez.len() == n);
     #[cfg(target_arch = "x86_64")]
-    if simd_available() && first + n < (1 << 24) {
-        // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
-        unsafe { avx512::row(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]) };
-        return;
+    if first + n < (1 << 24) {
+        match simd_level() {
+            // SAFETY: the processor has AVX-512F (checked by `simd_level`); the slices have n
+            // values each.
+            Simd::Avx512 => unsafe {
+                return avx512::row(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]);
+            },
+            // SAFETY: the processor has AVX2 (checked by `simd_level`); as above.
+            Simd::Avx2 => unsafe {
+                return avx2::row(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]);
+            },
+            Simd::Scalar => {}
+        }
     }
     rk2_row_scalar(win, first, [x0, y, z], [ux, uy, uz], k, [ex, ey, ez]);
 }
@@ -67,10 +78,15 @@ pub fn sample_row<const N: usize>(
     assert!(codes.as_ref().is_none_or(|c| c.len() == n));
     assert!(s.iter().all(|t| t.dims() == s[0].dims()));
     #[cfg(target_arch = "x86_64")]
-    if N > 0 && simd_available() && s[0].dims().cells() < (1 << 30) {
-        // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
-        unsafe { avx512::sample(s, [x, y, z], out, codes) };
-        return;
+    if N > 0 && s[0].dims().cells() < (1 << 30) {
+        match simd_level() {
+            // SAFETY: the processor has AVX-512F (checked by `simd_level`); the slices have n
+            // values each.
+            Simd::Avx512 => unsafe { return avx512::sample(s, [x, y, z], out, codes) },
+            // SAFETY: the processor has AVX2 (checked by `simd_level`); as above.
+            Simd::Avx2 => unsafe { return avx2::sample(s, [x, y, z], out, codes) },
+            Simd::Scalar => {}
+        }
     }
     sample_row_scalar(s, [x, y, z], out, codes);
 }
@@ -107,10 +123,15 @@ pub fn range_row<const N: usize>(
     assert!(lo.iter().chain(&hi).all(|o| o.len() == n));
     assert!(s.iter().all(|t| t.dims() == s[0].dims()));
     #[cfg(target_arch = "x86_64")]
-    if N > 0 && simd_available() && s[0].dims().cells() < (1 << 30) {
-        // SAFETY: the processor has AVX-512F (checked above); the slices have n values each.
-        unsafe { avx512::range(s, codes, lo, hi) };
-        return;
+    if N > 0 && s[0].dims().cells() < (1 << 30) {
+        match simd_level() {
+            // SAFETY: the processor has AVX-512F (checked by `simd_level`); the slices have n
+            // values each, every code a cell of the arrays (the caller's promise).
+            Simd::Avx512 => unsafe { return avx512::range(s, codes, lo, hi) },
+            // SAFETY: the processor has AVX2 (checked by `simd_level`); as above.
+            Simd::Avx2 => unsafe { return avx2::range(s, codes, lo, hi) },
+            Simd::Scalar => {}
+        }
     }
     range_row_scalar(s, codes, lo, hi);
 }
@@ -131,30 +152,71 @@ pub fn range_row_scalar<const N: usize>(
     }
 }
 
-/// Set by [`set_vectorised`]`(false)`: one at a time even where AVX-512 is there.
-static ONE_AT_A_TIME: AtomicBool = AtomicBool::new(false);
-
-/// Lets the passes take sixteen points at a time where the processor can (`true`, the
-/// default) or makes them take one at a time (`false`), for the whole process: to measure
-/// what the vector path gains (`plume bench --no-simd`) and to check that both give the same
-/// results. Results do not depend on it. The multigrid pressure solver's passes follow it
-/// too (compiled for AVX-512F or for the baseline x86-64, `pressure::multigrid::planes`).
-pub fn set_vectorised(on: bool) {
-    ONE_AT_A_TIME.store(!on, Ordering::Relaxed);
+/// The vector instructions the passes use: the widest the processor has, at most what
+/// [`set_simd_cap`] allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// Sixteen lanes (AVX-512F).
+    Avx512,
+    /// Eight lanes (AVX2).
+    Avx2,
+    /// One point at a time; the multigrid's and the confinement's loops as the baseline
+    /// x86-64 compiles them (four lanes).
+    Scalar,
 }
 
-/// Whether [`rk2_row`], [`sample_row`] and [`range_row`] take sixteen points at a time:
-/// the processor has AVX-512F and [`set_vectorised`] has not turned it off.
-pub fn simd_available() -> bool {
+impl Simd {
+    /// The name `plume bench` reports: "avx512", "avx2" or "none".
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Avx512 => "avx512",
+            Simd::Avx2 => "avx2",
+            Simd::Scalar => "none",
+        }
+    }
+}
+
+/// The widest vector instructions allowed, as `Simd as u8` (0: any).
+static CAP: AtomicU8 = AtomicU8::new(Simd::Avx512 as u8);
+
+/// Lets the passes use vector instructions up to `cap`, for the whole process: to measure
+/// what each gains (`plume bench --simd avx2`, `--no-simd`) and to check that all give the
+/// same results. Results do not depend on it. The multigrid pressure solver's and the
+/// vorticity confinement's passes follow it too (compiled for AVX-512F, for AVX2 and for the
+/// baseline x86-64).
+pub fn set_simd_cap(cap: Simd) {
+    CAP.store(cap as u8, Ordering::Relaxed);
+}
+
+/// [`set_simd_cap`]: any (`true`, the default) or none (`false`).
+pub fn set_vectorised(on: bool) {
+    set_simd_cap(if on { Simd::Avx512 } else { Simd::Scalar });
+}
+
+/// The vector instructions the passes use now: the widest the processor has that
+/// [`set_simd_cap`] allows.
+pub fn simd_level() -> Simd {
     #[cfg(target_arch = "x86_64")]
     {
-        !ONE_AT_A_TIME.load(Ordering::Relaxed) && std::arch::is_x86_feature_detected!("avx512f")
+        let cap = CAP.load(Ordering::Relaxed);
+        if cap <= Simd::Avx512 as u8 && std::arch::is_x86_feature_detected!("avx512f") {
+            return Simd::Avx512;
+        }
+        if cap <= Simd::Avx2 as u8 && std::arch::is_x86_feature_detected!("avx2") {
+            return Simd::Avx2;
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    Simd::Scalar
 }
+
+/// Whether [`rk2_row`], [`sample_row`] and [`range_row`] take many points at a time.
+pub fn simd_available() -> bool {
+    simd_level() != Simd::Scalar
+}
+
+#[cfg(target_arch = "x86_64")]
+#[path = "trace16_avx2.rs"]
+mod avx2;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {

@@ -6,6 +6,9 @@ use crate::sim::sample::{VelSampler, VelocityRef};
 
 use crate::sim::test_noise as noise;
 
+/// Held by the tests that change the process's vector-path cap, so that each sees its own.
+static CAP_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Sixteen at a time gives the bits of one at a time: inside the window, outside it (fast
 /// starts), at the grid's edges, for NaN starts, and for rows that are not a multiple of
 /// sixteen long.
@@ -62,12 +65,20 @@ fn rk2_rows_agree(d: Dims, smooth: bool) {
                 };
                 assert_eq!(bits(&a), bits(&b), "row y {j} z {kz}");
                 #[cfg(target_arch = "x86_64")]
-                if simd_available() {
+                if std::arch::is_x86_feature_detected!("avx512f") {
                     let mut c = [0, 1, 2].map(|_| vec![0.0f32; len]);
                     let [c0, c1, c2] = &mut c;
                     // SAFETY: AVX-512F checked; the slices have `len` values each.
                     unsafe { avx512::row(win, 1, p, u0, -0.9, [c0, c1, c2]) };
                     assert_eq!(bits(&c), bits(&b), "row y {j} z {kz} (AVX-512)");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut c = [0, 1, 2].map(|_| vec![0.0f32; len]);
+                    let [c0, c1, c2] = &mut c;
+                    // SAFETY: AVX2 checked; the slices have `len` values each.
+                    unsafe { avx2::row(win, 1, p, u0, -0.9, [c0, c1, c2]) };
+                    assert_eq!(bits(&c), bits(&b), "row y {j} z {kz} (AVX2)");
                 }
                 rows += 1;
             }
@@ -117,34 +128,181 @@ fn sixteen_samples_and_ranges_at_a_time_give_the_bits_of_one_at_a_time() {
         let f = o.0.concat().into_iter().chain(o.2.concat());
         (f.map(f32::to_bits).collect::<Vec<u32>>(), o.1.clone())
     };
-    let (one, many) = (run(false), run(true));
-    assert_eq!(bits(&one), bits(&many));
+    let _cap = CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let one = run(false);
     assert!(one.2[0].iter().zip(&one.2[2]).all(|(l, h)| l <= h));
     assert!(one.2[0].iter().zip(&one.2[2]).any(|(l, h)| l < h));
-    if !simd_available() {
-        eprintln!("no AVX-512 here: the dispatch took the scalar path on both sides");
+    // Every vector path this processor has, each on its own.
+    let mut levels = vec![];
+    for cap in [Simd::Avx512, Simd::Avx2] {
+        set_simd_cap(cap);
+        if simd_level() == cap {
+            assert_eq!(bits(&one), bits(&run(true)), "{cap:?}");
+            levels.push(cap);
+        }
     }
+    set_simd_cap(Simd::Avx512);
+    if levels.len() < 2 {
+        eprintln!("vector paths checked here: {levels:?} (the others need their processor)");
+    }
+    assert!(
+        !levels.is_empty() || std::env::var("CI").as_deref() != Ok("true"),
+        "no AVX2 here: no vector path checked"
+    );
 }
 
-/// Sixteen points' lowest corners are grouped by the rows (y, z) they share, each group's
-/// eight corners come out of the rows as one at a time would read them (the upper x-corner
-/// the lower one where there is no neighbour along x), and a group spread over more than the
-/// 32 values one load takes is refused (its points are then gathered or traced one at a time).
+/// Rows longer than sixteen values, so that the AVX2 path groups the points by the rows they
+/// share (the test above has short rows, which it gathers): samples at points spread along
+/// x by up to a cell from a row's cells and across the y and z faces of the cells (so that
+/// eight points fall in up to four row groups), and points spread too far (gathered).
+#[test]
+fn samples_in_long_rows_give_the_bits_of_one_at_a_time() {
+    let d = Dims::new(40, 5, 4);
+    let (a, b) = (noise(d.cells(), 3), noise(d.cells(), 4));
+    let s = [Sampler::new(&a, d), Sampler::new(&b, d)];
+    let len = 203;
+    let jitter = |seed: u32, amp: f32| -> Vec<f32> {
+        noise(len, seed)
+            .iter()
+            .map(|x| amp * (2.0 * x - 1.0))
+            .collect()
+    };
+    let (jx, jy, jz) = (jitter(11, 1.0), jitter(12, 0.3), jitter(13, 0.3));
+    let x: Vec<f32> = (0..len)
+        .map(|m| {
+            if m % 50 == 7 {
+                35.0
+            } else {
+                (m % 40) as f32 + jx[m]
+            }
+        })
+        .collect();
+    let y: Vec<f32> = (0..len).map(|m| 2.0 + jy[m]).collect();
+    let z: Vec<f32> = (0..len).map(|m| (m / 40 % 4) as f32 + jz[m]).collect();
+    let codes: Vec<u32> = (0..len)
+        .map(|m| (m % 40) as u32 | ((m / 3 % 5) as u32) << 10 | ((m / 40 % 4) as u32) << 20)
+        .collect();
+    let run = || {
+        let mut v = [vec![0.0; len], vec![0.0; len]];
+        let mut c = vec![0; len];
+        let mut r = [0, 1, 2, 3].map(|_| vec![0.0; len]);
+        let [v0, v1] = &mut v;
+        let [l0, l1, h0, h1] = &mut r;
+        sample_row(&s, [&x, &y, &z], [v0, v1], Some(&mut c));
+        range_row(&s, &codes, [l0, l1], [h0, h1]);
+        let f = v.concat().into_iter().chain(r.concat());
+        (f.map(f32::to_bits).collect::<Vec<u32>>(), c)
+    };
+    let _cap = CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    set_simd_cap(Simd::Scalar);
+    let one = run();
+    let mut levels = vec![];
+    for cap in [Simd::Avx512, Simd::Avx2] {
+        set_simd_cap(cap);
+        if simd_level() == cap {
+            assert_eq!(one, run(), "{cap:?}");
+            levels.push(cap);
+        }
+    }
+    set_simd_cap(Simd::Avx512);
+    eprintln!("vector paths checked here: {levels:?}");
+    assert!(
+        !levels.is_empty() || std::env::var("CI").as_deref() != Ok("true"),
+        "no AVX2 here: no vector path checked"
+    );
+}
+
+/// Sixteen (AVX-512) and eight (AVX2) points' lowest corners are grouped by the rows (y, z)
+/// they share, each group's eight corners come out of the rows as one at a time would read
+/// them (the upper x-corner the lower one where there is no neighbour along x), and a group
+/// spread over more values than one load takes is refused (its points are then gathered or
+/// traced one at a time). Each check needs its processor; CI needs at least AVX2.
 #[test]
 fn points_are_grouped_by_the_rows_they_share() {
+    let mut checked = vec![];
     #[cfg(target_arch = "x86_64")]
-    if simd_available() {
-        // SAFETY: AVX-512F checked.
-        unsafe { grouping_checks() };
-        return;
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: AVX-512F checked.
+            unsafe { grouping_checks() };
+            checked.push("AVX-512");
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 checked.
+            unsafe { grouping_checks_avx2() };
+            checked.push("AVX2");
+        }
     }
-    // Where it cannot run, CI (which measures and relies on this path) fails; elsewhere the
-    // grouping is not used and there is nothing to check.
+    eprintln!("groupings checked here: {checked:?}");
     assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "no AVX-512 here: the row grouping cannot be checked"
+        !checked.is_empty() || std::env::var("CI").as_deref() != Ok("true"),
+        "no AVX2 here: the row grouping cannot be checked"
     );
-    eprintln!("no AVX-512 here: the grouping is not used, nothing to check");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn grouping_checks_avx2() {
+    use avx2::{group_corners, row_groups, Rows};
+    use std::arch::x86_64::*;
+    let v = |a: [i32; 8]| {
+        // SAFETY: eight i32.
+        unsafe { _mm256_loadu_si256(a.as_ptr().cast()) }
+    };
+    let f32s = |x: __m256| {
+        let mut a = [0.0f32; 8];
+        // SAFETY: eight f32.
+        unsafe { _mm256_storeu_ps(a.as_mut_ptr(), x) };
+        a
+    };
+    for d in [[24usize, 6, 5], [16, 6, 5]] {
+        let nx = d[0] as i32;
+        let f: Vec<f32> = (0..d[0] * d[1] * d[2]).map(|i| i as f32).collect();
+        let xs: [i32; 8] = std::array::from_fn(|l| (l as i32 + 9).min(nx - 1));
+        // Lanes alternate between rows y 2 and 3; z is 4, the last plane (no upper neighbour).
+        let ys: [i32; 8] = std::array::from_fn(|l| 2 + (l % 2) as i32);
+        let i0 = [v(xs), v(ys), v([4; 8])];
+        let dx = v(xs.map(|x| i32::from(x + 1 < nx)));
+        let live = v([-1, -1, -1, -1, -1, -1, -1, 0]);
+        let mut groups = [None; 8];
+        let n = row_groups(i0, live, dx, &Rows::array(d), &mut groups).expect("grouped");
+        assert_eq!(n, 2);
+        let lanes: Vec<i32> = groups[..n]
+            .iter()
+            .flatten()
+            .map(|g| _mm256_movemask_ps(g.lanes))
+            .collect();
+        assert_eq!(lanes, [0x55, 0x2a]);
+        // SAFETY: `f` has dimensions `d`.
+        let g = unsafe { group_corners(&groups[..n], f.as_ptr()) }.map(f32s);
+        let at = |x: i32, y: i32, z: i32| ((z * d[1] as i32 + y) * nx + x) as f32;
+        for l in 0..7 {
+            let (x, y) = (xs[l], ys[l]);
+            let x1 = if x + 1 < nx { x + 1 } else { x };
+            let want = [at(x, y, 4), at(x1, y, 4), at(x, y + 1, 4), at(x1, y + 1, 4)];
+            for c in 0..8 {
+                // No plane above z = 4: the upper corners are the lower ones.
+                assert_eq!(g[c][l], want[c % 4], "dims {d:?} lane {l} corner {c}");
+            }
+        }
+        // Lanes in no group hold 0.
+        assert!(g.iter().all(|c| c[7] == 0.0));
+        // Spread over more than 16 values along x: refused.
+        let far: [i32; 8] = std::array::from_fn(|l| if l == 7 { 2 + 16 } else { 2 + l as i32 });
+        let i0 = [v(far), v([2; 8]), v([1; 8])];
+        let r = row_groups(i0, v([-1; 8]), v([1; 8]), &Rows::array(d), &mut groups);
+        assert!(r.is_none(), "dims {d:?}");
+    }
+    // Rows shorter than sixteen values: not grouped (gathered).
+    let i0 = [v([0; 8]), v([0; 8]), v([0; 8])];
+    let r = row_groups(
+        i0,
+        v([-1; 8]),
+        v([1; 8]),
+        &Rows::array([15, 2, 2]),
+        &mut [None; 8],
+    );
+    assert!(r.is_none());
 }
 
 #[cfg(target_arch = "x86_64")]

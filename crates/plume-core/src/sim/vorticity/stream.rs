@@ -14,6 +14,8 @@
 
 use super::{curl_row, diff_across, diff_x, force_row, neighbours};
 use crate::sim::grid::Dims;
+#[cfg(target_arch = "x86_64")]
+use crate::sim::trace16::Simd;
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -160,10 +162,20 @@ impl Task<'_> {
     /// operations sixteen lanes wide: the same bits) unless `--no-simd` asked otherwise.
     fn run(&mut self, scale: f32, half_dt: f32, ring: &mut Vec<f32>) {
         #[cfg(target_arch = "x86_64")]
-        if crate::sim::trace16::simd_available() {
-            // SAFETY: the processor has AVX-512F (`simd_available` asked it).
-            return unsafe { self.run_avx512(scale, half_dt, ring) };
+        match crate::sim::trace16::simd_level() {
+            // SAFETY: the processor has AVX-512F (`simd_level` asked it).
+            Simd::Avx512 => return unsafe { self.run_avx512(scale, half_dt, ring) },
+            // SAFETY: the processor has AVX2 (`simd_level` asked it).
+            Simd::Avx2 => return unsafe { self.run_avx2(scale, half_dt, ring) },
+            Simd::Scalar => {}
         }
+        self.run_any(scale, half_dt, ring)
+    }
+
+    /// [`Task::run`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(&mut self, scale: f32, half_dt: f32, ring: &mut Vec<f32>) {
         self.run_any(scale, half_dt, ring)
     }
 

@@ -2,6 +2,8 @@
 //! Jacobi sweeps, residuals and deterministic reductions over z-planes.
 
 use super::*;
+#[cfg(target_arch = "x86_64")]
+use crate::sim::trace16::Simd;
 
 /// What a stencil pass hands its kernel for one row.
 pub(super) struct RowCtx<'a, D> {
@@ -147,9 +149,12 @@ pub(super) fn update_xr(
         .zip(d.par_chunks(plane).zip(q.par_chunks(plane)))
         .map(|((xp, rp), (dp, qp))| {
             #[cfg(target_arch = "x86_64")]
-            if crate::sim::trace16::simd_available() {
-                // SAFETY: the processor has AVX-512F (`simd_available` asked it).
-                return unsafe { update_xr_avx512(alpha, dp, qp, xp, rp) };
+            match crate::sim::trace16::simd_level() {
+                // SAFETY: the processor has AVX-512F (`simd_level` asked it).
+                Simd::Avx512 => return unsafe { update_xr_avx512(alpha, dp, qp, xp, rp) },
+                // SAFETY: the processor has AVX2 (`simd_level` asked it).
+                Simd::Avx2 => return unsafe { update_xr_avx2(alpha, dp, qp, xp, rp) },
+                Simd::Scalar => {}
             }
             update_xr_plane(alpha, dp, qp, xp, rp)
         })
@@ -170,6 +175,13 @@ fn update_xr_plane(alpha: f32, d: &[f32], q: &[f32], x: &mut [f32], r: &mut [f32
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn update_xr_avx512(alpha: f32, d: &[f32], q: &[f32], x: &mut [f32], r: &mut [f32]) -> f32 {
+    update_xr_plane(alpha, d, q, x, r)
+}
+
+/// [`update_xr_plane`] compiled for AVX2 (the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn update_xr_avx2(alpha: f32, d: &[f32], q: &[f32], x: &mut [f32], r: &mut [f32]) -> f32 {
     update_xr_plane(alpha, d, q, x, r)
 }
 

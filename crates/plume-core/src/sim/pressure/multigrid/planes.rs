@@ -1,13 +1,15 @@
-//! Plane jobs compiled twice: plainly and for AVX-512F, picked at run time.
+//! Plane jobs compiled three times: plainly, for AVX2 and for AVX-512F, picked at run time.
 //!
 //! The multigrid's passes are per z-plane loops that Rust compiles for the baseline x86-64
-//! (four lanes). A [`PlaneJob`]'s work per plane is inlined into [`run_plane`]'s two
-//! versions, so where the processor has AVX-512F (and the vector paths are on, see
-//! [`crate::sim::trace16::simd_available`]) the same loops run sixteen lanes wide. The
+//! (four lanes). A [`PlaneJob`]'s work per plane is inlined into [`run_plane`]'s three
+//! versions, so where the processor has AVX-512F or AVX2 (and the vector paths are on, see
+//! [`crate::sim::trace16::simd_level`]) the same loops run sixteen or eight lanes wide. The
 //! operations and their order are the same in both (Rust never fuses a multiply and an add
 //! on its own, and every sum runs in fixed lanes), so the results are the same bits.
 
 use super::*;
+#[cfg(target_arch = "x86_64")]
+use crate::sim::trace16::Simd;
 
 /// The work of one pass on one z-plane `k`, writing `out` (that plane of the pass's output,
 /// of the length [`for_planes`] is given) with a row of scratch (`nx` values).
@@ -35,10 +37,19 @@ pub(super) fn for_planes<J: PlaneJob>(dims: [usize; 3], out: &mut [f32], job: &J
 #[inline(always)]
 fn run_plane<J: PlaneJob>(job: &J, k: usize, out: &mut [f32], s: &mut [f32]) -> J::Out {
     #[cfg(target_arch = "x86_64")]
-    if crate::sim::trace16::simd_available() {
-        // SAFETY: the processor has AVX-512F (`simd_available` asked it).
-        return unsafe { run_plane_avx512(job, k, out, s) };
+    match crate::sim::trace16::simd_level() {
+        // SAFETY: the processor has AVX-512F (`simd_level` asked it).
+        Simd::Avx512 => return unsafe { run_plane_avx512(job, k, out, s) },
+        // SAFETY: the processor has AVX2 (`simd_level` asked it).
+        Simd::Avx2 => return unsafe { run_plane_avx2(job, k, out, s) },
+        Simd::Scalar => {}
     }
+    job.plane(k, out, s)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn run_plane_avx2<J: PlaneJob>(job: &J, k: usize, out: &mut [f32], s: &mut [f32]) -> J::Out {
     job.plane(k, out, s)
 }
 

@@ -11,6 +11,8 @@
 //! whatever the tasks.
 
 use super::*;
+#[cfg(target_arch = "x86_64")]
+use crate::sim::trace16::Simd;
 use std::cell::RefCell;
 
 thread_local! {
@@ -102,10 +104,20 @@ impl<D: Diag> Sweeps<'_, D> {
     /// lanes wide: the same bits).
     fn run(&self, k0: usize, out: &mut [f32], ring: &mut [f32]) -> Vec<f64> {
         #[cfg(target_arch = "x86_64")]
-        if crate::sim::trace16::simd_available() {
-            // SAFETY: the processor has AVX-512F (`simd_available` asked it).
-            return unsafe { self.run_avx512(k0, out, ring) };
+        match crate::sim::trace16::simd_level() {
+            // SAFETY: the processor has AVX-512F (`simd_level` asked it).
+            Simd::Avx512 => return unsafe { self.run_avx512(k0, out, ring) },
+            // SAFETY: the processor has AVX2 (`simd_level` asked it).
+            Simd::Avx2 => return unsafe { self.run_avx2(k0, out, ring) },
+            Simd::Scalar => {}
         }
+        self.run_any(k0, out, ring)
+    }
+
+    /// [`Sweeps::run`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(&self, k0: usize, out: &mut [f32], ring: &mut [f32]) -> Vec<f64> {
         self.run_any(k0, out, ring)
     }
 
