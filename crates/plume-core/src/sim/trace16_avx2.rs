@@ -3,12 +3,14 @@
 //! one-at-a-time code, so the same bits. A row's last values (fewer than eight) are taken
 //! one at a time.
 //!
-//! The corners come, as with AVX-512, from the rows along y and z the points share: each
-//! group of points with the same rows loads sixteen values of each of its four rows and picks
-//! its corners by permutes ([`row_groups`], [`group_corners`]). Gathers are the fallback
-//! where a group spreads over more than sixteen values along x or the rows are shorter: on
-//! the processors measured (AMD Zen 3) they cost about a cycle a value, and a trace's
-//! midpoint takes 24 values.
+//! The corners come from rows loaded whole, sixteen values at a time, and picked by
+//! permutes ([`block`], [`block_corners`]): where the eight points' lowest corners lie at
+//! most a row apart along y and a plane apart along z (the usual case: a face's start sits on
+//! a cell row, and a slow flow's traces end just above or just below it), the block's two or
+//! three rows along each axis are loaded and each point takes its corners from its own. Gathers
+//! are the fallback where the points spread further or the rows are shorter: on the
+//! processor measured (AMD Zen 3) they cost about a cycle a value, and a trace's midpoint
+//! takes 24 values.
 
 use super::*;
 use std::arch::x86_64::*;
@@ -111,104 +113,110 @@ impl Rows {
     }
 }
 
-/// Some of eight points whose eight corners all lie in the same four rows of an array, and
-/// where along them: see [`row_groups`].
+/// Eight points whose lowest corners lie at most one row apart along y and one plane apart
+/// along z, within sixteen values along x: the rows all their corners lie in (two or three
+/// along each of y and z) and where along them. See [`block`].
 #[derive(Clone, Copy)]
-pub(super) struct Group {
-    /// The points' lanes (all bits set).
-    pub(super) lanes: __m256,
-    /// Index of the first of the sixteen values loaded from each row, in the order of the
-    /// corners (y0 z0, y1 z0, y0 z1, y1 z1).
-    starts: [usize; 4],
+pub(super) struct Block {
+    /// Index of the first of the sixteen values loaded from row `ry` of plane `rz` of the
+    /// block, at `starts[rz][ry]`.
+    starts: [[usize; 3]; 3],
+    /// Whether the points' lowest corners span two rows along y, along z.
+    split: [bool; 2],
     /// Each point's lower and upper x-corner, counted from the first value loaded (0..16),
     /// and the lanes where that is in the second eight.
     x0: __m256i,
     x1: __m256i,
     second0: __m256,
     second1: __m256,
+    /// The lanes whose lowest corner is in the block's second row along y, along z.
+    up: [__m256; 2],
 }
 
-/// The groups of the lanes of `live` (a lane mask, all bits set) whose lowest corners `i0`
-/// lie in the same rows along y and z, at most eight, and how many; `dx` is each lane's
-/// offset to its neighbour along x (1, or 0 at the row's end). `None` where the rows are
-/// shorter than sixteen values or some group's corners spread over more than sixteen.
+/// The least (`max` false) or greatest of the lanes of `v` in `live` (all bits set; the
+/// lanes outside it count as `i32::MAX`, `i32::MIN`).
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn row_groups(
-    i0: [__m256i; 3],
-    live: __m256i,
-    dx: __m256i,
-    rows: &Rows,
-    groups: &mut [Option<Group>; 8],
-) -> Option<usize> {
+fn reduce(v: __m256i, live: __m256i, max: bool) -> i32 {
+    let fill = _mm256_set1_epi32(if max { i32::MIN } else { i32::MAX });
+    let v = _mm256_blendv_epi8(fill, v, live);
+    let pick = |a: __m128i, b: __m128i| {
+        if max {
+            _mm_max_epi32(a, b)
+        } else {
+            _mm_min_epi32(a, b)
+        }
+    };
+    let m = pick(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let m = pick(m, _mm_shuffle_epi32::<0b01_00_11_10>(m));
+    let m = pick(m, _mm_shuffle_epi32::<0b10_11_00_01>(m));
+    _mm_cvtsi128_si32(m)
+}
+
+/// The [`Block`] of the lanes of `live` (a lane mask, all bits set; not empty) whose lowest
+/// corners are `i0` (as `locate` gives them); `dx` is each lane's offset to its neighbour
+/// along x (1, or 0 at the row's end). `None` where the rows are shorter than sixteen values
+/// or the corners spread further (then they are gathered).
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn block(i0: [__m256i; 3], live: __m256i, dx: __m256i, rows: &Rows) -> Option<Block> {
     let d = rows.d;
     let nx = d[0];
     if nx < 16 {
         return None;
     }
-    let mut lead = [[0i32; 8]; 3];
-    for (l, v) in lead.iter_mut().zip(i0) {
-        // SAFETY: eight i32.
-        unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+    let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
+    let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
+    if y1 > y + 1 || z1 > z + 1 {
+        return None;
     }
-    let (fifteen, seven) = (int(15), int(7));
-    let mut todo = live;
-    let mut n = 0;
-    loop {
-        let bits = _mm256_movemask_ps(_mm256_castsi256_ps(todo));
-        if bits == 0 {
-            return Some(n);
-        }
-        let l = bits.trailing_zeros() as usize;
-        let (x, y, z) = (lead[0][l], lead[1][l], lead[2][l]);
-        let same = _mm256_and_si256(
-            _mm256_cmpeq_epi32(i0[1], _mm256_set1_epi32(y)),
-            _mm256_cmpeq_epi32(i0[2], _mm256_set1_epi32(z)),
-        );
-        let lanes = _mm256_and_si256(same, todo);
-        let start = (x - 4).clamp(0, (nx - 16) as i32);
-        let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
-        let x1 = _mm256_add_epi32(x0, dx);
-        // Every lane's corners among the sixteen loaded (as unsigned: a negative one is far
-        // above).
-        let within = |v: __m256i| _mm256_cmpeq_epi32(_mm256_max_epu32(v, fifteen), fifteen);
-        let inside = _mm256_and_si256(within(x0), within(x1));
-        if _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(inside, lanes))) != 0 {
-            return None;
-        }
-        let (y, z) = (y as usize, z as usize);
-        let dj = if y + 1 < d[1] { rows.row_y } else { 0 };
-        let dk = if z + 1 < d[2] { rows.row_z } else { 0 };
-        let r0 = (z - rows.z0) * rows.row_z + y * rows.row_y + start as usize;
-        let second = |v: __m256i| _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, seven));
-        groups[n] = Some(Group {
-            lanes: _mm256_castsi256_ps(lanes),
-            starts: [r0, r0 + dj, r0 + dk, r0 + dj + dk],
-            x0,
-            x1,
-            second0: second(x0),
-            second1: second(x1),
-        });
-        n += 1;
-        todo = _mm256_andnot_si256(lanes, todo);
+    let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
+    let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
+    let x1 = _mm256_add_epi32(x0, dx);
+    if reduce(x1, live, true) > 15 {
+        return None;
     }
+    // Rows y, y + 1 and y + 2 (the last row repeated where there are fewer), likewise the
+    // planes: a point's corner rows are the block's first two from its own on.
+    let (y, z) = (y as usize, z as usize);
+    let ry = [y, (y + 1).min(d[1] - 1), (y + 2).min(d[1] - 1)];
+    let rz = [z, (z + 1).min(d[2] - 1), (z + 2).min(d[2] - 1)];
+    let starts =
+        rz.map(|k| ry.map(|j| (k - rows.z0) * rows.row_z + j * rows.row_y + start as usize));
+    let seven = int(7);
+    let second = |v: __m256i| _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, seven));
+    let up = |v: __m256i, lo: usize| {
+        _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(lo as i32 + 1)))
+    };
+    Some(Block {
+        starts,
+        split: [y1 as usize > y, z1 as usize > z],
+        x0,
+        x1,
+        second0: second(x0),
+        second1: second(x1),
+        up: [up(i0[1], y), up(i0[2], z)],
+    })
 }
 
-/// The eight corners (order of `Sampler::gather`) in `f` of the points of the groups
-/// [`row_groups`] found (lanes in no group hold 0).
+/// The eight corners (order of `Sampler::gather`) in `f` of the points of a [`Block`] (lanes
+/// outside it hold values of the block's rows).
 ///
 /// # Safety
-/// `f` must hold the rows of the layout the groups were found in.
+/// `f` must hold the rows of the layout the block was found in.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn group_corners(groups: &[Option<Group>], f: *const f32) -> [__m256; 8] {
-    let mut g = [_mm256_setzero_ps(); 8];
-    for gr in groups.iter().flatten() {
-        for (r, &st) in gr.starts.iter().enumerate() {
-            // SAFETY: `row_groups` chose the start so that sixteen values lie in the row.
+pub(super) unsafe fn block_corners(bl: &Block, f: *const f32) -> [__m256; 8] {
+    let zero = _mm256_setzero_ps();
+    let (ny, nz) = (2 + usize::from(bl.split[0]), 2 + usize::from(bl.split[1]));
+    // The lower and upper x-corners from each row.
+    let mut p = [[(zero, zero); 3]; 3];
+    for (pz, sz) in p.iter_mut().zip(&bl.starts).take(nz) {
+        for (pr, &st) in pz.iter_mut().zip(sz).take(ny) {
+            // SAFETY: `block` chose the start so that sixteen values lie in the row.
             let (a, b) = unsafe {
-                let p = f.add(st);
-                (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)))
+                let q = f.add(st);
+                (_mm256_loadu_ps(q), _mm256_loadu_ps(q.add(8)))
             };
             let pick = |x: __m256i, second: __m256| {
                 _mm256_blendv_ps(
@@ -217,8 +225,28 @@ pub(super) unsafe fn group_corners(groups: &[Option<Group>], f: *const f32) -> [
                     second,
                 )
             };
-            g[2 * r] = _mm256_blendv_ps(g[2 * r], pick(gr.x0, gr.second0), gr.lanes);
-            g[2 * r + 1] = _mm256_blendv_ps(g[2 * r + 1], pick(gr.x1, gr.second1), gr.lanes);
+            *pr = (pick(bl.x0, bl.second0), pick(bl.x1, bl.second1));
+        }
+    }
+    let blend = |a: (__m256, __m256), b: (__m256, __m256), m: __m256| {
+        (_mm256_blendv_ps(a.0, b.0, m), _mm256_blendv_ps(a.1, b.1, m))
+    };
+    let mut g = [zero; 8];
+    for cz in 0..2 {
+        for cy in 0..2 {
+            let row = |rz: usize| {
+                if bl.split[0] {
+                    blend(p[rz][cy], p[rz][cy + 1], bl.up[0])
+                } else {
+                    p[rz][cy]
+                }
+            };
+            let v = if bl.split[1] {
+                blend(row(cz), row(cz + 1), bl.up[1])
+            } else {
+                row(cz)
+            };
+            (g[4 * cz + 2 * cy], g[4 * cz + 2 * cy + 1]) = v;
         }
     }
     g
@@ -274,16 +302,15 @@ pub(super) unsafe fn range<const N: usize>(
             _mm256_and_si256(_mm256_srli_epi32::<20>(code), ten),
         ];
         let (offs, b) = (offsets(i0, dims, stride), index(i0, stride));
-        let mut groups = [None; 8];
-        let shared = row_groups(i0, int(usize::MAX), offs[1], &Rows::array(d), &mut groups);
+        let shared = block(i0, int(usize::MAX), offs[1], &Rows::array(d));
         for k in 0..N {
             let f = s[k].raw().0.as_ptr();
             // SAFETY: every code is a cell of these dimensions and each offset moves to a
             // neighbour only where it exists: every index is below the array's length (and
             // the groups were found in these dimensions).
             let g = unsafe {
-                match shared {
-                    Some(ng) => group_corners(&groups[..ng], f),
+                match &shared {
+                    Some(bl) => block_corners(bl, f),
                     None => corners(f, b, &offs),
                 }
             };
@@ -327,16 +354,15 @@ pub(super) unsafe fn sample<const N: usize>(
         let p = [x, y, z].map(|a| unsafe { load(a, m) });
         let (i0, t) = locate(p, hi);
         let (offs, b) = (offsets(i0, dims, stride), index(i0, stride));
-        let mut groups = [None; 8];
-        let shared = row_groups(i0, int(usize::MAX), offs[1], &Rows::array(d), &mut groups);
+        let shared = block(i0, int(usize::MAX), offs[1], &Rows::array(d));
         for (o, t_) in out.iter_mut().zip(s) {
             let f = t_.raw().0.as_ptr();
             // SAFETY: `locate` clamps every sample into the array and each offset moves to a
             // neighbour only where it exists: every index is below the array's length (and
             // the groups were found in these dimensions).
             let g = unsafe {
-                match shared {
-                    Some(ng) => group_corners(&groups[..ng], f),
+                match &shared {
+                    Some(bl) => block_corners(bl, f),
                     None => corners(f, b, &offs),
                 }
             };
@@ -424,16 +450,15 @@ pub(super) unsafe fn row(
             let plane = _mm256_sub_epi32(i0[2], z0);
             let b = _mm256_and_si256(index([i0[0], i0[1], plane], stride), ok);
             let offs = offs.map(|o| _mm256_and_si256(o, ok));
-            let mut groups = [None; 8];
             // SAFETY: the lanes in `ok` have all eight cells in the window, whose rows hold
-            // u, v and w one after the other; the others read its first cell (or are in no
-            // group).
+            // u, v and w one after the other; the others read its first cell (or the block's
+            // rows).
             let (gu, gv, gw) = unsafe {
-                match row_groups(i0, ok, offs[1], &rows, &mut groups) {
-                    Some(ng) => (
-                        group_corners(&groups[..ng], base),
-                        group_corners(&groups[..ng], base.add(nx)),
-                        group_corners(&groups[..ng], base.add(2 * nx)),
+                match block(i0, ok, offs[1], &rows) {
+                    Some(bl) => (
+                        block_corners(&bl, base),
+                        block_corners(&bl, base.add(nx)),
+                        block_corners(&bl, base.add(2 * nx)),
                     ),
                     None => (
                         corners(base, b, &offs),

@@ -161,11 +161,9 @@ fn samples_in_long_rows_give_the_bits_of_one_at_a_time() {
     let (a, b) = (noise(d.cells(), 3), noise(d.cells(), 4));
     let s = [Sampler::new(&a, d), Sampler::new(&b, d)];
     let len = 203;
+    // The noise is in [−0.5, 0.5): jitters in [−amp, amp).
     let jitter = |seed: u32, amp: f32| -> Vec<f32> {
-        noise(len, seed)
-            .iter()
-            .map(|x| amp * (2.0 * x - 1.0))
-            .collect()
+        noise(len, seed).iter().map(|x| 2.0 * amp * x).collect()
     };
     let (jx, jy, jz) = (jitter(11, 1.0), jitter(12, 0.3), jitter(13, 0.3));
     let x: Vec<f32> = (0..len)
@@ -243,7 +241,7 @@ fn points_are_grouped_by_the_rows_they_share() {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn grouping_checks_avx2() {
-    use avx2::{group_corners, row_groups, Rows};
+    use avx2::{block, block_corners, Rows};
     use std::arch::x86_64::*;
     let v = |a: [i32; 8]| {
         // SAFETY: eight i32.
@@ -255,54 +253,71 @@ fn grouping_checks_avx2() {
         unsafe { _mm256_storeu_ps(a.as_mut_ptr(), x) };
         a
     };
+    // Lanes alternate between rows y 2 and 3 (or all in row 2) and between planes 3 and 4 (4
+    // the last: no upper neighbour), or all in plane 1; lane 7 is not live.
+    let live = v([-1, -1, -1, -1, -1, -1, -1, 0]);
     for d in [[24usize, 6, 5], [16, 6, 5]] {
-        let nx = d[0] as i32;
-        let f: Vec<f32> = (0..d[0] * d[1] * d[2]).map(|i| i as f32).collect();
-        let xs: [i32; 8] = std::array::from_fn(|l| (l as i32 + 9).min(nx - 1));
-        // Lanes alternate between rows y 2 and 3; z is 4, the last plane (no upper neighbour).
-        let ys: [i32; 8] = std::array::from_fn(|l| 2 + (l % 2) as i32);
-        let i0 = [v(xs), v(ys), v([4; 8])];
-        let dx = v(xs.map(|x| i32::from(x + 1 < nx)));
-        let live = v([-1, -1, -1, -1, -1, -1, -1, 0]);
-        let mut groups = [None; 8];
-        let n = row_groups(i0, live, dx, &Rows::array(d), &mut groups).expect("grouped");
-        assert_eq!(n, 2);
-        let lanes: Vec<i32> = groups[..n]
-            .iter()
-            .flatten()
-            .map(|g| _mm256_movemask_ps(g.lanes))
-            .collect();
-        assert_eq!(lanes, [0x55, 0x2a]);
-        // SAFETY: `f` has dimensions `d`.
-        let g = unsafe { group_corners(&groups[..n], f.as_ptr()) }.map(f32s);
-        let at = |x: i32, y: i32, z: i32| ((z * d[1] as i32 + y) * nx + x) as f32;
-        for l in 0..7 {
-            let (x, y) = (xs[l], ys[l]);
-            let x1 = if x + 1 < nx { x + 1 } else { x };
-            let want = [at(x, y, 4), at(x1, y, 4), at(x, y + 1, 4), at(x1, y + 1, 4)];
-            for c in 0..8 {
-                // No plane above z = 4: the upper corners are the lower ones.
-                assert_eq!(g[c][l], want[c % 4], "dims {d:?} lane {l} corner {c}");
+        type Lanes = fn(usize) -> i32;
+        let cases: [(Lanes, Lanes); 2] = [
+            (|l| 2 + (l % 2) as i32, |l| 3 + (l / 2 % 2) as i32),
+            (|_| 2, |_| 1),
+        ];
+        for (ys, zs) in cases {
+            let nx = d[0] as i32;
+            let f: Vec<f32> = (0..d[0] * d[1] * d[2]).map(|i| i as f32).collect();
+            let xs: [i32; 8] = std::array::from_fn(|l| (l as i32 + 9).min(nx - 1));
+            let (ys, zs): ([i32; 8], [i32; 8]) = (std::array::from_fn(ys), std::array::from_fn(zs));
+            let i0 = [v(xs), v(ys), v(zs)];
+            let dx = v(xs.map(|x| i32::from(x + 1 < nx)));
+            let bl = block(i0, live, dx, &Rows::array(d)).expect("a block");
+            // SAFETY: `f` has dimensions `d`.
+            let g = unsafe { block_corners(&bl, f.as_ptr()) }.map(f32s);
+            let at = |x: i32, y: i32, z: i32| ((z * d[1] as i32 + y) * nx + x) as f32;
+            for l in 0..7 {
+                let (x, y, z) = (xs[l], ys[l], zs[l]);
+                let x1 = if x + 1 < nx { x + 1 } else { x };
+                let z1 = if z + 1 < d[2] as i32 { z + 1 } else { z };
+                let want = [
+                    at(x, y, z),
+                    at(x1, y, z),
+                    at(x, y + 1, z),
+                    at(x1, y + 1, z),
+                    at(x, y, z1),
+                    at(x1, y, z1),
+                    at(x, y + 1, z1),
+                    at(x1, y + 1, z1),
+                ];
+                for c in 0..8 {
+                    assert_eq!(g[c][l], want[c], "dims {d:?} lane {l} corner {c}");
+                }
             }
         }
-        // Lanes in no group hold 0.
-        assert!(g.iter().all(|c| c[7] == 0.0));
-        // Spread over more than 16 values along x: refused.
-        let far: [i32; 8] = std::array::from_fn(|l| if l == 7 { 2 + 16 } else { 2 + l as i32 });
-        let i0 = [v(far), v([2; 8]), v([1; 8])];
-        let r = row_groups(i0, v([-1; 8]), v([1; 8]), &Rows::array(d), &mut groups);
+        // Spread over more than 16 values along x, or two rows apart: refused.
+        let near: [i32; 8] = std::array::from_fn(|l| 2 + l as i32);
+        let mut far = near;
+        far[7] = 2 + 16;
+        let r = block(
+            [v(far), v([2; 8]), v([1; 8])],
+            v([-1; 8]),
+            v([1; 8]),
+            &Rows::array(d),
+        );
         assert!(r.is_none(), "dims {d:?}");
+        let rows = v([1, 1, 1, 1, 1, 1, 1, 3]);
+        let r = block(
+            [v(near), rows, v([1; 8])],
+            v([-1; 8]),
+            v([1; 8]),
+            &Rows::array(d),
+        );
+        assert!(r.is_none(), "dims {d:?}");
+        // Unless the far lane is not live.
+        let r = block([v(near), rows, v([1; 8])], live, v([1; 8]), &Rows::array(d));
+        assert!(r.is_some(), "dims {d:?}");
     }
     // Rows shorter than sixteen values: not grouped (gathered).
     let i0 = [v([0; 8]), v([0; 8]), v([0; 8])];
-    let r = row_groups(
-        i0,
-        v([-1; 8]),
-        v([1; 8]),
-        &Rows::array([15, 2, 2]),
-        &mut [None; 8],
-    );
-    assert!(r.is_none());
+    assert!(block(i0, v([-1; 8]), v([1; 8]), &Rows::array([15, 2, 2])).is_none());
 }
 
 #[cfg(target_arch = "x86_64")]
