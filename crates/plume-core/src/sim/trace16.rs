@@ -214,6 +214,30 @@ pub fn simd_available() -> bool {
     simd_level() != Simd::Scalar
 }
 
+/// Where an array's rows lie: row (y, z) starts at `(z − z0)·row_z + y·row_y` and holds
+/// `d[0]` values; `d` are the array's dimensions. (Both vector paths load rows whole.)
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Rows {
+    d: [usize; 3],
+    row_y: usize,
+    row_z: usize,
+    z0: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Rows {
+    /// One array of dimensions `d`, x fastest.
+    fn array(d: [usize; 3]) -> Self {
+        Self {
+            d,
+            row_y: d[0],
+            row_z: d[0] * d[1],
+            z0: 0,
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[path = "trace16_avx2.rs"]
 mod avx2;
@@ -471,28 +495,6 @@ mod avx512 {
                 unsafe { _mm512_mask_storeu_epi32(c[m..].as_mut_ptr().cast(), live, code) };
             }
             m += 16;
-        }
-    }
-
-    /// Where an array's rows lie: row (y, z) starts at `(z − z0)·row_z + y·row_y` and
-    /// holds `d[0]` values; `d` are the array's dimensions.
-    #[derive(Clone, Copy)]
-    pub(super) struct Rows {
-        pub(super) d: [usize; 3],
-        pub(super) row_y: usize,
-        pub(super) row_z: usize,
-        pub(super) z0: usize,
-    }
-
-    impl Rows {
-        /// One array of dimensions `d`, x fastest.
-        pub(super) fn array(d: [usize; 3]) -> Self {
-            Self {
-                d,
-                row_y: d[0],
-                row_z: d[0] * d[1],
-                z0: 0,
-            }
         }
     }
 

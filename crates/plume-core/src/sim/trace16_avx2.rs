@@ -91,28 +91,6 @@ unsafe fn corners(f: *const f32, b: __m256i, offs: &[__m256i; 8]) -> [__m256; 8]
     offs.map(|o| unsafe { _mm256_i32gather_ps::<4>(f, _mm256_add_epi32(b, o)) })
 }
 
-/// Where an array's rows lie: row (y, z) starts at `(z − z0)·row_z + y·row_y` and holds
-/// `d[0]` values; `d` are the array's dimensions.
-#[derive(Clone, Copy)]
-pub(super) struct Rows {
-    pub(super) d: [usize; 3],
-    pub(super) row_y: usize,
-    pub(super) row_z: usize,
-    pub(super) z0: usize,
-}
-
-impl Rows {
-    /// One array of dimensions `d`, x fastest.
-    pub(super) fn array(d: [usize; 3]) -> Self {
-        Self {
-            d,
-            row_y: d[0],
-            row_z: d[0] * d[1],
-            z0: 0,
-        }
-    }
-}
-
 /// Eight points whose lowest corners lie at most one row apart along y and one plane apart
 /// along z, within sixteen values along x: the rows all their corners lie in (two or three
 /// along each of y and z) and where along them. See [`block`].
