@@ -11,7 +11,8 @@
 //! mostly one, at most four), each group loads 32 values of each of its four rows and picks
 //! its corners by permutes (`avx512::row_groups`). Gathers cost by the value on the
 //! processors measured, and a trace's midpoint took 24 of them. With AVX2 the eight points
-//! gather their corners.
+//! take theirs from blocks of two or three rows along y and z, loaded whole
+//! (`trace16_avx2.rs`).
 
 use super::sample::{rk2, Sampler, VelWindow};
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -285,7 +285,7 @@ pub(super) unsafe fn range<const N: usize>(
             let f = s[k].raw().0.as_ptr();
             // SAFETY: every code is a cell of these dimensions and each offset moves to a
             // neighbour only where it exists: every index is below the array's length (and
-            // the groups were found in these dimensions).
+            // the block was found in these dimensions).
             let g = unsafe {
                 match &shared {
                     Some(bl) => block_corners(bl, f),
@@ -337,7 +337,7 @@ pub(super) unsafe fn sample<const N: usize>(
             let f = t_.raw().0.as_ptr();
             // SAFETY: `locate` clamps every sample into the array and each offset moves to a
             // neighbour only where it exists: every index is below the array's length (and
-            // the groups were found in these dimensions).
+            // the block was found in these dimensions).
             let g = unsafe {
                 match &shared {
                     Some(bl) => block_corners(bl, f),

@@ -201,11 +201,12 @@ fn samples_in_long_rows_give_the_bits_of_one_at_a_time() {
     each_vector_path(|cap| assert_eq!(one, run(), "{cap:?}"));
 }
 
-/// Sixteen (AVX-512) and eight (AVX2) points' lowest corners are grouped by the rows (y, z)
-/// they share, each group's eight corners come out of the rows as one at a time would read
-/// them (the upper x-corner the lower one where there is no neighbour along x), and a group
-/// spread over more values than one load takes is refused (its points are then gathered or
-/// traced one at a time). Each check needs its processor; CI needs at least AVX2.
+/// Sixteen points' lowest corners (AVX-512) are grouped by the rows (y, z) they share, and
+/// eight points' (AVX2) into a block of two rows and two planes at most; each point's eight
+/// corners come out of the rows as one at a time would read them (the upper x-corner the
+/// lower one where there is no neighbour along x), and points spread over more values than
+/// one load takes are refused (then gathered or traced one at a time). Each check needs its
+/// processor; CI needs at least AVX2.
 #[test]
 fn points_are_grouped_by_the_rows_they_share() {
     let mut checked = vec![];
