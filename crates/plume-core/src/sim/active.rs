@@ -161,26 +161,43 @@ fn max_abs_bits(c: &[f32]) -> u32 {
     tail.fold(m, |m, x| m.max(x.to_bits() & 0x7fff_ffff))
 }
 
-/// The spans a scalar pass must work out, and the cells they hold: the support of `fields`
-/// widened by the reach of a trace over `k` cells per unit velocity through `vel_max()` (the
-/// fastest face velocity along each axis, asked for only when the region is on). `None` when
-/// every cell must be worked out: the active region is off ([`set_sparse`]), the velocity is
-/// not finite, or the spans would hold most of the grid.
+/// The cells a scalar pass must work out ([`scalar_spans`]) and how far its traces reach.
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// Per row, the cells to work out.
+    pub spans: Vec<Span>,
+    /// How many cells the spans hold.
+    pub cells: usize,
+    /// The traces' reach along each axis ([`reach`]): a trace from a cell in the spans, its
+    /// midpoint and the cells interpolated there included, stays within it.
+    pub reach: [usize; 3],
+}
+
+/// The spans a scalar pass must work out, the cells they hold and the reach they were
+/// widened by: the support of `fields` widened by the reach of a trace over `k` cells per
+/// unit velocity through `vel_max()` (the fastest face velocity along each axis, asked for
+/// only when the region is on). `None` when every cell must be worked out: the active region
+/// is off ([`set_sparse`]), the velocity is not finite, or the spans would hold most of the
+/// grid.
 pub fn scalar_spans(
     fields: &[(&[f32], f32)],
     d: Dims,
     k: f32,
     vel_max: impl FnOnce() -> [f32; 3],
-) -> Option<(Vec<Span>, usize)> {
+) -> Option<Region> {
     if !sparse_enabled() {
         return None;
     }
     let vel_max = vel_max();
-    let r = reach(k, vel_max)?;
-    let spans = dilate(&support(fields, d), d, r);
+    let reach = reach(k, vel_max)?;
+    let spans = dilate(&support(fields, d), d, reach);
     let cells: usize = spans.iter().map(|&s| span_len(s)).sum();
     // Close to the whole grid, the skipping costs more than it saves.
-    (cells * 10 < d.cells() * 9).then_some((spans, cells))
+    (cells * 10 < d.cells() * 9).then_some(Region {
+        spans,
+        cells,
+        reach,
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use super::grid::Dims;
 use rayon::prelude::*;
 
-use super::active::{span_len, Span};
+use super::active::{Region, Span};
 use super::sample::touches_solid;
 pub use super::sample::{
     face_stagger, halo_for_cfl, rk2, sample, stop_at_solid, window_planes, CellVelocity, Exits,
@@ -525,7 +525,7 @@ pub fn advect_cells_n<const N: usize>(
     vs: &mut VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
-    spans: Option<&[Span]>,
+    region: Option<&Region>,
 ) {
     let samp = f.map(|s| Sampler::new(s.src, vel.dims));
     let last = last_cell(vel.dims);
@@ -536,7 +536,7 @@ pub fn advect_cells_n<const N: usize>(
         vs,
         -k_dt,
         exits.solid,
-        spans,
+        region,
         f.map(|f| f.scale * f.outside + f.offset),
         |ends, _, mut out, _, _| {
             trace16::sample_row(&samp, ends, out.each_mut().map(|o| &mut **o), None);
@@ -589,7 +589,7 @@ pub fn maccormack_cells_n<const N: usize>(
     vs: &mut VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
-    spans: Option<&[Span]>,
+    region: Option<&Region>,
 ) {
     let d = vel.dims;
     let s_src = f.map(|s| Sampler::new(s.src, d));
@@ -604,7 +604,7 @@ pub fn maccormack_cells_n<const N: usize>(
             vs,
             -k_dt,
             exits.solid,
-            spans,
+            region,
             f.map(|f| f.outside),
             |ends, _, mut h, [c], _| {
                 let codes = Some(&mut *c);
@@ -643,7 +643,7 @@ pub fn maccormack_cells_n<const N: usize>(
         vs,
         k_dt,
         None,
-        spans,
+        region,
         f.map(|f| f.scale * f.outside + f.offset),
         |ends, base, mut out, _, spare| {
             // φ̃ = φ̂ sampled at the forward trace, into `out` until the result replaces it.
@@ -692,9 +692,10 @@ type RowOut<'a, const N: usize, const M: usize> = ([&'a mut [f32]; N], [&'a mut 
 /// of the N arrays of `dst` and their M codes to those of `aux`. The traces are the
 /// second-order (RK2) ones from the cells' centres over `k` cells per unit velocity (−k_dt
 /// backwards, +k_dt forwards), x, y and z of their ends in array coordinates (cell i's sample
-/// sits at i), cut at solid cells when `solid` is given. With `spans` (see [`super::active`]),
-/// only the cells in each row's span are traced and the others of `dst` get `fill` (their
-/// `aux` is left as it was); chunks without a cell to trace skip the window.
+/// sits at i), cut at solid cells when `solid` is given. With a `region` (see
+/// [`super::active`]), only the cells in each row's span are traced and the others of `dst`
+/// get `fill` (their `aux` is left as it was); chunks without a cell to trace skip the
+/// window, and the others fill it only over the rows and columns their traces reach.
 #[allow(clippy::too_many_arguments)]
 fn cell_pass<const N: usize, const M: usize>(
     dst: [&mut [f32]; N],
@@ -703,7 +704,7 @@ fn cell_pass<const N: usize, const M: usize>(
     vs: &mut VelSampler,
     k: f32,
     solid: Option<&[u8]>,
-    spans: Option<&[Span]>,
+    region: Option<&Region>,
     fill: [f32; N],
     f: impl Fn([&[f32]; 3], usize, [&mut [f32]; N], [&mut [u32]; M], &mut [f32]) + Sync,
 ) {
@@ -715,14 +716,37 @@ fn cell_pass<const N: usize, const M: usize>(
         assert_eq!(o.len(), d.cells());
     }
     let nx = d.nx;
-    let span = |r: usize| spans.map_or([0, nx as u32], |s| s[r]);
-    if let Some(s) = spans {
-        assert_eq!(s.len(), d.ny * d.nz);
-        assert!(s.iter().all(|&[a, b]| a >= b || b as usize <= nx));
+    let span = |r: usize| region.map_or([0, nx as u32], |g| g.spans[r]);
+    if let Some(g) = region {
+        assert_eq!(g.spans.len(), d.ny * d.nz);
+        assert!(g.spans.iter().all(|&[a, b]| a >= b || b as usize <= nx));
     }
-    let busy = |c0: usize, c1: usize| (c0 * d.ny..c1 * d.ny).any(|r| span_len(span(r)) > 0);
+    // Where the window is needed: every cell of the planes without a region; with one, the
+    // box of the cells traced in the chunk widened by the traces' reach (a trace's start,
+    // midpoint and the cells interpolated there lie within it), nowhere if none is traced.
+    let need = |c0: usize, c1: usize| {
+        let Some(g) = region else {
+            return Some([[0, nx], [0, d.ny]]);
+        };
+        let (mut x, mut y) = ([usize::MAX, 0], [usize::MAX, 0]);
+        for r in c0 * d.ny..c1 * d.ny {
+            let (a, b) = traced(span(r), nx);
+            if a < b {
+                let j = r % d.ny;
+                x = [x[0].min(a), x[1].max(b)];
+                y = [y[0].min(j), y[1].max(j + 1)];
+            }
+        }
+        let [rx, ry, _] = g.reach;
+        (x[0] < x[1]).then(|| {
+            [
+                [x[0].saturating_sub(rx), x[1].saturating_add(rx).min(nx)],
+                [y[0].saturating_sub(ry), y[1].saturating_add(ry).min(d.ny)],
+            ]
+        })
+    };
     let (mut dst, mut aux) = (dst, aux);
-    vs.chunks_where(vel, d.nz, busy, |c0, c1, win| {
+    vs.chunks_where(vel, d.nz, need, |c0, c1, win| {
         // One entry per row of this chunk holding that row of every output.
         let len = (c1 - c0) * nx * d.ny;
         let mut di = dst.each_mut().map(|a| split_front(a, len).chunks_mut(nx));
@@ -739,16 +763,7 @@ fn cell_pass<const N: usize, const M: usize>(
             || vec![0.0f32; (6 + 2 * N) * nx],
             |sc, (r, (mut out, out2))| {
                 let (j, kz) = (r % d.ny, c0 + r / d.ny);
-                let [a, b] = span(j + d.ny * kz).map(|x| x as usize);
-                // Whole runs of sixteen where the row allows (the vector path's width; the
-                // cells added are worked out as any others).
-                let (a, b) = if a < b {
-                    let m = (b - a).next_multiple_of(16).min(nx);
-                    let b = (a + m).min(nx);
-                    (b - m, b)
-                } else {
-                    (0, 0)
-                };
+                let (a, b) = traced(span(j + d.ny * kz), nx);
                 for (o, v) in out.iter_mut().zip(fill) {
                     o[..a].fill(v);
                     o[b..].fill(v);
@@ -776,6 +791,19 @@ fn cell_pass<const N: usize, const M: usize>(
             },
         );
     });
+}
+
+/// The cells of a row traced for its span `s` (`(0, 0)`: none): whole runs of sixteen where
+/// the row allows (the vector path's width; the cells added are worked out as any others).
+fn traced(s: Span, nx: usize) -> (usize, usize) {
+    let [a, b] = s.map(|x| x as usize);
+    if a < b {
+        let m = (b - a).next_multiple_of(16).min(nx);
+        let b = (a + m).min(nx);
+        (b - m, b)
+    } else {
+        (0, 0)
+    }
 }
 
 /// The first K runs of `n` values of `s`.

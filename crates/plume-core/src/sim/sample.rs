@@ -404,6 +404,10 @@ pub fn halo_for_cfl(max_cfl: f32) -> usize {
     }) + 1
 }
 
+/// The part of each plane a [`VelSampler`] fills: `[[x0, x1], [y0, y1]]`, the cells `x0..x1`
+/// of the rows `y0..y1`.
+pub type FillArea = [[usize; 2]; 2];
+
 /// Planes a windowed [`VelSampler`] holds on a grid of `nz` planes with `halo`.
 pub fn window_planes(nz: usize, halo: usize) -> usize {
     nz.min(CHUNK_PLANES.saturating_add(halo.saturating_mul(2)))
@@ -479,12 +483,16 @@ impl VelSampler {
     /// along it) on the whole grid, reusing the buffer; from now on it holds the whole grid.
     pub fn fill(&mut self, vel: VelocityRef<'_>) {
         self.halo = usize::MAX;
-        self.fill_planes(vel, 0, vel.dims.nz);
+        let d = vel.dims;
+        self.fill_planes(vel, [0, 0, d.nz], [[0, d.nx], [0, d.ny]]);
     }
 
     /// Fills planes `z0..z1` of `vel`'s cell-centred velocity into the window (sized for this
-    /// sampler's halo on first use and whenever the grid or the halo changes).
-    fn fill_planes(&mut self, vel: VelocityRef<'_>, z0: usize, z1: usize) {
+    /// sampler's halo on first use and whenever the grid or the halo changes), in each plane
+    /// the cells `x0..x1` of the rows `y0..y1` (`[[x0, x1], [y0, y1]]`); the others keep what
+    /// they held. The planes `z0..from` are already in the window's first slots
+    /// ([`VelSampler::slide`]): only `from..z1` are worked out.
+    fn fill_planes(&mut self, vel: VelocityRef<'_>, [z0, from, z1]: [usize; 3], area: FillArea) {
         let d = vel.dims;
         let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
         assert_eq!(vel.u.len(), du.cells());
@@ -492,7 +500,10 @@ impl VelSampler {
         assert_eq!(vel.w.len(), dw.cells());
         let plane = d.nx * d.ny;
         let want = window_planes(d.nz, self.halo) * plane * 3;
-        assert!(z0 <= z1 && (z1 - z0) * plane * 3 <= want && z1 <= d.nz);
+        assert!(z0 <= from && from <= z1 && (z1 - z0) * plane * 3 <= want && z1 <= d.nz);
+        assert!(from == z0 || self.v.len() == want);
+        let [[x0, x1], [y0, y1]] = area;
+        assert!(x0 <= x1 && x1 <= d.nx && y0 <= y1 && y1 <= d.ny);
         if self.v.len() != want {
             self.v = Vec::new();
             self.v.resize(want, 0.0);
@@ -502,19 +513,20 @@ impl VelSampler {
         self.z0 = z0;
         self.held = z1 - z0;
         let nx = d.nx;
-        self.v[..(z1 - z0) * plane * 3]
+        self.v[(from - z0) * plane * 3..(z1 - z0) * plane * 3]
             .par_chunks_mut(plane * 3)
             .enumerate()
             .for_each(|(dz, pl)| {
-                let k = z0 + dz;
-                for j in 0..d.ny {
-                    let ur = &vel.u[du.idx(0, j, k)..][..nx + 1];
-                    let vb = &vel.v[dv.idx(0, j, k)..][..nx];
-                    let vt = &vel.v[dv.idx(0, j + 1, k)..][..nx];
-                    let wb = &vel.w[dw.idx(0, j, k)..][..nx];
-                    let wf = &vel.w[dw.idx(0, j, k + 1)..][..nx];
+                let k = from + dz;
+                for j in y0..y1 {
+                    let ur = &vel.u[du.idx(x0, j, k)..][..x1 - x0 + 1];
+                    let vb = &vel.v[dv.idx(x0, j, k)..][..x1 - x0];
+                    let vt = &vel.v[dv.idx(x0, j + 1, k)..][..x1 - x0];
+                    let wb = &vel.w[dw.idx(x0, j, k)..][..x1 - x0];
+                    let wf = &vel.w[dw.idx(x0, j, k + 1)..][..x1 - x0];
                     let (u, rest) = pl[3 * j * nx..][..3 * nx].split_at_mut(nx);
                     let (v, w) = rest.split_at_mut(nx);
+                    let (u, v, w) = (&mut u[x0..x1], &mut v[x0..x1], &mut w[x0..x1]);
                     let mean = |o: &mut [f32], a: &[f32], b: &[f32]| {
                         o.iter_mut().zip(a.iter().zip(b)).for_each(|(o, (a, b))| {
                             *o = 0.5 * (a + b);
@@ -537,10 +549,11 @@ impl VelSampler {
         planes: usize,
         mut f: impl FnMut(usize, usize, &VelWindow<'_>),
     ) {
+        let d = vel.dims;
         self.chunks_where(
             vel,
             planes,
-            |_, _| true,
+            |_, _| Some([[0, d.nx], [0, d.ny]]),
             |c0, c1, win| {
                 if let Some(win) = win {
                     f(c0, c1, win);
@@ -549,13 +562,16 @@ impl VelSampler {
         );
     }
 
-    /// [`VelSampler::chunks`] for passes with nothing to trace in some chunks: where
-    /// `need(first, end)` is false the window is not filled and `f` gets `None`.
+    /// [`VelSampler::chunks`] for passes that trace only some cells: `need(first, end)` says
+    /// which part of each plane the chunk's traces read (`[[x0, x1], [y0, y1]]`: the cells
+    /// `x0..x1` of the rows `y0..y1`; the window's other cells are left as they were, stale),
+    /// or `None` where there is nothing to trace: then the window is not filled and `f` gets
+    /// `None`.
     pub fn chunks_where(
         &mut self,
         vel: VelocityRef<'_>,
         planes: usize,
-        need: impl Fn(usize, usize) -> bool,
+        need: impl Fn(usize, usize) -> Option<FillArea>,
         mut f: impl FnMut(usize, usize, Option<&VelWindow<'_>>),
     ) {
         let nz = vel.dims.nz;
@@ -565,18 +581,48 @@ impl VelSampler {
             CHUNK_PLANES
         };
         let mut c0 = 0;
+        // What the window holds from this call's last fill: its planes and area.
+        let mut held: Option<([usize; 2], FillArea)> = None;
         while c0 < planes {
             let c1 = (c0 + chunk).min(planes);
-            if need(c0, c1) {
+            if let Some(area) = need(c0, c1) {
                 let z0 = c0.saturating_sub(self.halo).min(nz);
                 let z1 = c1.saturating_add(self.halo).min(nz);
-                self.fill_planes(vel, z0, z1);
+                // Planes the last fill left (the halos of consecutive chunks overlap) move
+                // to the front instead of being worked out again, where they hold this
+                // chunk's area.
+                let covers =
+                    |a: FillArea| (0..2).all(|i| a[i][0] <= area[i][0] && area[i][1] <= a[i][1]);
+                let from = match held {
+                    Some(([h0, h1], a)) if covers(a) && h0 <= z0 && z0 < h1 && h1 <= z1 => {
+                        self.slide(z0 - h0, h1 - z0);
+                        h1
+                    }
+                    _ => z0,
+                };
+                self.fill_planes(vel, [z0, from, z1], area);
+                held = Some(([z0, z1], area));
                 f(c0, c1, Some(&VelWindow { s: self, vel }));
             } else {
                 f(c0, c1, None);
             }
             c0 = c1;
         }
+    }
+
+    /// Moves `keep` planes of the window, from slot `by` on, to its first slots (a plane a
+    /// task where they do not overlap).
+    fn slide(&mut self, by: usize, keep: usize) {
+        let plane = self.d.nx * self.d.ny * 3;
+        if keep > by {
+            self.v.copy_within(by * plane..(by + keep) * plane, 0);
+            return;
+        }
+        let (front, back) = self.v.split_at_mut(by * plane);
+        front[..keep * plane]
+            .par_chunks_mut(plane)
+            .zip(back[..keep * plane].par_chunks(plane))
+            .for_each(|(d, s)| d.copy_from_slice(s));
     }
 
     /// Velocity at `p` in cell-array coordinates (cell i's centre at i), trilinear between

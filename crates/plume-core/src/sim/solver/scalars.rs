@@ -103,16 +103,16 @@ impl Solver {
         // bits as working out every cell; see `sim::active`).
         let fields: Vec<(&[f32], f32)> = src.iter().map(|s| (s.src, s.outside)).collect();
         let vmax = || [vr.u, vr.v, vr.w].map(active::max_abs);
-        let (spans, cells) = active::scalar_spans(&fields, d, k_dt, vmax).unzip();
-        self.scalar_cells = cells.unwrap_or(n);
-        let spans = spans.as_deref();
+        let region = active::scalar_spans(&fields, d, k_dt, vmax);
+        self.scalar_cells = region.as_ref().map_or(n, |r| r.cells);
+        let region = region.as_ref();
         // MacCormack's backtrace cells go in one of the velocity advection's scratch buffers,
         // idle now (as many bytes a value as the u32 codes need).
         let cells: &mut [u32] = bytemuck::cast_slice_mut(&mut self.vel_tmp[2][..n]);
         match count {
-            1 => advect_fields::<1>(dst, src, hat, cells, vr, vs, k_dt, exits, spans),
-            2 => advect_fields::<2>(dst, src, hat, cells, vr, vs, k_dt, exits, spans),
-            _ => advect_fields::<4>(dst, src, hat, cells, vr, vs, k_dt, exits, spans),
+            1 => advect_fields::<1>(dst, src, hat, cells, vr, vs, k_dt, exits, region),
+            2 => advect_fields::<2>(dst, src, hat, cells, vr, vs, k_dt, exits, region),
+            _ => advect_fields::<4>(dst, src, hat, cells, vr, vs, k_dt, exits, region),
         }
         if temp_on {
             std::mem::swap(&mut self.temperature, &mut self.temperature_tmp);
@@ -126,7 +126,7 @@ impl Solver {
         }
         std::mem::swap(&mut self.density, &mut self.density_tmp);
         solids.fill_cells(&mut self.density, 0.0);
-        self.mass_factor = self.correct_mass(target, spans);
+        self.mass_factor = self.correct_mass(target, region.map(|r| &r.spans[..]));
     }
 
     /// Smoke leaving through the open faces in a sub-step of `k_dt = dt/h` cells per unit
@@ -203,7 +203,7 @@ impl Solver {
 }
 
 /// Advects the N fields `src` into `dst` with the scheme `hat` implies (MacCormack when it
-/// holds N scratch fields, semi-Lagrangian when it is empty), in `spans` when given.
+/// holds N scratch fields, semi-Lagrangian when it is empty), in `region` when given.
 #[allow(clippy::too_many_arguments)]
 fn advect_fields<const N: usize>(
     dst: Vec<&mut [f32]>,
@@ -214,7 +214,7 @@ fn advect_fields<const N: usize>(
     vs: &mut advect::VelSampler,
     k_dt: f32,
     exits: &Exits<'_>,
-    spans: Option<&[active::Span]>,
+    region: Option<&active::Region>,
 ) {
     let Ok(dst) = <[&mut [f32]; N]>::try_from(dst) else {
         unreachable!("one destination per field")
@@ -223,12 +223,12 @@ fn advect_fields<const N: usize>(
         unreachable!("one source per field")
     };
     if hat.is_empty() {
-        advect::advect_cells_n(dst, src, vr, vs, k_dt, exits, spans);
+        advect::advect_cells_n(dst, src, vr, vs, k_dt, exits, region);
     } else {
         let Ok(hat) = <[&mut [f32]; N]>::try_from(hat) else {
             unreachable!("one MacCormack scratch field per field")
         };
-        advect::maccormack_cells_n(dst, src, hat, cells, vr, vs, k_dt, exits, spans);
+        advect::maccormack_cells_n(dst, src, hat, cells, vr, vs, k_dt, exits, region);
     }
 }
 
