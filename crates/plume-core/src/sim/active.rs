@@ -148,7 +148,7 @@ pub fn max_abs(f: &[f32]) -> f32 {
 /// The largest of the values' bits without the sign: the order of |x| (NaN above infinity),
 /// a plain integer maximum in sixteen running lanes (a function of its own, so it
 /// vectorises; inside the closure the fold ran one value at a time).
-fn max_abs_bits(c: &[f32]) -> u32 {
+pub(crate) fn max_abs_bits(c: &[f32]) -> u32 {
     let mut m = [0u32; 16];
     let lanes = c.chunks_exact(16);
     let tail = lanes.remainder().iter();

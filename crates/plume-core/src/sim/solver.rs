@@ -90,6 +90,11 @@ pub struct Solver {
     scalar_cells: usize,
     /// The field that held a non-finite value after the last step.
     non_finite: Option<&'static str>,
+    /// What the last projection saw of the velocity and the pressure, while neither has
+    /// changed since (cleared when a step or sub-step starts; not kept with obstacles, whose
+    /// faces are zeroed after it): the scalar advection's reach, the next sub-step's length
+    /// and the finite check take it instead of reading the arrays again.
+    scan: Option<project::GradientScan>,
     /// Σ density after the sources of the current sub-step.
     before_advection: f64,
     /// Σ density before the sources of the current sub-step.
@@ -156,6 +161,7 @@ impl Solver {
             mass_factor: 1.0,
             scalar_cells: 0,
             non_finite: None,
+            scan: None,
             before_advection: 0.0,
             before_sources: 0.0,
         };
@@ -535,7 +541,8 @@ impl Solver {
         }
         self.vel_tmp[0].resize(d.faces(0).cells(), 0.0);
         let [u, v, w] = &mut self.vel;
-        project::subtract_gradient(d, &self.boundaries, &self.pressure, u, v, w, h, dt);
+        let scan = project::subtract_gradient(d, &self.boundaries, &self.pressure, u, v, w, h, dt);
+        self.scan = self.solids.is_empty().then_some(scan);
         self.solids.zero_faces([u, v, w]);
         // The divergence left equals the Poisson residual (scaled back to 1/s).
         let after = s.relative_residual * st.max_abs(&self.rhs) * dt / (h * h);

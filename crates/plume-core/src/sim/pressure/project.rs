@@ -11,6 +11,7 @@
 use super::multigrid::Mgpcg;
 use super::operator::{det_sum, max_abs_row, SolveStats, Stencil};
 use super::rbsor::PackedRbSor;
+use crate::sim::active::max_abs_bits;
 use crate::sim::advect::VelocityRef;
 use crate::sim::boundary::Boundaries;
 use crate::sim::grid::Dims;
@@ -199,8 +200,25 @@ pub fn divergence_rhs(vel: VelocityRef<'_>, h: f32, dt: f32, closed: bool, rhs: 
     maxd / h
 }
 
+/// What [`subtract_gradient`] saw on its way: the largest of each velocity component's
+/// values' bits without the sign after the update (every face of the component, so
+/// `f32::from_bits` of it is `active::max_abs` of the array: the largest |value|, NaN above
+/// infinity) and the same of the pressure. A value is finite exactly where its bits are below
+/// [`NON_FINITE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GradientScan {
+    /// Per velocity component (u, v, w), the largest bits.
+    pub vel: [u32; 3],
+    /// The pressure's largest bits.
+    pub pressure: u32,
+}
+
+/// The least bits (sign cleared) of a non-finite `f32`: infinity; NaNs lie above.
+pub const NON_FINITE: u32 = 0x7f80_0000;
+
 /// Subtracts `dt·∇p` from the face velocities. Wall faces keep their zero normal velocity;
-/// open faces see ambient pressure 0 beyond the domain.
+/// open faces see ambient pressure 0 beyond the domain. Returns what it saw of the velocity
+/// and the pressure ([`GradientScan`]), which saves the passes after it a read of them.
 #[allow(clippy::too_many_arguments)]
 pub fn subtract_gradient(
     dims: Dims,
@@ -211,7 +229,7 @@ pub fn subtract_gradient(
     w: &mut [f32],
     h: f32,
     dt: f32,
-) {
+) -> GradientScan {
     let k = dt / h;
     let (nx, ny, nz) = (dims.nx, dims.ny, dims.nz);
     let open = |a: usize, s: usize| b.face(a, s).is_open();
@@ -236,9 +254,12 @@ pub fn subtract_gradient(
             *e += sign * k * a;
         }
     };
-    u.par_chunks_mut((nx + 1) * ny)
+    // The x-faces pass reads every pressure row once: it scans them too.
+    let (su, sp) = u
+        .par_chunks_mut((nx + 1) * ny)
         .enumerate()
-        .for_each(|(kk, pl)| {
+        .map(|(kk, pl)| {
+            let (mut su, mut sp) = (0u32, 0u32);
             for j in 0..ny {
                 let row = &mut pl[j * (nx + 1)..(j + 1) * (nx + 1)];
                 let pr = prow(j, kk);
@@ -251,11 +272,17 @@ pub fn subtract_gradient(
                 if ox1 {
                     row[nx] += k * pr[nx - 1];
                 }
+                su = su.max(max_abs_bits(row));
+                sp = sp.max(max_abs_bits(pr));
             }
-        });
-    v.par_chunks_mut(nx * (ny + 1))
+            (su, sp)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+    let sv = v
+        .par_chunks_mut(nx * (ny + 1))
         .enumerate()
-        .for_each(|(kk, pl)| {
+        .map(|(kk, pl)| {
+            let mut sv = 0u32;
             for j in 0..=ny {
                 let row = &mut pl[j * nx..(j + 1) * nx];
                 if j > 0 && j < ny {
@@ -265,26 +292,88 @@ pub fn subtract_gradient(
                 } else if j == ny && oy1 {
                     end(row, prow(ny - 1, kk), 1.0);
                 }
+                sv = sv.max(max_abs_bits(row));
             }
-        });
-    w.par_chunks_mut(nx * ny).enumerate().for_each(|(kk, pl)| {
-        for j in 0..ny {
-            let row = &mut pl[j * nx..(j + 1) * nx];
-            if kk > 0 && kk < nz {
-                between(row, prow(j, kk - 1), prow(j, kk));
-            } else if kk == 0 && oz0 {
-                end(row, prow(j, 0), -1.0);
-            } else if kk == nz && oz1 {
-                end(row, prow(j, nz - 1), 1.0);
+            sv
+        })
+        .reduce(|| 0, u32::max);
+    let sw = w
+        .par_chunks_mut(nx * ny)
+        .enumerate()
+        .map(|(kk, pl)| {
+            let mut sw = 0u32;
+            for j in 0..ny {
+                let row = &mut pl[j * nx..(j + 1) * nx];
+                if kk > 0 && kk < nz {
+                    between(row, prow(j, kk - 1), prow(j, kk));
+                } else if kk == 0 && oz0 {
+                    end(row, prow(j, 0), -1.0);
+                } else if kk == nz && oz1 {
+                    end(row, prow(j, nz - 1), 1.0);
+                }
+                sw = sw.max(max_abs_bits(row));
             }
-        }
-    });
+            sw
+        })
+        .reduce(|| 0, u32::max);
+    GradientScan {
+        vel: [su, sv, sw],
+        pressure: sp,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::test_noise as noise;
+
+    /// What `subtract_gradient` returns is the largest bits (sign cleared) of each velocity
+    /// component after the update, over every face (those it leaves alone on walls too), and
+    /// of the pressure: closed and open boxes, and a NaN or an infinity in a face it does not
+    /// touch, in one it does, or in the pressure shows as non-finite.
+    #[test]
+    fn the_gradient_pass_scans_every_face_and_the_pressure() {
+        use crate::sim::boundary::Face;
+        let bits = |f: &[f32]| {
+            f.iter()
+                .map(|x| x.to_bits() & 0x7fff_ffff)
+                .max()
+                .unwrap_or(0)
+        };
+        let d = Dims::new(21, 6, 5);
+        let mut open = Boundaries::closed();
+        *open.face_mut(1, 1) = Face::Open;
+        *open.face_mut(0, 0) = Face::Open;
+        type Edit<'a> = &'a dyn Fn(&mut [Vec<f32>; 3], &mut Vec<f32>);
+        let run = |b: &Boundaries, edit: Edit<'_>| {
+            let mut f = [0, 1, 2].map(|a| noise(d.faces(a).cells(), 70 + a as u32));
+            let mut p = noise(d.cells(), 80);
+            edit(&mut f, &mut p);
+            let [u, v, w] = &mut f;
+            let scan = subtract_gradient(d, b, &p, u, v, w, 0.1, 0.02);
+            (scan, f, p)
+        };
+        for b in [Boundaries::closed(), open] {
+            let (scan, f, p) = run(&b, &|_, _| {});
+            assert_eq!(scan.vel, [0, 1, 2].map(|a| bits(&f[a])));
+            assert_eq!(scan.pressure, bits(&p));
+            assert!(scan.vel.iter().all(|&x| x < NON_FINITE) && scan.pressure < NON_FINITE);
+            // The largest face on a closed wall (left alone by the pass) still counts.
+            let (scan, f, _) = run(&b, &|f, _| f[2][3] = 50.0);
+            assert_eq!(scan.vel[2], 50.0f32.to_bits());
+            assert_eq!(scan.vel[2], bits(&f[2]));
+            for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                // The bottom row of v (a wall in both boxes), an inner u face, the pressure.
+                let last_v = d.faces(1).idx(4, 0, 3);
+                let (s, _, _) = run(&b, &|f, _| f[1][last_v] = bad);
+                assert!(s.vel[1] >= NON_FINITE && s.vel[0] < NON_FINITE, "{bad}");
+                let (s, _, _) = run(&b, &|f, _| f[0][d.faces(0).idx(7, 2, 2)] = bad);
+                assert!(s.vel[0] >= NON_FINITE, "{bad}");
+                let (s, _, _) = run(&b, &|_, p| p[d.idx(20, 5, 4)] = bad);
+                assert!(s.pressure >= NON_FINITE, "{bad}");
+            }
+        }
+    }
 
     /// `divergence_rhs` writes −(h/dt)·D per cell and returns max|D|/h, worked out one cell
     /// at a time here, for rows longer and shorter than its eight lanes; infinite when a

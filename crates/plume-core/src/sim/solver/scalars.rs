@@ -102,7 +102,12 @@ impl Solver {
         // Only the cells within the traces' reach of anything but outside air (the same
         // bits as working out every cell; see `sim::active`).
         let fields: Vec<(&[f32], f32)> = src.iter().map(|s| (s.src, s.outside)).collect();
-        let vmax = || [vr.u, vr.v, vr.w].map(active::max_abs);
+        // The velocity's largest components as the projection saw them, where it did.
+        let scan = self.scan;
+        let vmax = || match scan {
+            Some(s) => s.vel.map(f32::from_bits),
+            None => [vr.u, vr.v, vr.w].map(active::max_abs),
+        };
         let region = active::scalar_spans(&fields, d, k_dt, vmax);
         self.scalar_cells = region.as_ref().map_or(n, |r| r.cells);
         let region = region.as_ref();

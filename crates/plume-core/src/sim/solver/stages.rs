@@ -78,6 +78,8 @@ impl Solver {
     /// One sub-step of length `dt`: every active stage of [`STAGES`] in order, each timed.
     pub fn substep(&mut self, dt: f32) -> StepStats {
         self.sub_dt = dt;
+        // The stages before the projection change the velocity.
+        self.scan = None;
         let mut stats = StepStats::default();
         for stage in &STAGES {
             if !(stage.active)(self) {
