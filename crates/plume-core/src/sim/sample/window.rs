@@ -43,18 +43,17 @@ impl VelSampler {
     pub fn fill(&mut self, vel: VelocityRef<'_>) {
         self.halo = usize::MAX;
         let d = vel.dims;
-        self.fill_planes(vel, [0, 0, d.nz], [[0, d.nx], [0, d.ny]]);
+        self.fill_planes(vel, [0, d.nz], [[0, d.nx], [0, d.ny]]);
     }
 
     /// Fills planes `z0..z1` of `vel`'s cell-centred velocity into the window (sized for this
     /// sampler's halo on first use and whenever the grid or the halo changes), in each plane
     /// the cells `x0..x1` of the rows `y0..y1` (`[[x0, x1], [y0, y1]]`); the others keep what
-    /// they held. The planes `z0..from` are already in the window's first slots
-    /// ([`VelSampler::slide`]): only `from..z1` are worked out.
+    /// they held.
     pub(super) fn fill_planes(
         &mut self,
         vel: VelocityRef<'_>,
-        [z0, from, z1]: [usize; 3],
+        [z0, z1]: [usize; 2],
         area: FillArea,
     ) {
         let d = vel.dims;
@@ -64,8 +63,7 @@ impl VelSampler {
         assert_eq!(vel.w.len(), dw.cells());
         let plane = d.nx * d.ny;
         let want = window_planes(d.nz, self.halo) * plane * 3;
-        assert!(z0 <= from && from <= z1 && (z1 - z0) * plane * 3 <= want && z1 <= d.nz);
-        assert!(from == z0 || self.v.len() == want);
+        assert!(z0 <= z1 && (z1 - z0) * plane * 3 <= want && z1 <= d.nz);
         let [[x0, x1], [y0, y1]] = area;
         assert!(x0 <= x1 && x1 <= d.nx && y0 <= y1 && y1 <= d.ny);
         if self.v.len() != want {
@@ -77,11 +75,11 @@ impl VelSampler {
         self.z0 = z0;
         self.held = z1 - z0;
         let nx = d.nx;
-        self.v[(from - z0) * plane * 3..(z1 - z0) * plane * 3]
+        self.v[..(z1 - z0) * plane * 3]
             .par_chunks_mut(plane * 3)
             .enumerate()
             .for_each(|(dz, pl)| {
-                let k = from + dz;
+                let k = z0 + dz;
                 for j in y0..y1 {
                     let ur = &vel.u[du.idx(x0, j, k)..][..x1 - x0 + 1];
                     let vb = &vel.v[dv.idx(x0, j, k)..][..x1 - x0];
@@ -145,48 +143,18 @@ impl VelSampler {
             CHUNK_PLANES
         };
         let mut c0 = 0;
-        // What the window holds from this call's last fill: its planes and area.
-        let mut held: Option<([usize; 2], FillArea)> = None;
         while c0 < planes {
             let c1 = (c0 + chunk).min(planes);
             if let Some(area) = need(c0, c1) {
                 let z0 = c0.saturating_sub(self.halo).min(nz);
                 let z1 = c1.saturating_add(self.halo).min(nz);
-                // Planes the last fill left (the halos of consecutive chunks overlap) move
-                // to the front instead of being worked out again, where they hold this
-                // chunk's area.
-                let covers =
-                    |a: FillArea| (0..2).all(|i| a[i][0] <= area[i][0] && area[i][1] <= a[i][1]);
-                let from = match held {
-                    Some(([h0, h1], a)) if covers(a) && h0 <= z0 && z0 < h1 && h1 <= z1 => {
-                        self.slide(z0 - h0, h1 - z0);
-                        h1
-                    }
-                    _ => z0,
-                };
-                self.fill_planes(vel, [z0, from, z1], area);
-                held = Some(([z0, z1], area));
+                self.fill_planes(vel, [z0, z1], area);
                 f(c0, c1, Some(&VelWindow { s: self, vel }));
             } else {
                 f(c0, c1, None);
             }
             c0 = c1;
         }
-    }
-
-    /// Moves `keep` planes of the window, from slot `by` on, to its first slots (a plane a
-    /// task where they do not overlap).
-    pub(super) fn slide(&mut self, by: usize, keep: usize) {
-        let plane = self.d.nx * self.d.ny * 3;
-        if keep > by {
-            self.v.copy_within(by * plane..(by + keep) * plane, 0);
-            return;
-        }
-        let (front, back) = self.v.split_at_mut(by * plane);
-        front[..keep * plane]
-            .par_chunks_mut(plane)
-            .zip(back[..keep * plane].par_chunks(plane))
-            .for_each(|(d, s)| d.copy_from_slice(s));
     }
 
     /// Velocity at `p` in cell-array coordinates (cell i's centre at i), trilinear between
