@@ -8,11 +8,11 @@ use super::grid::Dims;
 use rayon::prelude::*;
 
 use super::active::{Region, Span};
-use super::sample::touches_solid;
 pub use super::sample::{
     face_stagger, halo_for_cfl, rk2, sample, stop_at_solid, window_planes, CellVelocity, Exits,
     Loc, Sampler, Stagger, VelSampler, VelWindow, VelocityRef, CENTER, CHUNK_PLANES,
 };
+use super::sample::{touches_solid, whole_area};
 use super::trace16;
 
 mod cells;

@@ -410,6 +410,11 @@ pub fn halo_for_cfl(max_cfl: f32) -> usize {
 /// of the rows `y0..y1`.
 pub type FillArea = [[usize; 2]; 2];
 
+/// The [`FillArea`] of whole planes of `d`.
+pub fn whole_area(d: Dims) -> FillArea {
+    [[0, d.nx], [0, d.ny]]
+}
+
 /// Planes a windowed [`VelSampler`] holds on a grid of `nz` planes with `halo`.
 pub fn window_planes(nz: usize, halo: usize) -> usize {
     nz.min(CHUNK_PLANES.saturating_add(halo.saturating_mul(2)))

@@ -47,7 +47,7 @@ pub(super) fn cell_pass<const N: usize, const M: usize>(
     // midpoint and the cells interpolated there lie within it), nowhere if none is traced.
     let need = |c0: usize, c1: usize| {
         let Some(g) = region else {
-            return Some([[0, nx], [0, d.ny]]);
+            return Some(whole_area(d));
         };
         let (mut x, mut y) = ([usize::MAX, 0], [usize::MAX, 0]);
         for r in c0 * d.ny..c1 * d.ny {

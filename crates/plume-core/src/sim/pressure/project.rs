@@ -216,6 +216,23 @@ pub struct GradientScan {
 /// The least bits (sign cleared) of a non-finite `f32`: infinity; NaNs lie above.
 pub const NON_FINITE: u32 = 0x7f80_0000;
 
+impl GradientScan {
+    /// Whether every face velocity is finite.
+    pub fn velocity_finite(&self) -> bool {
+        self.vel.iter().all(|&b| b < NON_FINITE)
+    }
+
+    /// Whether every pressure is finite.
+    pub fn pressure_finite(&self) -> bool {
+        self.pressure < NON_FINITE
+    }
+
+    /// The largest |value| of each velocity component (`active::max_abs` of each array).
+    pub fn vmax(&self) -> [f32; 3] {
+        self.vel.map(f32::from_bits)
+    }
+}
+
 /// Subtracts `dt·∇p` from the face velocities. Wall faces keep their zero normal velocity;
 /// open faces see ambient pressure 0 beyond the domain. Returns what it saw of the velocity
 /// and the pressure ([`GradientScan`]), which saves the passes after it a read of them.

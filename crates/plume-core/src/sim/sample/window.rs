@@ -42,8 +42,7 @@ impl VelSampler {
     /// along it) on the whole grid, reusing the buffer; from now on it holds the whole grid.
     pub fn fill(&mut self, vel: VelocityRef<'_>) {
         self.halo = usize::MAX;
-        let d = vel.dims;
-        self.fill_planes(vel, [0, d.nz], [[0, d.nx], [0, d.ny]]);
+        self.fill_planes(vel, [0, vel.dims.nz], whole_area(vel.dims));
     }
 
     /// Fills planes `z0..z1` of `vel`'s cell-centred velocity into the window (sized for this
@@ -111,11 +110,10 @@ impl VelSampler {
         planes: usize,
         mut f: impl FnMut(usize, usize, &VelWindow<'_>),
     ) {
-        let d = vel.dims;
         self.chunks_where(
             vel,
             planes,
-            |_, _| Some([[0, d.nx], [0, d.ny]]),
+            |_, _| Some(whole_area(vel.dims)),
             |c0, c1, win| {
                 if let Some(win) = win {
                     f(c0, c1, win);

@@ -105,7 +105,7 @@ impl Solver {
         // The velocity's largest components as the projection saw them, where it did.
         let scan = self.scan;
         let vmax = || match scan {
-            Some(s) => s.vel.map(f32::from_bits),
+            Some(s) => s.vmax(),
             None => [vr.u, vr.v, vr.w].map(active::max_abs),
         };
         let region = active::scalar_spans(&fields, d, k_dt, vmax);

@@ -87,7 +87,7 @@ impl Solver {
 
     pub(super) fn first_non_finite(&self) -> Option<&'static str> {
         // Velocity and pressure as the last projection saw them, where it did.
-        let seen = |f: fn(&project::GradientScan) -> bool| self.scan.as_ref().map(f);
+        let scan = self.scan.as_ref();
         // A chunk is tested whole, without stopping at its first bad value: the test is then
         // a vectorised bit-or (all exponent bits set: infinite or NaN).
         let bad = |f: &[f32]| {
@@ -105,12 +105,9 @@ impl Solver {
             Some("fuel")
         } else if bad(&self.flame) {
             Some("flame")
-        } else if seen(|s| s.vel.iter().any(|&b| b >= project::NON_FINITE))
-            .unwrap_or_else(|| self.vel.iter().any(|v| bad(v)))
-        {
+        } else if scan.map_or_else(|| self.vel.iter().any(|v| bad(v)), |s| !s.velocity_finite()) {
             Some("velocity")
-        } else if seen(|s| s.pressure >= project::NON_FINITE).unwrap_or_else(|| bad(&self.pressure))
-        {
+        } else if scan.map_or_else(|| bad(&self.pressure), |s| !s.pressure_finite()) {
             Some("pressure")
         } else {
             None
@@ -142,9 +139,7 @@ impl Solver {
     /// value was finite.
     fn top_speed(&self) -> f32 {
         match self.scan {
-            Some(s) if s.vel.iter().all(|&b| b < project::NON_FINITE) => {
-                s.vel.iter().map(|&b| f32::from_bits(b)).fold(0.0, f32::max)
-            }
+            Some(s) if s.velocity_finite() => s.vmax().into_iter().fold(0.0, f32::max),
             _ => self.max_speed(),
         }
     }
