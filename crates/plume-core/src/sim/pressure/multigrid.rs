@@ -241,13 +241,23 @@ impl Mgpcg {
         self.prepare(st.dims, st.dirichlet, diag);
         self.t0.resize(n, 0.0);
         std::mem::swap(&mut self.levels[0].t, &mut self.t0);
-        let z = self.z.as_ptr();
+        let lent = [self.z.as_ptr(), self.d.as_ptr(), self.levels[0].t.as_ptr()];
         let stats = self.solve_prepared(x, rhs, tol, max_iter);
-        // Each cycle's last sweep trades `z` with the smoothing buffer: after an odd number
-        // of cycles they go back, so the caller's lent buffers come back where they were.
-        if self.z.as_ptr() != z {
-            std::mem::swap(&mut self.levels[0].t, &mut self.z);
+        // Each cycle's last sweep trades `z` with the smoothing buffer, and the first search
+        // direction takes `z`'s buffer: the three go back where they were lent, so the
+        // caller's buffers come back to their owners.
+        let mut bufs = [
+            std::mem::take(&mut self.z),
+            std::mem::take(&mut self.d),
+            std::mem::take(&mut self.levels[0].t),
+        ];
+        for (i, &p) in lent.iter().enumerate() {
+            if let Some(j) = (i..3).find(|&j| bufs[j].as_ptr() == p) {
+                bufs.swap(i, j);
+            }
         }
+        let [z, d, t] = bufs;
+        (self.z, self.d, self.levels[0].t) = (z, d, t);
         std::mem::swap(&mut self.levels[0].t, &mut self.t0);
         stats
     }
@@ -313,7 +323,9 @@ impl Mgpcg {
         let mut it = 0u32;
         if res > target && res.is_finite() {
             let mut rz = precondition(levels, diag0, diags, *open, zeros, closed, r, z);
-            d.copy_from_slice(z);
+            // The first search direction is z itself: `d` takes its buffer (the next
+            // preconditioning writes all of `z` before reading it).
+            std::mem::swap(d, z);
             loop {
                 let mv = MatVec {
                     dims,
@@ -594,4 +606,56 @@ fn vcycle<D: Diag>(
     let be = jacobi_sweeps(&[w3, w2, w1], dims, diag, zeros, b, Some(e), t, true);
     std::mem::swap(e, t);
     be
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The caller lends its buffers for each solve (`work_vectors`) and takes them back in the
+    /// same order: each must come back to the slot it was lent in, however many iterations the
+    /// solve ran (the V-cycles trade `z` with the smoothing buffer, the first search direction
+    /// takes `z`'s buffer), or an owner would get a buffer of another size back and allocate
+    /// again every step.
+    #[test]
+    fn lent_buffers_come_back_to_their_slots_after_any_number_of_iterations() {
+        let dims = [12, 10, 9];
+        let n = dims.iter().product::<usize>();
+        let mut dirichlet = [[false; 2]; 3];
+        dirichlet[1][1] = true;
+        let st = Stencil {
+            dims,
+            offset: 0,
+            sy: dims[0],
+            sz: dims[0] * dims[1],
+            dirichlet,
+            c0: 0.0,
+            a: 1.0,
+        };
+        let rhs: Vec<f32> = (0..n)
+            .map(|c| ((c * 37 % 23) as f32 - 11.0) / 5.0)
+            .collect();
+        let mut mg = Mgpcg::default();
+        let mut residuals = Vec::new();
+        for max_iter in 1..=5u32 {
+            // Buffers of distinct capacities, as the solver's owners lend them.
+            let mut owned: Vec<Vec<f32>> = (0..5).map(|i| Vec::with_capacity(n + 7 * i)).collect();
+            let ptrs: Vec<*const f32> = owned.iter().map(|v| v.as_ptr()).collect();
+            for (mine, theirs) in owned.iter_mut().zip(mg.work_vectors()) {
+                mine.resize(n, 0.0);
+                *theirs = std::mem::take(mine);
+            }
+            let mut x = vec![0.0f32; n];
+            let s = mg.solve(&st, None, &mut x, &rhs, 1e-9, max_iter);
+            assert_eq!(s.iterations, max_iter);
+            residuals.push(s.relative_residual);
+            for (mine, theirs) in owned.iter_mut().zip(mg.work_vectors()) {
+                *mine = std::mem::take(theirs);
+            }
+            let back: Vec<*const f32> = owned.iter().map(|v| v.as_ptr()).collect();
+            assert_eq!(back, ptrs, "after {max_iter} iterations");
+        }
+        // And the iterations still converge.
+        assert!(residuals.windows(2).all(|w| w[1] < w[0]), "{residuals:?}");
+    }
 }
