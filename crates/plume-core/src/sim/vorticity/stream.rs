@@ -30,8 +30,10 @@ thread_local! {
 /// Adds `dt·ε·h·(N × ω)` to the interior faces, as the multi-pass form does, with the planes
 /// cut into tasks as the thread pool suits.
 pub(super) fn apply(d: Dims, h: f32, eps: f32, dt: f32, vel: [&mut [f32]; 3]) {
-    // Runs of at least 16 planes: each task works out a few planes twice.
-    let tasks = (2 * rayon::current_num_threads()).clamp(1, d.nz.div_ceil(16).max(1));
+    // One run of planes a thread, of at least 16 planes: each task works out the planes
+    // next to its own again (two a thread measured slower: 0.77 against 0.62 ms at 64³,
+    // 4.6 against 4.3 at 128³, the minimum of alternated runs).
+    let tasks = rayon::current_num_threads().clamp(1, d.nz.div_ceil(16).max(1));
     apply_in_tasks(d, h, eps, dt, vel, tasks);
 }
 
@@ -55,9 +57,10 @@ pub(super) fn apply_in_tasks(
         .step_by(per)
         .map(|k| [k, (k + per).min(nz)])
         .collect();
-    // The neighbours' planes each task reads, copied before anything is written.
+    // The neighbours' planes each task reads, copied before anything is written (each run's
+    // in a task of its own: at 64³ 0.135 → 0.085 ms a call, against 0.8 for the stage).
     let halos: Vec<[[Vec<f32>; 2]; 3]> = runs
-        .iter()
+        .par_iter()
         .map(|&[k0, k1]| {
             let arrays = [&*u, &*v, &*w];
             [0, 1, 2].map(|a| {
