@@ -184,6 +184,7 @@ pub fn diffuse_masked(
         iterations: 0,
         relative_residual: initial,
         initial_residual: initial,
+        rhs_max: None,
     };
     while stats.relative_residual > tol && stats.iterations < max_iter {
         pass(x, 0, true);

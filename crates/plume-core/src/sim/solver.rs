@@ -545,7 +545,8 @@ impl Solver {
         self.scan = self.solids.is_empty().then_some(scan);
         self.solids.zero_faces([u, v, w]);
         // The divergence left equals the Poisson residual (scaled back to 1/s).
-        let after = s.relative_residual * st.max_abs(&self.rhs) * dt / (h * h);
+        let rhs_max = s.rhs_max.unwrap_or_else(|| st.max_abs(&self.rhs));
+        let after = s.relative_residual * rhs_max * dt / (h * h);
         self.vel_tmp[1] = std::mem::take(&mut self.rhs);
         self.vel_tmp[1].resize(d.faces(1).cells(), 0.0);
         (s, before, after)

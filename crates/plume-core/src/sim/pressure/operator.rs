@@ -56,6 +56,10 @@ pub struct SolveStats {
     pub relative_residual: f32,
     /// max|residual| / max|rhs| of the starting guess (0 when the rhs is zero).
     pub initial_residual: f32,
+    /// max|rhs| over every cell, where the solver worked it out as that (the multigrid
+    /// without obstacles, where every cell has an equation): the same value
+    /// [`Stencil::max_abs`] gives, without another pass over the array.
+    pub rhs_max: Option<f32>,
 }
 
 impl SolveStats {
@@ -324,6 +328,7 @@ impl Stencil {
             iterations: it,
             relative_residual: res / bnorm,
             initial_residual: initial,
+            rhs_max: None,
         }
     }
 

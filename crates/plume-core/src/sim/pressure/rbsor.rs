@@ -137,6 +137,7 @@ impl PackedRbSor {
             iterations: it,
             relative_residual: res / bnorm,
             initial_residual: initial,
+            rhs_max: None,
         }
     }
 
