@@ -91,9 +91,10 @@ pub struct Solver {
     /// The field that held a non-finite value after the last step.
     non_finite: Option<&'static str>,
     /// What the last projection saw of the velocity and the pressure, while neither has
-    /// changed since (cleared when a step or sub-step starts; not kept with obstacles, whose
-    /// faces are zeroed after it): the scalar advection's reach, the next sub-step's length
-    /// and the finite check take it instead of reading the arrays again.
+    /// changed since (cleared when a sub-step starts and by every method that writes either;
+    /// not kept with obstacles, whose faces are zeroed after it): the scalar advection's
+    /// reach, the sub-steps' lengths and the finite check take it instead of reading the
+    /// arrays again.
     scan: Option<project::GradientScan>,
     /// Σ density after the sources of the current sub-step.
     before_advection: f64,
@@ -337,6 +338,7 @@ impl Solver {
 
     /// Sets the normal velocity on walls (0), inflows (their speed) and solid faces (0).
     fn enforce_boundaries(&mut self) {
+        self.scan = None;
         let d = self.grid.dims;
         let [u, v, w] = &mut self.vel;
         forces::enforce_walls(d, &self.boundaries, u, v, w);
@@ -416,6 +418,7 @@ impl Solver {
     }
     /// Mutable face velocities `[u, v, w]`, for setting up initial conditions.
     pub fn velocity_mut(&mut self) -> [&mut [f32]; 3] {
+        self.scan = None;
         let [u, v, w] = &mut self.vel;
         [u.as_mut_slice(), v.as_mut_slice(), w.as_mut_slice()]
     }
@@ -467,6 +470,7 @@ impl Solver {
             f.fill(0.0);
         }
         self.pressure.fill(0.0);
+        self.scan = None;
         self.time = 0.0;
         self.steps = 0;
         self.stats = StepStats::default();

@@ -41,6 +41,7 @@ impl Solver {
 
     /// Adds a velocity (domain-units/s) to the faces around cell (i, j, k).
     pub fn add_velocity(&mut self, cell: [usize; 3], vel: [f32; 3]) -> Result<(), SimError> {
+        self.scan = None;
         let d = self.grid.dims;
         let [i, j, k] = cell;
         if i >= d.nx || j >= d.ny || k >= d.nz {

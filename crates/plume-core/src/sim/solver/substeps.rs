@@ -19,8 +19,9 @@ impl Solver {
     }
 
     fn step_here(&mut self) {
-        // Anything may have changed the fields since the last step.
-        self.scan = None;
+        // What the last projection saw is kept until something changes the velocity or the
+        // pressure (`Solver::scan`: every method that writes them drops it), so the first
+        // sub-step's length takes the fastest face from it too.
         // The advection passes' sampler window covers the midpoints of traces at max_cfl.
         self.vel_sampler
             .set_halo(advect::halo_for_cfl(self.params.max_cfl));
@@ -226,6 +227,47 @@ mod tests {
             }
         }
         assert!(kept > 24, "{kept} steps kept a scan");
+    }
+
+    /// What the last projection saw is kept from one step to the next, so every method that
+    /// writes the velocity or the pressure between steps must drop it: after each, the
+    /// first sub-step's top speed is the arrays' own.
+    #[test]
+    fn writing_the_velocity_between_steps_drops_what_the_projection_saw() {
+        let scene = crate::scene::Scene::preset("plume").expect("preset");
+        let mut s = scene.with_resolution(16).build().expect("builds");
+        let fast = 40.0 * s.top_speed().max(1.0);
+        type Write = fn(&mut Solver, f32);
+        let writes: [(&str, Write); 6] = [
+            ("velocity_mut", |s, v| s.velocity_mut()[1][700] = v),
+            ("add_velocity", |s, v| {
+                s.add_velocity([3, 4, 5], [0.0, 0.0, v]).expect("inside")
+            }),
+            ("reset", |s, _| s.reset()),
+            ("set_boundaries", |s, v| {
+                let mut b = *s.boundaries();
+                b.x_min = crate::sim::boundary::Face::Inflow(v);
+                s.set_boundaries(b).expect("valid");
+            }),
+            ("set_obstacles", |s, _| {
+                s.set_obstacles(Vec::new()).expect("none")
+            }),
+            ("project", |s, v| {
+                s.velocity_mut()[0][300] = v;
+                s.project();
+            }),
+        ];
+        for (name, write) in writes {
+            for _ in 0..3 {
+                s.step();
+            }
+            assert!(
+                s.scan.is_some(),
+                "{name}: a step keeps what its projection saw"
+            );
+            write(&mut s, fast);
+            assert_eq!(s.top_speed(), s.max_speed(), "{name}");
+        }
     }
 
     /// The speed limit holds every face within ±max_cfl·max_substeps·h/dt, counts the faces
