@@ -15,7 +15,16 @@
 //! the rows within the reach along y and z joined in.
 //!
 //! Background cells are found by their bits, so −0 counts as smoke (a trace through it can
-//! give +0 or −0; only exact equality is safe to skip).
+//! give +0 or −0; only exact equality is safe to skip) — on the first sub-step. After it,
+//! a cell counts where its field departs from the background by more than [`CUTOFF`] of
+//! the field's largest departure found the sub-step before: fading and cooling are
+//! exponential, so without a cut-off the values they leave (down to 10⁻³⁰ and below) never
+//! become background again, and after 13 s of the default scene every cell counted. A cell
+//! whose trace reaches nothing above the cut-off is written as background, where working it
+//! out would give a value within the cut-off of it (a trilinear mix, and MacCormack's
+//! clamped correction, stay within the range of the values they mix): the passes differ from
+//! working out every cell by at most that, and the mass correction puts the smoke it drops
+//! back into the rest. NaN and infinities always count.
 
 use super::grid::Dims;
 use rayon::prelude::*;
@@ -58,28 +67,107 @@ pub fn span_len(s: Span) -> usize {
 /// Per row, the span from the first to the last cell where some field's bits differ from
 /// its background value's (`fields`: each field with its background).
 pub fn support(fields: &[(&[f32], f32)], d: Dims) -> Vec<Span> {
+    let exact = vec![None; fields.len()];
+    support_above(fields, &exact, d).0
+}
+
+/// The bits of |x| (sign cleared): ordered as |x| is for numbers, NaN above infinity.
+#[inline(always)]
+fn abs_bits(x: f32) -> u32 {
+    x.to_bits() & 0x7fff_ffff
+}
+
+/// [`support`] with a cut-off per field: where `cuts[i]` is `Some(t)` (finite, ≥ 0), a cell
+/// of field `i` counts only where |φ − background| > t (NaN and infinities always count);
+/// `None` keeps the exact test of the bits. Also returns each field's largest
+/// |φ − background| (NaN where a value is NaN), for the next call's cut-offs.
+pub fn support_above(
+    fields: &[(&[f32], f32)],
+    cuts: &[Option<f32>],
+    d: Dims,
+) -> (Vec<Span>, Vec<f32>) {
     let nx = d.nx;
+    assert_eq!(cuts.len(), fields.len());
+    assert!(fields.len() <= 4, "at most four fields");
     for (f, _) in fields {
         assert_eq!(f.len(), d.cells());
     }
-    (0..d.ny * d.nz)
+    for t in cuts.iter().flatten() {
+        assert!(t.is_finite() && *t >= 0.0, "cut-off {t}");
+    }
+    let rows: Vec<(Span, [u32; 4])> = (0..d.ny * d.nz)
         .into_par_iter()
         .map(|r| {
             let mut s = EMPTY;
-            for &(f, bg) in fields {
+            let mut top = [0u32; 4];
+            for (i, (&(f, bg), cut)) in fields.iter().zip(cuts).enumerate() {
                 let row = &f[r * nx..][..nx];
-                let b = bg.to_bits();
-                // Most rows are all background: one pass that vectorises tells.
-                if row.iter().fold(0, |acc, v| acc | (v.to_bits() ^ b)) == 0 {
+                let m = row.iter().fold(0, |m, &v| m.max(abs_bits(v - bg)));
+                top[i] = m;
+                let Some(t) = cut else {
+                    let b = bg.to_bits();
+                    // Most rows are all background: one pass that vectorises tells.
+                    if row.iter().fold(0, |acc, v| acc | (v.to_bits() ^ b)) == 0 {
+                        continue;
+                    }
+                    if let Some(first) = row.iter().position(|v| v.to_bits() != b) {
+                        let last = row.iter().rposition(|v| v.to_bits() != b).unwrap_or(first);
+                        s = join(s, [first as u32, last as u32 + 1]);
+                    }
+                    continue;
+                };
+                let t = t.to_bits();
+                if m <= t {
                     continue;
                 }
-                if let Some(first) = row.iter().position(|v| v.to_bits() != b) {
-                    let last = row.iter().rposition(|v| v.to_bits() != b).unwrap_or(first);
+                let on = |v: &f32| abs_bits(v - bg) > t;
+                if let Some(first) = row.iter().position(on) {
+                    let last = row.iter().rposition(on).unwrap_or(first);
                     s = join(s, [first as u32, last as u32 + 1]);
                 }
             }
-            s
+            (s, top)
         })
+        .collect();
+    let mut top = [0u32; 4];
+    for (_, t) in &rows {
+        for (a, &b) in top.iter_mut().zip(t) {
+            *a = (*a).max(b);
+        }
+    }
+    let maxima = top[..fields.len()]
+        .iter()
+        .map(|&b| f32::from_bits(b))
+        .collect();
+    (rows.into_iter().map(|(s, _)| s).collect(), maxima)
+}
+
+/// The part of a field's largest departure from its background below which the scalar
+/// passes treat a cell as background air ([`scalar_spans`]'s `cuts`): a cell whose trace
+/// reaches nothing above it comes out as the background, where working it out would give a
+/// value at most this far from it. Without it, the exponential fading and cooling leave
+/// values that never become exactly background (10⁻³⁰ of a degree) spread over the box,
+/// and after 13 s of the default scene the region held every cell.
+pub const CUTOFF: f32 = 1e-4;
+
+/// Set by [`set_cutoff`]`(false)`: the exact test everywhere.
+static NO_CUTOFF: AtomicBool = AtomicBool::new(false);
+
+/// Lets the active region leave out what is below [`CUTOFF`] (`true`, the default) or keeps
+/// the exact test of the bits (`false`: the results are then those of working out every
+/// cell, bit for bit), for the whole process, to check the skipping itself.
+pub fn set_cutoff(on: bool) {
+    NO_CUTOFF.store(!on, Ordering::Relaxed);
+}
+
+/// The cut-offs [`scalar_spans`] takes from each field's largest departure found by the
+/// call before (`None`, the exact test, where there is none, it is not finite, or the
+/// cut-off is off: [`set_cutoff`]).
+pub fn cuts_from(maxima: &[Option<f32>]) -> Vec<Option<f32>> {
+    let on = !NO_CUTOFF.load(Ordering::Relaxed);
+    maxima
+        .iter()
+        .map(|m| m.filter(|m| on && m.is_finite()).map(|m| CUTOFF * m))
         .collect()
 }
 
@@ -174,30 +262,36 @@ pub struct Region {
 }
 
 /// The spans a scalar pass must work out, the cells they hold and the reach they were
-/// widened by: the support of `fields` widened by the reach of a trace over `k` cells per
-/// unit velocity through `vel_max()` (the fastest face velocity along each axis, asked for
-/// only when the region is on). `None` when every cell must be worked out: the active region
-/// is off ([`set_sparse`]), the velocity is not finite, or the spans would hold most of the
-/// grid.
+/// widened by: the support of `fields` above their `cuts` ([`support_above`]) widened by
+/// the reach of a trace over `k` cells per unit velocity through `vel_max()` (the fastest
+/// face velocity along each axis, asked for only when the region is on). `None` when every
+/// cell must be worked out: the active region is off ([`set_sparse`]), the velocity is not
+/// finite, or the spans would hold most of the grid. Also each field's largest departure
+/// from its background, where the support was worked out.
 pub fn scalar_spans(
     fields: &[(&[f32], f32)],
+    cuts: &[Option<f32>],
     d: Dims,
     k: f32,
     vel_max: impl FnOnce() -> [f32; 3],
-) -> Option<Region> {
+) -> (Option<Region>, Option<Vec<f32>>) {
     if !sparse_enabled() {
-        return None;
+        return (None, None);
     }
     let vel_max = vel_max();
-    let reach = reach(k, vel_max)?;
-    let spans = dilate(&support(fields, d), d, reach);
+    let Some(reach) = reach(k, vel_max) else {
+        return (None, None);
+    };
+    let (support, maxima) = support_above(fields, cuts, d);
+    let spans = dilate(&support, d, reach);
     let cells: usize = spans.iter().map(|&s| span_len(s)).sum();
     // Close to the whole grid, the skipping costs more than it saves.
-    (cells * 10 < d.cells() * 9).then_some(Region {
+    let region = (cells * 10 < d.cells() * 9).then_some(Region {
         spans,
         cells,
         reach,
-    })
+    });
+    (region, Some(maxima))
 }
 
 #[cfg(test)]

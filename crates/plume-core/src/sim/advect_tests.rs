@@ -330,13 +330,15 @@ fn scalar_passes_over_the_active_spans_match_every_cell() {
             solid,
         };
         let k_dt = 0.7;
-        let region =
-            active::scalar_spans(&fields, d, k_dt, || vmax).expect("smoke in part of the box");
+        let exact = [None; 2];
+        let region = active::scalar_spans(&fields, &exact, d, k_dt, || vmax)
+            .0
+            .expect("smoke in part of the box");
         let cells = region.cells;
         assert!(cells < n / 2, "{cells} of {n} cells active");
         let other: [Vec<f32>; 3] =
             [0, 1, 2].map(|a| uvw[a].iter().map(|x| 1.0 - 3.0 * x).collect());
-        let run = |region: Option<&active::Region>| {
+        let run = |f: [Scalar<'_>; 2], region: Option<&active::Region>| {
             let mut vs = VelSampler::windowed(1);
             vs.chunks(velocity_ref(d, &other), d.nz, |_, _, _| {});
             let (mut a, mut b) = (vec![9.0; n], vec![9.0; n]);
@@ -357,7 +359,7 @@ fn scalar_passes_over_the_active_spans_match_every_cell() {
             advect_cells_n([&mut c, &mut e], f, vel, &mut vs, k_dt, &exits, region);
             [a, b, h0, h1, c, e].map(|x| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
         };
-        let (sparse, dense) = (run(Some(&region)), run(None));
+        let (sparse, dense) = (run(f, Some(&region)), run(f, None));
         for (q, (s, d)) in sparse.iter().zip(&dense).enumerate() {
             let diff = s.iter().zip(d).filter(|(a, b)| a != b).count();
             assert_eq!(
@@ -365,6 +367,58 @@ fn scalar_passes_over_the_active_spans_match_every_cell() {
                 0,
                 "output {q}: {diff} cells differ (solid: {})",
                 solid.is_some()
+            );
+        }
+        // A haze everywhere else, far below the cut-offs (as fading leaves it): the exact
+        // test counts every cell, the cut-offs about the cells without the haze, and the
+        // results stay within the cut-off of working out every cell.
+        let haze = |f: &[f32], bg: f32, seed: u32| -> Vec<f32> {
+            let z = noise(n, seed);
+            f.iter()
+                .zip(&z)
+                .map(|(&v, &z)| if v == bg { bg + 1e-7 * (1.0 + z) } else { v })
+                .collect()
+        };
+        let (rho_h, temp_h) = (haze(&rho, 0.0, 70), haze(&temp, 0.3, 71));
+        let f_h = [(&rho_h, 0.0), (&temp_h, 0.3)].map(|(s, air)| Scalar {
+            src: s,
+            scale: 0.95,
+            offset: 0.05 * air,
+            outside: air,
+        });
+        let fields_h = f_h.map(|s| (s.src, s.outside));
+        let exact_h = active::scalar_spans(&fields_h, &exact, d, k_dt, || vmax);
+        assert!(exact_h.0.is_none(), "the haze makes every cell count");
+        let maxima = exact_h.1.expect("worked out");
+        assert!(maxima.iter().all(|&m| m > 1.0 && m < 2.0), "{maxima:?}");
+        let cuts = active::cuts_from(&maxima.iter().map(|&m| Some(m)).collect::<Vec<_>>());
+        let cut = cuts.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
+        let region_h = active::scalar_spans(&fields_h, &cuts, d, k_dt, || vmax)
+            .0
+            .expect("the haze is below the cut-offs");
+        // (No larger than without the haze: the −0 cell no longer counts either.)
+        assert!(
+            region_h.cells <= region.cells && region_h.cells > region.cells / 2,
+            "{} against {} cells",
+            region_h.cells,
+            region.cells
+        );
+        let (sparse, dense) = (run(f_h, Some(&region_h)), run(f_h, None));
+        // φ̂ (outputs 2 and 3), the MacCormack and the semi-Lagrangian results.
+        for (q, (s, d)) in sparse.iter().zip(&dense).enumerate() {
+            let worst = s
+                .iter()
+                .zip(d)
+                .map(|(&a, &b)| (f32::from_bits(a) - f32::from_bits(b)).abs())
+                .fold(0.0f32, f32::max);
+            assert!(
+                worst <= 2.0 * cut,
+                "output {q}: {worst} against a cut-off {cut}"
+            );
+            let moved = s.iter().zip(d).filter(|(a, b)| a != b).count();
+            assert!(
+                moved > 0 || q == 2 || q == 3,
+                "output {q}: the haze went nowhere"
             );
         }
     }

@@ -88,6 +88,10 @@ pub struct Solver {
     /// Cells the last scalar advection worked out (the rest held only outside air within
     /// their traces' reach; see `sim::active`).
     scalar_cells: usize,
+    /// Each advected field's largest departure from its background the last scalar pass
+    /// found (density, temperature, fuel, flame), for the next pass's cut-offs
+    /// (`active::CUTOFF`); `None` after anything else wrote the field.
+    scalar_maxima: [Option<f32>; 4],
     /// The field that held a non-finite value after the last step.
     non_finite: Option<&'static str>,
     /// What the last projection saw of the velocity and the pressure, while neither has
@@ -161,6 +165,7 @@ impl Solver {
             outflow: 0.0,
             mass_factor: 1.0,
             scalar_cells: 0,
+            scalar_maxima: [None; 4],
             non_finite: None,
             scan: None,
             before_advection: 0.0,
@@ -279,6 +284,7 @@ impl Solver {
     /// Replaces the parameters after validating them; takes effect at the next step.
     pub fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
         p.validate()?;
+        self.scalar_maxima = [None; 4];
         if p.pressure_method != self.params.pressure_method {
             self.pressure_solver = pressure_solver_for(p.pressure_method);
         }
@@ -299,6 +305,7 @@ impl Solver {
     /// step.
     pub fn set_fire(&mut self, p: FireParams) -> Result<(), SimError> {
         p.validate()?;
+        self.scalar_maxima = [None; 4];
         self.fire = p;
         Ok(())
     }
@@ -317,6 +324,7 @@ impl Solver {
     pub fn set_obstacles(&mut self, obstacles: Vec<Obstacle>) -> Result<(), SimError> {
         self.solids = Solids::build(&self.grid, &obstacles)?;
         self.obstacles = obstacles;
+        self.scalar_maxima = [None; 4];
         self.update_pressure_diag();
         self.solids.fill_cells(&mut self.density, 0.0);
         self.solids
@@ -348,6 +356,7 @@ impl Solver {
     /// Adds an emitter after validating it.
     pub fn add_emitter(&mut self, e: Emitter) -> Result<(), SimError> {
         e.validate()?;
+        self.scalar_maxima = [None; 4];
         self.emitters.push(e);
         Ok(())
     }
@@ -358,6 +367,7 @@ impl Solver {
             e.validate()?;
         }
         self.emitters = es;
+        self.scalar_maxima = [None; 4];
         Ok(())
     }
 
@@ -372,6 +382,7 @@ impl Solver {
     /// Mutable temperature, for setting up initial conditions. Keep it finite.
     pub fn temperature_mut(&mut self) -> &mut [f32] {
         self.temperature_active = true;
+        self.scalar_maxima = [None; 4];
         &mut self.temperature
     }
     /// Cell-centred fuel, x-fastest; empty while nothing has brought fuel or flame.
@@ -386,11 +397,13 @@ impl Solver {
     /// finite and ≥ 0.
     pub fn fuel_mut(&mut self) -> &mut [f32] {
         self.activate_fire();
+        self.scalar_maxima = [None; 4];
         &mut self.fuel
     }
     /// Mutable flame, for setting up initial conditions. Keep it finite and ≥ 0.
     pub fn flame_mut(&mut self) -> &mut [f32] {
         self.activate_fire();
+        self.scalar_maxima = [None; 4];
         &mut self.flame
     }
     /// Allocates fuel and flame (zero) and starts carrying them and the temperature.
@@ -409,6 +422,7 @@ impl Solver {
     }
     /// Mutable density, for setting up initial conditions. Keep it finite and ≥ 0.
     pub fn density_mut(&mut self) -> &mut [f32] {
+        self.scalar_maxima = [None; 4];
         &mut self.density
     }
     /// Face velocity normal to `axis` (0 → u on x-faces `(nx+1)·ny·nz`, 1 → v, 2 → w), in
@@ -460,6 +474,7 @@ impl Solver {
 
     /// Clears all fields and the clock; keeps parameters and emitters.
     pub fn reset(&mut self) {
+        self.scalar_maxima = [None; 4];
         self.density.fill(0.0);
         self.temperature.fill(self.params.ambient_temperature);
         self.temperature_active = false;

@@ -6,6 +6,7 @@ impl Solver {
     /// Adds `amount` to the density of one cell (negative removes smoke, never below 0).
     pub fn add_density(&mut self, cell: [usize; 3], amount: f32) -> Result<(), SimError> {
         check_amount(amount)?;
+        self.scalar_maxima = [None; 4];
         let d = self.grid.dims;
         let [i, j, k] = cell;
         if i >= d.nx || j >= d.ny || k >= d.nz {

@@ -108,7 +108,15 @@ impl Solver {
             Some(s) => s.vmax(),
             None => [vr.u, vr.v, vr.w].map(active::max_abs),
         };
-        let region = active::scalar_spans(&fields, d, k_dt, vmax);
+        // The cut-offs from each field's largest departure the sub-step before (slots:
+        // density, temperature, fuel, flame, in `src`'s order).
+        let cuts = active::cuts_from(&self.scalar_maxima[..fields.len()]);
+        let (region, maxima) = active::scalar_spans(&fields, &cuts, d, k_dt, vmax);
+        if let Some(m) = maxima {
+            for (slot, v) in self.scalar_maxima.iter_mut().zip(m) {
+                *slot = Some(v);
+            }
+        }
         self.scalar_cells = region.as_ref().map_or(n, |r| r.cells);
         let region = region.as_ref();
         // MacCormack's backtrace cells go in one of the velocity advection's scratch buffers,
