@@ -376,7 +376,7 @@ pub struct BenchArgs {
     pub simd: Option<SimdArg>,
     /// Advect the scalars in every cell, also where only outside air is within the traces'
     /// reach (to see what the active region gains; the results differ only by what lies
-    /// below the region's cut-off, 10⁻⁴ of each field's largest value).
+    /// below the region's cut-off, 10⁻³ of each field's largest value).
     #[arg(long)]
     pub dense: bool,
 }

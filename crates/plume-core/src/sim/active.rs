@@ -148,7 +148,7 @@ pub fn support_above(
 /// value at most this far from it. Without it, the exponential fading and cooling leave
 /// values that never become exactly background (10⁻³⁰ of a degree) spread over the box,
 /// and after 13 s of the default scene the region held every cell.
-pub const CUTOFF: f32 = 1e-4;
+pub const CUTOFF: f32 = 1e-3;
 
 /// Set by [`set_cutoff`]`(false)`: the exact test everywhere.
 static NO_CUTOFF: AtomicBool = AtomicBool::new(false);
