@@ -617,6 +617,21 @@ fn vcycle<D: Diag>(
 mod tests {
     use super::*;
 
+    /// The pressure operator of a whole box of `dims` with an open top.
+    fn open_top(dims: [usize; 3]) -> Stencil {
+        let mut dirichlet = [[false; 2]; 3];
+        dirichlet[1][1] = true;
+        Stencil {
+            dims,
+            offset: 0,
+            sy: dims[0],
+            sz: dims[0] * dims[1],
+            dirichlet,
+            c0: 0.0,
+            a: 1.0,
+        }
+    }
+
     /// The caller lends its buffers for each solve (`work_vectors`) and takes them back in the
     /// same order: each must come back to the slot it was lent in, however many iterations the
     /// solve ran (the V-cycles trade `z` with the smoothing buffer, the first search direction
@@ -626,17 +641,7 @@ mod tests {
     fn lent_buffers_come_back_to_their_slots_after_any_number_of_iterations() {
         let dims = [12, 10, 9];
         let n = dims.iter().product::<usize>();
-        let mut dirichlet = [[false; 2]; 3];
-        dirichlet[1][1] = true;
-        let st = Stencil {
-            dims,
-            offset: 0,
-            sy: dims[0],
-            sz: dims[0] * dims[1],
-            dirichlet,
-            c0: 0.0,
-            a: 1.0,
-        };
+        let st = open_top(dims);
         let rhs: Vec<f32> = (0..n)
             .map(|c| ((c * 37 % 23) as f32 - 11.0) / 5.0)
             .collect();
@@ -671,17 +676,7 @@ mod tests {
     fn the_reported_rhs_maximum_is_the_stencils() {
         let dims = [11, 9, 10];
         let n = dims.iter().product::<usize>();
-        let mut dirichlet = [[false; 2]; 3];
-        dirichlet[1][1] = true;
-        let st = Stencil {
-            dims,
-            offset: 0,
-            sy: dims[0],
-            sz: dims[0] * dims[1],
-            dirichlet,
-            c0: 0.0,
-            a: 1.0,
-        };
+        let st = open_top(dims);
         let base: Vec<f32> = (0..n)
             .map(|c| ((c * 53 % 97) as f32 - 48.0) * 0.37)
             .collect();
