@@ -242,11 +242,11 @@ pub(crate) fn max_abs_bits(c: &[f32]) -> u32 {
     let tail = lanes.remainder().iter();
     for v in lanes {
         for (m, x) in m.iter_mut().zip(v) {
-            *m = (*m).max(x.to_bits() & 0x7fff_ffff);
+            *m = (*m).max(abs_bits(*x));
         }
     }
     let m = m.iter().copied().fold(0, u32::max);
-    tail.fold(m, |m, x| m.max(x.to_bits() & 0x7fff_ffff))
+    tail.fold(m, |m, &x| m.max(abs_bits(x)))
 }
 
 /// The cells a scalar pass must work out ([`scalar_spans`]) and how far its traces reach.
