@@ -17,6 +17,45 @@
 use super::sample::{rk2, Sampler, VelWindow};
 use std::sync::atomic::{AtomicU8, Ordering};
 
+/// `[e(0), e(1), …]` written out, 3 or 8 values, with `$i` bound to each index in turn. The
+/// vector paths build their small arrays with it instead of `array::map`, which Rust 1.95
+/// compiled there to calls through stack copies (the AVX2 velocity advection at 128³ ran
+/// 2× slower for it).
+macro_rules! each {
+    (3, |$i:ident| $e:expr) => {
+        [
+            {
+                let $i = 0usize;
+                $e
+            },
+            {
+                let $i = 1usize;
+                $e
+            },
+            {
+                let $i = 2usize;
+                $e
+            },
+        ]
+    };
+    (8, |$i:ident| $e:expr) => {
+        [
+            each!(@ 0, $i, $e),
+            each!(@ 1, $i, $e),
+            each!(@ 2, $i, $e),
+            each!(@ 3, $i, $e),
+            each!(@ 4, $i, $e),
+            each!(@ 5, $i, $e),
+            each!(@ 6, $i, $e),
+            each!(@ 7, $i, $e),
+        ]
+    };
+    (@ $n:literal, $i:ident, $e:expr) => {{
+        let $i = $n as usize;
+        $e
+    }};
+}
+
 /// The ends of the RK2 traces over `k` cells per unit velocity from the points
 /// `[first + m + x0, y, z]` (cell-array coordinates) with start velocities
 /// `(ux[m], uy[m], uz[m])`, into `(ex[m], ey[m], ez[m])`, for every m: bit for bit
@@ -291,7 +330,7 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     fn layout(d: [usize; 3]) -> ([__m512i; 3], [__m512i; 2]) {
         let int = |v: usize| _mm512_set1_epi32(v as i32);
-        (d.map(int), [int(d[0]), int(d[0] * d[1])])
+        (each!(3, |a| int(d[a])), [int(d[0]), int(d[0] * d[1])])
     }
 
     /// The index of the sample at `i` (x, y, z) with strides `stride` (y, z).
@@ -318,9 +357,9 @@ mod avx512 {
         let zero = _mm512_setzero_ps();
         // `if x > 0 {x} else {0}`, `if x < hi {x} else {hi}` (NaN goes to 0), then
         // truncation as floor on values ≥ 0.
-        let c = [0, 1, 2].map(|a| _mm512_min_ps(_mm512_max_ps(p[a], zero), hi[a]));
-        let i0 = c.map(|v| _mm512_cvttps_epi32(v));
-        let t = [0, 1, 2].map(|a| _mm512_sub_ps(c[a], _mm512_cvtepi32_ps(i0[a])));
+        let c = each!(3, |a| _mm512_min_ps(_mm512_max_ps(p[a], zero), hi[a]));
+        let i0 = each!(3, |a| _mm512_cvttps_epi32(c[a]));
+        let t = each!(3, |a| _mm512_sub_ps(c[a], _mm512_cvtepi32_ps(i0[a])));
         (i0, t, offsets(i0, dims, stride))
     }
 
@@ -383,8 +422,8 @@ mod avx512 {
                     let b = index(i0, stride);
                     // SAFETY: every code is a cell of these dimensions and each offset moves
                     // to a neighbour only where it exists: every index is below f.len().
-                    offs.map(|o| unsafe {
-                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, o), f.as_ptr())
+                    each!(8, |c| unsafe {
+                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, offs[c]), f.as_ptr())
                     })
                 };
                 // `min_max8`: `if x < lo {x} else {lo}` in order, likewise the largest.
@@ -418,7 +457,7 @@ mod avx512 {
         let n = x.len();
         let (_, d, hi) = s[0].raw();
         let (dims, stride) = layout(d);
-        let hi = hi.map(|h| _mm512_set1_ps(h));
+        let hi = each!(3, |a| _mm512_set1_ps(hi[a]));
         let pairs = d[0] >= 2;
         let (even, odd) = pair_split();
         let mut m = 0;
@@ -426,7 +465,10 @@ mod avx512 {
             let live = lanes_left(m, n);
             // SAFETY: the lanes in `live` are values m.. < n of each slice; the others are
             // not read (and stand for the point 0, which `locate` keeps in the array).
-            let p = [x, y, z].map(|a| unsafe { _mm512_maskz_loadu_ps(live, a[m..].as_ptr()) });
+            let p = [x, y, z];
+            let p = each!(3, |a| unsafe {
+                _mm512_maskz_loadu_ps(live, p[a][m..].as_ptr())
+            });
             let (i0, t, offs) = locate(p, hi, dims, stride);
             // The corners come from the rows the points share, by loads and permutes
             // (`row_groups`), or, where a group spreads too far along x, by gathers: where
@@ -445,8 +487,8 @@ mod avx512 {
                 } else if pairs {
                     let b = index(i0, stride);
                     let back = _mm512_maskz_mov_epi32(!has_x, _mm512_set1_epi32(1));
-                    let starts =
-                        [0, 2, 4, 6].map(|c| _mm512_sub_epi32(_mm512_add_epi32(b, offs[c]), back));
+                    let start = |c: usize| _mm512_sub_epi32(_mm512_add_epi32(b, offs[c]), back);
+                    let starts = [start(0), start(2), start(4), start(6)];
                     let mut g = [_mm512_setzero_ps(); 8];
                     for (c, &st) in starts.iter().enumerate() {
                         let (lo, hi) = (
@@ -476,8 +518,8 @@ mod avx512 {
                     let b = index(i0, stride);
                     // SAFETY: `locate` clamps every sample into the array and each offset
                     // moves to a neighbour only where it exists: every index is below f.len().
-                    offs.map(|o| unsafe {
-                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, o), f.as_ptr())
+                    each!(8, |c| unsafe {
+                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(b, offs[c]), f.as_ptr())
                     })
                 };
                 let v = trilerp(g, t);
@@ -659,7 +701,7 @@ mod avx512 {
         let int = |v: usize| _mm512_set1_epi32(v as i32);
         let (dims, stride) = layout(r.dims);
         let (z0, z_end, one) = (int(r.z0), int(r.z0 + r.held), int(1));
-        let hi = r.hi.map(|h| _mm512_set1_ps(h));
+        let hi = each!(3, |a| _mm512_set1_ps(r.hi[a]));
         let half_k = _mm512_set1_ps(0.5 * k);
         let kk = _mm512_set1_ps(k);
         let (px0, py, pz) = (_mm512_set1_ps(x0), _mm512_set1_ps(y), _mm512_set1_ps(z));
@@ -671,7 +713,10 @@ mod avx512 {
             let px = _mm512_add_ps(_mm512_cvtepi32_ps(idx), px0);
             // SAFETY: the lanes in `live` are values m.. < n of each slice; the others are
             // not read (velocity 0).
-            let u = [ux, uy, uz].map(|s| unsafe { _mm512_maskz_loadu_ps(live, s[m..].as_ptr()) });
+            let u = [ux, uy, uz];
+            let u = each!(3, |a| unsafe {
+                _mm512_maskz_loadu_ps(live, u[a][m..].as_ptr())
+            });
             let mid = [
                 _mm512_add_ps(px, _mm512_mul_ps(half_k, u[0])),
                 _mm512_add_ps(py, _mm512_mul_ps(half_k, u[1])),
@@ -718,9 +763,11 @@ mod avx512 {
                 _mm512_add_ps(py, _mm512_mul_ps(kk, um[1])),
                 _mm512_add_ps(pz, _mm512_mul_ps(kk, um[2])),
             ];
-            for (s, e) in [&mut *ex, &mut *ey, &mut *ez].into_iter().zip(e) {
-                // SAFETY: the lanes in `live` are values m.. < n of each slice.
-                unsafe { _mm512_mask_storeu_ps(s[m..].as_mut_ptr(), live, e) };
+            // SAFETY: the lanes in `live` are values m.. < n of each slice.
+            unsafe {
+                _mm512_mask_storeu_ps(ex[m..].as_mut_ptr(), live, e[0]);
+                _mm512_mask_storeu_ps(ey[m..].as_mut_ptr(), live, e[1]);
+                _mm512_mask_storeu_ps(ez[m..].as_mut_ptr(), live, e[2]);
             }
             if ok != live {
                 for l in (0..16).filter(|l| (live & !ok) & (1 << l) != 0) {

@@ -4,7 +4,7 @@
 //! one at a time.
 //!
 //! The corners come from rows loaded whole, sixteen values at a time, and picked by
-//! permutes ([`block`], [`block_corners`]): where the eight points' lowest corners lie at
+//! permutes ([`find_block`], [`corners_of_block`]): where the eight points' lowest corners lie at
 //! most a row apart along y and a plane apart along z (the usual case: a face's start sits on
 //! a cell row, and a slow flow's traces end just above or just below it), the block's two or
 //! three rows along each axis are loaded and each point takes its corners from its own. Gathers
@@ -45,9 +45,9 @@ fn locate(p: [__m256; 3], hi: [__m256; 3]) -> ([__m256i; 3], [__m256; 3]) {
     let zero = _mm256_setzero_ps();
     // `if x > 0 {x} else {0}` (NaN goes to 0: the second operand), `if x < hi {x} else
     // {hi}`, then truncation as floor on values ≥ 0.
-    let c = [0, 1, 2].map(|a| _mm256_min_ps(_mm256_max_ps(p[a], zero), hi[a]));
-    let i0 = c.map(|v| _mm256_cvttps_epi32(v));
-    let t = [0, 1, 2].map(|a| _mm256_sub_ps(c[a], _mm256_cvtepi32_ps(i0[a])));
+    let c = each!(3, |a| _mm256_min_ps(_mm256_max_ps(p[a], zero), hi[a]));
+    let i0 = each!(3, |a| _mm256_cvttps_epi32(c[a]));
+    let t = each!(3, |a| _mm256_sub_ps(c[a], _mm256_cvtepi32_ps(i0[a])));
     (i0, t)
 }
 
@@ -88,12 +88,14 @@ fn index(i: [__m256i; 3], stride: [__m256i; 2]) -> __m256i {
 #[target_feature(enable = "avx2")]
 unsafe fn corners(f: *const f32, b: __m256i, offs: &[__m256i; 8]) -> [__m256; 8] {
     // SAFETY: as the caller promises.
-    offs.map(|o| unsafe { _mm256_i32gather_ps::<4>(f, _mm256_add_epi32(b, o)) })
+    each!(8, |c| unsafe {
+        _mm256_i32gather_ps::<4>(f, _mm256_add_epi32(b, offs[c]))
+    })
 }
 
 /// Eight points whose lowest corners lie at most one row apart along y and one plane apart
 /// along z, within sixteen values along x: the rows all their corners lie in (two or three
-/// along each of y and z) and where along them. See [`block`].
+/// along each of y and z) and where along them. See [`find_block`].
 #[derive(Clone, Copy)]
 pub(super) struct Block {
     /// Index of the first of the sixteen values loaded from row `ry` of plane `rz` of the
@@ -134,47 +136,114 @@ fn reduce(v: __m256i, live: __m256i, max: bool) -> i32 {
 /// The [`Block`] of the lanes of `live` (a lane mask, all bits set; not empty) whose lowest
 /// corners are `i0` (as `locate` gives them); `dx` is each lane's offset to its neighbour
 /// along x (1, or 0 at the row's end). `None` where the rows are shorter than sixteen values
-/// or the corners spread further (then they are gathered).
+/// or the corners spread further (then they are gathered). Written out where it is used, as
+/// [`corners_of_block`] and for the same reason (the velocity's advection at 64³ 10% faster
+/// than with a function call); `block` is the same as a function, for the tests.
+macro_rules! find_block {
+    ($i0:expr, $live:expr, $dx:expr, $rows:expr) => {{
+        let (i0, live, dx): ([__m256i; 3], __m256i, __m256i) = ($i0, $live, $dx);
+        let rows: &Rows = $rows;
+        'found: {
+            let d = rows.d;
+            let nx = d[0];
+            if nx < 16 {
+                break 'found None;
+            }
+            let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
+            let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
+            if y1 > y + 1 || z1 > z + 1 {
+                break 'found None;
+            }
+            let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
+            let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
+            let x1 = _mm256_add_epi32(x0, dx);
+            if reduce(x1, live, true) > 15 {
+                break 'found None;
+            }
+            // Rows y, y + 1 and y + 2 (the last row repeated where there are fewer), likewise the
+            // planes: a point's corner rows are the block's first two from its own on.
+            let (y, z) = (y as usize, z as usize);
+            let ry = [y, (y + 1).min(d[1] - 1), (y + 2).min(d[1] - 1)];
+            let rz = [z, (z + 1).min(d[2] - 1), (z + 2).min(d[2] - 1)];
+            let at =
+                |k: usize, j: usize| (k - rows.z0) * rows.row_z + j * rows.row_y + start as usize;
+            let starts = each!(3, |c| each!(3, |r| at(rz[c], ry[r])));
+            let seven = int(7);
+            let second = |v: __m256i| _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, seven));
+            let up = |v: __m256i, lo: usize| {
+                _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(lo as i32 + 1)))
+            };
+            Some(Block {
+                starts,
+                split: [y1 as usize > y, z1 as usize > z],
+                x0,
+                x1,
+                second0: second(x0),
+                second1: second(x1),
+                up: [up(i0[1], y), up(i0[2], z)],
+            })
+        }
+    }};
+}
+
+/// [`find_block!`] as a function.
+#[cfg(test)]
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn block(i0: [__m256i; 3], live: __m256i, dx: __m256i, rows: &Rows) -> Option<Block> {
-    let d = rows.d;
-    let nx = d[0];
-    if nx < 16 {
-        return None;
-    }
-    let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
-    let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
-    if y1 > y + 1 || z1 > z + 1 {
-        return None;
-    }
-    let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
-    let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
-    let x1 = _mm256_add_epi32(x0, dx);
-    if reduce(x1, live, true) > 15 {
-        return None;
-    }
-    // Rows y, y + 1 and y + 2 (the last row repeated where there are fewer), likewise the
-    // planes: a point's corner rows are the block's first two from its own on.
-    let (y, z) = (y as usize, z as usize);
-    let ry = [y, (y + 1).min(d[1] - 1), (y + 2).min(d[1] - 1)];
-    let rz = [z, (z + 1).min(d[2] - 1), (z + 2).min(d[2] - 1)];
-    let starts =
-        rz.map(|k| ry.map(|j| (k - rows.z0) * rows.row_z + j * rows.row_y + start as usize));
-    let seven = int(7);
-    let second = |v: __m256i| _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, seven));
-    let up = |v: __m256i, lo: usize| {
-        _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(lo as i32 + 1)))
-    };
-    Some(Block {
-        starts,
-        split: [y1 as usize > y, z1 as usize > z],
-        x0,
-        x1,
-        second0: second(x0),
-        second1: second(x1),
-        up: [up(i0[1], y), up(i0[2], z)],
-    })
+    find_block!(i0, live, dx, rows)
+}
+
+/// The body of [`block_corners`], written out where it is used: a function the RK2 rows
+/// call three times was no longer inlined (Rust 1.95), and the corners then went through the
+/// stack (the AVX2 velocity advection at 128³ about 30% slower for it). Its reads are
+/// unsafe: it expands inside an `unsafe` block, with `block_corners`' promise kept.
+macro_rules! corners_of_block {
+    ($bl:expr, $f:expr) => {{
+        let bl: &Block = $bl;
+        let f: *const f32 = $f;
+        let zero = _mm256_setzero_ps();
+        let (ny, nz) = (2 + usize::from(bl.split[0]), 2 + usize::from(bl.split[1]));
+        // The lower and upper x-corners from each row.
+        let mut p = [[(zero, zero); 3]; 3];
+        for (pz, sz) in p.iter_mut().zip(&bl.starts).take(nz) {
+            for (pr, &st) in pz.iter_mut().zip(sz).take(ny) {
+                // `block` chose the start so that sixteen values lie in the row.
+                let q = f.add(st);
+                let (a, b) = (_mm256_loadu_ps(q), _mm256_loadu_ps(q.add(8)));
+                let pick = |x: __m256i, second: __m256| {
+                    _mm256_blendv_ps(
+                        _mm256_permutevar8x32_ps(a, x),
+                        _mm256_permutevar8x32_ps(b, x),
+                        second,
+                    )
+                };
+                *pr = (pick(bl.x0, bl.second0), pick(bl.x1, bl.second1));
+            }
+        }
+        let blend = |a: (__m256, __m256), b: (__m256, __m256), m: __m256| {
+            (_mm256_blendv_ps(a.0, b.0, m), _mm256_blendv_ps(a.1, b.1, m))
+        };
+        let mut g = [zero; 8];
+        for cz in 0..2 {
+            for cy in 0..2 {
+                let row = |rz: usize| {
+                    if bl.split[0] {
+                        blend(p[rz][cy], p[rz][cy + 1], bl.up[0])
+                    } else {
+                        p[rz][cy]
+                    }
+                };
+                let v = if bl.split[1] {
+                    blend(row(cz), row(cz + 1), bl.up[1])
+                } else {
+                    row(cz)
+                };
+                (g[4 * cz + 2 * cy], g[4 * cz + 2 * cy + 1]) = v;
+            }
+        }
+        g
+    }};
 }
 
 /// The eight corners (order of `Sampler::gather`) in `f` of the points of a [`Block`] (lanes
@@ -185,49 +254,20 @@ pub(super) fn block(i0: [__m256i; 3], live: __m256i, dx: __m256i, rows: &Rows) -
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn block_corners(bl: &Block, f: *const f32) -> [__m256; 8] {
-    let zero = _mm256_setzero_ps();
-    let (ny, nz) = (2 + usize::from(bl.split[0]), 2 + usize::from(bl.split[1]));
-    // The lower and upper x-corners from each row.
-    let mut p = [[(zero, zero); 3]; 3];
-    for (pz, sz) in p.iter_mut().zip(&bl.starts).take(nz) {
-        for (pr, &st) in pz.iter_mut().zip(sz).take(ny) {
-            // SAFETY: `block` chose the start so that sixteen values lie in the row.
-            let (a, b) = unsafe {
-                let q = f.add(st);
-                (_mm256_loadu_ps(q), _mm256_loadu_ps(q.add(8)))
-            };
-            let pick = |x: __m256i, second: __m256| {
-                _mm256_blendv_ps(
-                    _mm256_permutevar8x32_ps(a, x),
-                    _mm256_permutevar8x32_ps(b, x),
-                    second,
-                )
-            };
-            *pr = (pick(bl.x0, bl.second0), pick(bl.x1, bl.second1));
-        }
-    }
-    let blend = |a: (__m256, __m256), b: (__m256, __m256), m: __m256| {
-        (_mm256_blendv_ps(a.0, b.0, m), _mm256_blendv_ps(a.1, b.1, m))
-    };
-    let mut g = [zero; 8];
-    for cz in 0..2 {
-        for cy in 0..2 {
-            let row = |rz: usize| {
-                if bl.split[0] {
-                    blend(p[rz][cy], p[rz][cy + 1], bl.up[0])
-                } else {
-                    p[rz][cy]
-                }
-            };
-            let v = if bl.split[1] {
-                blend(row(cz), row(cz + 1), bl.up[1])
-            } else {
-                row(cz)
-            };
-            (g[4 * cz + 2 * cy], g[4 * cz + 2 * cy + 1]) = v;
-        }
-    }
-    g
+    // SAFETY: as the caller promises.
+    unsafe { corners_of_block!(bl, f) }
+}
+
+/// The first values of the groups of eight a row of `n` values is taken in: every eighth,
+/// and where `n` is not a multiple of eight (but at least eight), a last group of the row's
+/// last eight values, which overlaps the one before (each lane is worked out on its own, so
+/// the overlapped values are written twice, the same). Returns them and where the values
+/// left to take one at a time begin (`n`, but for rows shorter than eight).
+#[inline]
+fn groups(n: usize) -> (impl Iterator<Item = usize>, usize) {
+    let full = n / 8 * 8;
+    let last = (n > full && n >= 8).then_some(n - 8);
+    ((0..full).step_by(8).chain(last), if n >= 8 { n } else { 0 })
 }
 
 /// The row's values `m..m + 8`.
@@ -267,11 +307,11 @@ pub(super) unsafe fn range<const N: usize>(
     mut hi: [&mut [f32]; N],
 ) {
     let n = codes.len();
-    let full = n / 8 * 8;
+    let (starts, full) = groups(n);
     let d = s[0].raw().1;
-    let (dims, stride) = (d.map(|v| int(v)), [int(d[0]), int(d[0] * d[1])]);
+    let (dims, stride) = (each!(3, |a| int(d[a])), [int(d[0]), int(d[0] * d[1])]);
     let ten = int(1023);
-    for m in (0..full).step_by(8) {
+    for m in starts {
         // SAFETY: m + 8 ≤ n values of `codes`.
         let code = unsafe { _mm256_loadu_si256(codes.as_ptr().add(m).cast()) };
         let i0 = [
@@ -280,7 +320,7 @@ pub(super) unsafe fn range<const N: usize>(
             _mm256_and_si256(_mm256_srli_epi32::<20>(code), ten),
         ];
         let (offs, b) = (offsets(i0, dims, stride), index(i0, stride));
-        let shared = block(i0, int(usize::MAX), offs[1], &Rows::array(d));
+        let shared = find_block!(i0, int(usize::MAX), offs[1], &Rows::array(d));
         for k in 0..N {
             let f = s[k].raw().0.as_ptr();
             // SAFETY: every code is a cell of these dimensions and each offset moves to a
@@ -323,16 +363,17 @@ pub(super) unsafe fn sample<const N: usize>(
     mut codes: Option<&mut [u32]>,
 ) {
     let n = x.len();
-    let full = n / 8 * 8;
+    let (starts, full) = groups(n);
     let (_, d, hi) = s[0].raw();
-    let (dims, stride) = (d.map(|v| int(v)), [int(d[0]), int(d[0] * d[1])]);
-    let hi = hi.map(|h| _mm256_set1_ps(h));
-    for m in (0..full).step_by(8) {
+    let (dims, stride) = (each!(3, |a| int(d[a])), [int(d[0]), int(d[0] * d[1])]);
+    let hi = each!(3, |a| _mm256_set1_ps(hi[a]));
+    for m in starts {
         // SAFETY: the slices have n ≥ m + 8 values.
-        let p = [x, y, z].map(|a| unsafe { load(a, m) });
+        let p = [x, y, z];
+        let p = each!(3, |a| unsafe { load(p[a], m) });
         let (i0, t) = locate(p, hi);
         let (offs, b) = (offsets(i0, dims, stride), index(i0, stride));
-        let shared = block(i0, int(usize::MAX), offs[1], &Rows::array(d));
+        let shared = find_block!(i0, int(usize::MAX), offs[1], &Rows::array(d));
         for (o, t_) in out.iter_mut().zip(s) {
             let f = t_.raw().0.as_ptr();
             // SAFETY: `locate` clamps every sample into the array and each offset moves to a
@@ -378,12 +419,15 @@ pub(super) unsafe fn row(
     [ex, ey, ez]: [&mut [f32]; 3],
 ) {
     let n = ux.len();
-    let full = n / 8 * 8;
+    let (starts, full) = groups(n);
     let r = win.raw();
     let base = r.values.as_ptr();
     let [nx, ny, _] = r.dims;
     // The window's rows hold u, v and w one after the other.
-    let (dims, stride) = (r.dims.map(|v| int(v)), [int(3 * nx), int(3 * nx * ny)]);
+    let (dims, stride) = (
+        each!(3, |a| int(r.dims[a])),
+        [int(3 * nx), int(3 * nx * ny)],
+    );
     let rows = Rows {
         d: r.dims,
         row_y: 3 * nx,
@@ -391,18 +435,19 @@ pub(super) unsafe fn row(
         z0: r.z0,
     };
     let (z0, z_end) = (int(r.z0), int(r.z0 + r.held));
-    let hi = r.hi.map(|h| _mm256_set1_ps(h));
+    let hi = each!(3, |a| _mm256_set1_ps(r.hi[a]));
     let half_k = _mm256_set1_ps(0.5 * k);
     let kk = _mm256_set1_ps(k);
     let (px0, py, pz) = (_mm256_set1_ps(x0), _mm256_set1_ps(y), _mm256_set1_ps(z));
     let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    for m in (0..full).step_by(8) {
+    for m in starts {
         let px = _mm256_add_ps(
             _mm256_cvtepi32_ps(_mm256_add_epi32(int(first + m), lanes)),
             px0,
         );
         // SAFETY: the slices have n ≥ m + 8 values.
-        let u = [ux, uy, uz].map(|s| unsafe { load(s, m) });
+        let u = [ux, uy, uz];
+        let u = each!(3, |a| unsafe { load(u[a], m) });
         let mid = [
             _mm256_add_ps(px, _mm256_mul_ps(half_k, u[0])),
             _mm256_add_ps(py, _mm256_mul_ps(half_k, u[1])),
@@ -427,16 +472,16 @@ pub(super) unsafe fn row(
             // below).
             let plane = _mm256_sub_epi32(i0[2], z0);
             let b = _mm256_and_si256(index([i0[0], i0[1], plane], stride), ok);
-            let offs = offs.map(|o| _mm256_and_si256(o, ok));
+            let offs = each!(8, |c| _mm256_and_si256(offs[c], ok));
             // SAFETY: the lanes in `ok` have all eight cells in the window, whose rows hold
             // u, v and w one after the other; the others read its first cell (or the block's
             // rows).
             let (gu, gv, gw) = unsafe {
-                match block(i0, ok, offs[1], &rows) {
+                match find_block!(i0, ok, offs[1], &rows) {
                     Some(bl) => (
-                        block_corners(&bl, base),
-                        block_corners(&bl, base.add(nx)),
-                        block_corners(&bl, base.add(2 * nx)),
+                        corners_of_block!(&bl, base),
+                        corners_of_block!(&bl, base.add(nx)),
+                        corners_of_block!(&bl, base.add(2 * nx)),
                     ),
                     None => (
                         corners(base, b, &offs),
@@ -454,9 +499,11 @@ pub(super) unsafe fn row(
         } else {
             [_mm256_setzero_ps(); 3]
         };
-        for (s, e) in [&mut *ex, &mut *ey, &mut *ez].into_iter().zip(e) {
-            // SAFETY: the slices have n ≥ m + 8 values.
-            unsafe { store(s, m, e) };
+        // SAFETY: the slices have n ≥ m + 8 values.
+        unsafe {
+            store(ex, m, e[0]);
+            store(ey, m, e[1]);
+            store(ez, m, e[2]);
         }
         if ok_bits != 0xFF {
             for l in (0..8).filter(|l| ok_bits & (1 << l) == 0) {
