@@ -111,6 +111,11 @@ pub(super) struct Block {
     second1: __m256,
     /// The lanes whose lowest corner is in the block's second row along y, along z.
     up: [__m256; 2],
+    /// Where the eight points' lower x-corners are consecutive values from `x` on (of the
+    /// sixteen loaded, x ≤ 7) and each has its upper one after it: `Some(x)`. The corners
+    /// are then two loads a row, from x and x + 1, instead of permutes (the usual case: a
+    /// row of faces traced by a smooth flow).
+    pub(super) run: Option<usize>,
 }
 
 /// The least (`max` false) or greatest of the lanes of `v` in `live` (all bits set; the
@@ -169,6 +174,14 @@ macro_rules! find_block {
                 |k: usize, j: usize| (k - rows.z0) * rows.row_z + j * rows.row_y + start as usize;
             let starts = each!(3, |c| each!(3, |r| at(rz[c], ry[r])));
             let seven = int(7);
+            let lane0 = _mm256_cvtsi256_si32(x0);
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let run = _mm256_and_si256(
+                _mm256_cmpeq_epi32(x0, _mm256_add_epi32(_mm256_set1_epi32(lane0), lanes)),
+                _mm256_cmpeq_epi32(dx, int(1)),
+            );
+            let run = ((0..=7).contains(&lane0) && _mm256_movemask_epi8(run) == -1)
+                .then_some(lane0 as usize);
             let second = |v: __m256i| _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, seven));
             let up = |v: __m256i, lo: usize| {
                 _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(lo as i32 + 1)))
@@ -181,6 +194,7 @@ macro_rules! find_block {
                 second0: second(x0),
                 second1: second(x1),
                 up: [up(i0[1], y), up(i0[2], z)],
+                run,
             })
         }
     }};
@@ -210,15 +224,19 @@ macro_rules! corners_of_block {
             for (pr, &st) in pz.iter_mut().zip(sz).take(ny) {
                 // `block` chose the start so that sixteen values lie in the row.
                 let q = f.add(st);
-                let (a, b) = (_mm256_loadu_ps(q), _mm256_loadu_ps(q.add(8)));
-                let pick = |x: __m256i, second: __m256| {
-                    _mm256_blendv_ps(
-                        _mm256_permutevar8x32_ps(a, x),
-                        _mm256_permutevar8x32_ps(b, x),
-                        second,
-                    )
+                *pr = if let Some(x) = bl.run {
+                    (_mm256_loadu_ps(q.add(x)), _mm256_loadu_ps(q.add(x + 1)))
+                } else {
+                    let (a, b) = (_mm256_loadu_ps(q), _mm256_loadu_ps(q.add(8)));
+                    let pick = |x: __m256i, second: __m256| {
+                        _mm256_blendv_ps(
+                            _mm256_permutevar8x32_ps(a, x),
+                            _mm256_permutevar8x32_ps(b, x),
+                            second,
+                        )
+                    };
+                    (pick(bl.x0, bl.second0), pick(bl.x1, bl.second1))
                 };
-                *pr = (pick(bl.x0, bl.second0), pick(bl.x1, bl.second1));
             }
         }
         let blend = |a: (__m256, __m256), b: (__m256, __m256), m: __m256| {

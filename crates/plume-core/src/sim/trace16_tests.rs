@@ -262,6 +262,9 @@ fn grouping_checks_avx2() {
             let i0 = [v(xs), v(ys), v(zs)];
             let dx = v(xs.map(|x| i32::from(x + 1 < nx)));
             let bl = block(i0, live, dx, &Rows::array(d)).expect("a block");
+            // Rows of 24: the x-corners are consecutive, taken by two loads a row; rows of
+            // 16: the last two lanes share the row's last value, so by permutes.
+            assert_eq!(bl.run.is_some(), d[0] == 24, "dims {d:?}");
             // SAFETY: `f` has dimensions `d`.
             let g = unsafe { block_corners(&bl, f.as_ptr()) }.map(f32s);
             let at = |x: i32, y: i32, z: i32| ((z * d[1] as i32 + y) * nx + x) as f32;
