@@ -23,20 +23,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// 2× slower for it).
 macro_rules! each {
     (3, |$i:ident| $e:expr) => {
-        [
-            {
-                let $i = 0usize;
-                $e
-            },
-            {
-                let $i = 1usize;
-                $e
-            },
-            {
-                let $i = 2usize;
-                $e
-            },
-        ]
+        [each!(@ 0, $i, $e), each!(@ 1, $i, $e), each!(@ 2, $i, $e)]
     };
     (8, |$i:ident| $e:expr) => {
         [

@@ -208,10 +208,13 @@ pub(super) fn block(i0: [__m256i; 3], live: __m256i, dx: __m256i, rows: &Rows) -
     find_block!(i0, live, dx, rows)
 }
 
-/// The body of [`block_corners`], written out where it is used: a function the RK2 rows
-/// call three times was no longer inlined (Rust 1.95), and the corners then went through the
-/// stack (the AVX2 velocity advection at 128³ about 30% slower for it). Its reads are
-/// unsafe: it expands inside an `unsafe` block, with `block_corners`' promise kept.
+/// The eight corners (order of `Sampler::gather`) in `f` of the points of a [`Block`] (lanes
+/// outside it hold values of the block's rows), written out where they are used: as a
+/// function the RK2 rows call three times it was no longer inlined (Rust 1.95), and the
+/// corners then went through the stack (the AVX2 velocity advection at 128³ about 30% slower
+/// for it); `block_corners` is the same as a function, for the tests. Its reads are unsafe:
+/// it expands inside an `unsafe` block, `f` holding the rows of the layout the block was
+/// found in.
 macro_rules! corners_of_block {
     ($bl:expr, $f:expr) => {{
         let bl: &Block = $bl;
@@ -222,7 +225,7 @@ macro_rules! corners_of_block {
         let mut p = [[(zero, zero); 3]; 3];
         for (pz, sz) in p.iter_mut().zip(&bl.starts).take(nz) {
             for (pr, &st) in pz.iter_mut().zip(sz).take(ny) {
-                // `block` chose the start so that sixteen values lie in the row.
+                // `find_block!` chose the start so that sixteen values lie in the row.
                 let q = f.add(st);
                 *pr = if let Some(x) = bl.run {
                     (_mm256_loadu_ps(q.add(x)), _mm256_loadu_ps(q.add(x + 1)))
@@ -264,11 +267,11 @@ macro_rules! corners_of_block {
     }};
 }
 
-/// The eight corners (order of `Sampler::gather`) in `f` of the points of a [`Block`] (lanes
-/// outside it hold values of the block's rows).
+/// [`corners_of_block!`] as a function.
 ///
 /// # Safety
 /// `f` must hold the rows of the layout the block was found in.
+#[cfg(test)]
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn block_corners(bl: &Block, f: *const f32) -> [__m256; 8] {
@@ -346,7 +349,7 @@ pub(super) unsafe fn range<const N: usize>(
             // the block was found in these dimensions).
             let g = unsafe {
                 match &shared {
-                    Some(bl) => block_corners(bl, f),
+                    Some(bl) => corners_of_block!(bl, f),
                     None => corners(f, b, &offs),
                 }
             };
@@ -399,7 +402,7 @@ pub(super) unsafe fn sample<const N: usize>(
             // the block was found in these dimensions).
             let g = unsafe {
                 match &shared {
-                    Some(bl) => block_corners(bl, f),
+                    Some(bl) => corners_of_block!(bl, f),
                     None => corners(f, b, &offs),
                 }
             };
