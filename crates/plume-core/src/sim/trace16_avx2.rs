@@ -154,17 +154,46 @@ macro_rules! find_block {
             if nx < 16 {
                 break 'found None;
             }
-            let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
-            let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
-            if y1 > y + 1 || z1 > z + 1 {
-                break 'found None;
-            }
-            let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            // The usual case first, without the six reductions: every lane live, all on lane
+            // 0's row and plane, lower x-corners consecutive from lane 0's (each with its
+            // upper one after it) and the run within the sixteen values from `start`; then
+            // the least and greatest row, plane and corner are lane 0's and lane 7's, and
+            // everything below is as the reductions would have made it.
+            let first = |v: __m256i| _mm256_broadcastd_epi32(_mm256_castsi256_si128(v));
+            let usual = _mm256_and_si256(
+                _mm256_and_si256(
+                    _mm256_cmpeq_epi32(i0[1], first(i0[1])),
+                    _mm256_cmpeq_epi32(i0[2], first(i0[2])),
+                ),
+                _mm256_and_si256(
+                    _mm256_cmpeq_epi32(i0[0], _mm256_add_epi32(first(i0[0]), lanes)),
+                    _mm256_cmpeq_epi32(dx, int(1)),
+                ),
+            );
+            let xl = _mm256_cvtsi256_si32(i0[0]);
+            let xs = xl.clamp(0, (nx - 16) as i32);
+            let (y, z, y1, z1, start) = if _mm256_movemask_epi8(_mm256_and_si256(usual, live)) == -1
+                && _mm256_movemask_epi8(live) == -1
+                && xl - xs <= 7
+            {
+                let (y, z) = (_mm256_cvtsi256_si32(i0[1]), _mm256_cvtsi256_si32(i0[2]));
+                (y, z, y, z, xs)
+            } else {
+                let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
+                let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
+                if y1 > y + 1 || z1 > z + 1 {
+                    break 'found None;
+                }
+                let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
+                let x1 = _mm256_add_epi32(_mm256_sub_epi32(i0[0], _mm256_set1_epi32(start)), dx);
+                if reduce(x1, live, true) > 15 {
+                    break 'found None;
+                }
+                (y, z, y1, z1, start)
+            };
             let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
             let x1 = _mm256_add_epi32(x0, dx);
-            if reduce(x1, live, true) > 15 {
-                break 'found None;
-            }
             // Rows y, y + 1 and y + 2 (the last row repeated where there are fewer), likewise the
             // planes: a point's corner rows are the block's first two from its own on.
             let (y, z) = (y as usize, z as usize);
@@ -175,7 +204,6 @@ macro_rules! find_block {
             let starts = each!(3, |c| each!(3, |r| at(rz[c], ry[r])));
             let seven = int(7);
             let lane0 = _mm256_cvtsi256_si32(x0);
-            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             let run = _mm256_and_si256(
                 _mm256_cmpeq_epi32(x0, _mm256_add_epi32(_mm256_set1_epi32(lane0), lanes)),
                 _mm256_cmpeq_epi32(dx, int(1)),
