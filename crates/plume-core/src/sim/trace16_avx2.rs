@@ -173,27 +173,38 @@ macro_rules! find_block {
             );
             let xl = _mm256_cvtsi256_si32(i0[0]);
             let xs = xl.clamp(0, (nx - 16) as i32);
-            let (y, z, y1, z1, start) = if _mm256_movemask_epi8(_mm256_and_si256(usual, live)) == -1
-                && _mm256_movemask_epi8(live) == -1
-                && xl - xs <= 7
-            {
-                let (y, z) = (_mm256_cvtsi256_si32(i0[1]), _mm256_cvtsi256_si32(i0[2]));
-                (y, z, y, z, xs)
-            } else {
-                let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
-                let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
-                if y1 > y + 1 || z1 > z + 1 {
-                    break 'found None;
-                }
-                let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
-                let x1 = _mm256_add_epi32(_mm256_sub_epi32(i0[0], _mm256_set1_epi32(start)), dx);
-                if reduce(x1, live, true) > 15 {
-                    break 'found None;
-                }
-                (y, z, y1, z1, start)
+            let at_start = |start: i32| {
+                let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
+                (x0, _mm256_add_epi32(x0, dx))
             };
-            let x0 = _mm256_sub_epi32(i0[0], _mm256_set1_epi32(start));
-            let x1 = _mm256_add_epi32(x0, dx);
+            let (y, z, y1, z1, start, (x0, x1), run) =
+                if _mm256_movemask_epi8(_mm256_and_si256(usual, live)) == -1
+                    && _mm256_movemask_epi8(live) == -1
+                    && xl - xs <= 7
+                {
+                    // The compares above are the run's own test: lane 0's corner is its start.
+                    let (y, z) = (_mm256_cvtsi256_si32(i0[1]), _mm256_cvtsi256_si32(i0[2]));
+                    (y, z, y, z, xs, at_start(xs), Some((xl - xs) as usize))
+                } else {
+                    let (y, z) = (reduce(i0[1], live, false), reduce(i0[2], live, false));
+                    let (y1, z1) = (reduce(i0[1], live, true), reduce(i0[2], live, true));
+                    if y1 > y + 1 || z1 > z + 1 {
+                        break 'found None;
+                    }
+                    let start = reduce(i0[0], live, false).clamp(0, (nx - 16) as i32);
+                    let (x0, x1) = at_start(start);
+                    if reduce(x1, live, true) > 15 {
+                        break 'found None;
+                    }
+                    let lane0 = _mm256_cvtsi256_si32(x0);
+                    let run = _mm256_and_si256(
+                        _mm256_cmpeq_epi32(x0, _mm256_add_epi32(_mm256_set1_epi32(lane0), lanes)),
+                        _mm256_cmpeq_epi32(dx, int(1)),
+                    );
+                    let run = ((0..=7).contains(&lane0) && _mm256_movemask_epi8(run) == -1)
+                        .then_some(lane0 as usize);
+                    (y, z, y1, z1, start, (x0, x1), run)
+                };
             // Rows y, y + 1 and y + 2 (the last row repeated where there are fewer), likewise the
             // planes: a point's corner rows are the block's first two from its own on.
             let (y, z) = (y as usize, z as usize);
@@ -203,13 +214,6 @@ macro_rules! find_block {
                 |k: usize, j: usize| (k - rows.z0) * rows.row_z + j * rows.row_y + start as usize;
             let starts = each!(3, |c| each!(3, |r| at(rz[c], ry[r])));
             let seven = int(7);
-            let lane0 = _mm256_cvtsi256_si32(x0);
-            let run = _mm256_and_si256(
-                _mm256_cmpeq_epi32(x0, _mm256_add_epi32(_mm256_set1_epi32(lane0), lanes)),
-                _mm256_cmpeq_epi32(dx, int(1)),
-            );
-            let run = ((0..=7).contains(&lane0) && _mm256_movemask_epi8(run) == -1)
-                .then_some(lane0 as usize);
             let second = |v: __m256i| _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, seven));
             let up = |v: __m256i, lo: usize| {
                 _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(lo as i32 + 1)))
