@@ -529,21 +529,22 @@ pub(super) unsafe fn row(
             // SAFETY: the lanes in `ok` have all eight cells in the window, whose rows hold
             // u, v and w one after the other; the others read its first cell (or the block's
             // rows).
-            let (gu, gv, gw) = unsafe {
+            // Each component interpolated as soon as its corners are in (eight registers
+            // at a time rather than twenty-four).
+            let um = unsafe {
                 match find_block!(i0, ok, offs[1], &rows) {
-                    Some(bl) => (
-                        corners_of_block!(&bl, base),
-                        corners_of_block!(&bl, base.add(nx)),
-                        corners_of_block!(&bl, base.add(2 * nx)),
-                    ),
-                    None => (
-                        corners(base, b, &offs),
-                        corners(base.add(nx), b, &offs),
-                        corners(base.add(2 * nx), b, &offs),
-                    ),
+                    Some(bl) => [
+                        trilerp(corners_of_block!(&bl, base), t),
+                        trilerp(corners_of_block!(&bl, base.add(nx)), t),
+                        trilerp(corners_of_block!(&bl, base.add(2 * nx)), t),
+                    ],
+                    None => [
+                        trilerp(corners(base, b, &offs), t),
+                        trilerp(corners(base.add(nx), b, &offs), t),
+                        trilerp(corners(base.add(2 * nx), b, &offs), t),
+                    ],
                 }
             };
-            let um = [trilerp(gu, t), trilerp(gv, t), trilerp(gw, t)];
             [
                 _mm256_add_ps(px, _mm256_mul_ps(kk, um[0])),
                 _mm256_add_ps(py, _mm256_mul_ps(kk, um[1])),
