@@ -178,9 +178,8 @@ macro_rules! find_block {
                 (x0, _mm256_add_epi32(x0, dx))
             };
             let (y, z, y1, z1, start, (x0, x1), run) =
-                if _mm256_movemask_epi8(_mm256_and_si256(usual, live)) == -1
-                    && _mm256_movemask_epi8(live) == -1
-                    && xl - xs <= 7
+                // (`usual` and `live` all ones: every lane live.)
+                if _mm256_movemask_epi8(_mm256_and_si256(usual, live)) == -1 && xl - xs <= 7
                 {
                     // The compares above are the run's own test: lane 0's corner is its start.
                     let (y, z) = (_mm256_cvtsi256_si32(i0[1]), _mm256_cvtsi256_si32(i0[2]));
@@ -526,11 +525,11 @@ pub(super) unsafe fn row(
             let plane = _mm256_sub_epi32(i0[2], z0);
             let b = _mm256_and_si256(index([i0[0], i0[1], plane], stride), ok);
             let offs = each!(8, |c| _mm256_and_si256(offs[c], ok));
+            // Each component interpolated as soon as its corners are in (eight registers
+            // at a time rather than twenty-four).
             // SAFETY: the lanes in `ok` have all eight cells in the window, whose rows hold
             // u, v and w one after the other; the others read its first cell (or the block's
             // rows).
-            // Each component interpolated as soon as its corners are in (eight registers
-            // at a time rather than twenty-four).
             let um = unsafe {
                 match find_block!(i0, ok, offs[1], &rows) {
                     Some(bl) => [
