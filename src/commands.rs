@@ -259,8 +259,6 @@ pub fn render(a: RenderArgs) -> Result<()> {
 pub fn run(a: RunArgs) -> Result<()> {
     use crate::export::{self, run::RunWriter, ExportOptions};
     use std::io::IsTerminal;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
 
     let opts = ExportOptions {
         formats: a.format.0.clone(),
@@ -281,7 +279,21 @@ pub fn run(a: RunArgs) -> Result<()> {
         &format!("simulating and exporting a {} grid", scene.dims()),
     )?;
     let mut sim = scene.build_simulation().context("building the scene")?;
-    let (mut writer, start) = RunWriter::create(&a.out, &scene, &opts, a.existing())?;
+    // Before the folder is touched: a signal from here on ends the run cleanly.
+    crate::signals::install().context("installing the signal handlers")?;
+    let (mut writer, start) =
+        RunWriter::create_for(&a.out, &scene, &opts, a.existing(), Some(a.frames))?;
+    writer.set_stop(crate::signals::flag());
+    let stopped = |held: u32| {
+        anyhow::anyhow!(
+            "interrupted by {}: {} of {} frames are in {} (manifest.json lists them; the \
+             frame in progress was discarded; --resume continues the run)",
+            crate::signals::last_name(),
+            held,
+            a.frames,
+            a.out.display()
+        )
+    };
     if start.temporaries_removed > 0 {
         eprintln!(
             "removed {} unfinished temporary file{} an interrupted run left in {}",
@@ -308,14 +320,11 @@ pub fn run(a: RunArgs) -> Result<()> {
             start.frames, a.frames, start.step
         );
         for _ in 0..start.step {
+            if crate::signals::stopped() {
+                return Err(stopped(start.frames));
+            }
             sim.step().context("re-simulating the run being resumed")?;
         }
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
-            .context("installing the Ctrl-C handler")?;
     }
     // A live bar on a terminal; one plain line per frame when stderr is piped or logged.
     let first = start.frames + 1;
@@ -334,6 +343,12 @@ pub fn run(a: RunArgs) -> Result<()> {
     let clock = std::time::Instant::now();
     for n in first..=a.frames {
         for _ in 0..a.every {
+            if crate::signals::stopped() {
+                if let Some(bar) = &bar {
+                    bar.abandon();
+                }
+                return Err(stopped(n - 1));
+            }
             if let Err(e) = sim.step() {
                 if let Some(bar) = &bar {
                     bar.abandon();
@@ -345,7 +360,15 @@ pub fn run(a: RunArgs) -> Result<()> {
                 )));
             }
         }
-        writer.write(&export::capture(sim.as_ref(), &opts))?;
+        if let Err(e) = writer.write(&export::capture(sim.as_ref(), &opts)) {
+            if let Some(bar) = &bar {
+                bar.abandon();
+            }
+            if crate::signals::stopped() {
+                return Err(stopped(n - 1));
+            }
+            return Err(e.into());
+        }
         match &bar {
             Some(bar) => {
                 bar.set_message(format!("t = {:.3} s", sim.time()));
@@ -362,15 +385,11 @@ pub fn run(a: RunArgs) -> Result<()> {
                 );
             }
         }
-        if stop.load(Ordering::SeqCst) && n < a.frames {
+        if crate::signals::stopped() && n < a.frames {
             if let Some(bar) = &bar {
                 bar.abandon();
             }
-            anyhow::bail!(
-                "interrupted: {n} of {} frames written to {} (manifest.json lists them)",
-                a.frames,
-                a.out.display()
-            );
+            return Err(stopped(n));
         }
     }
     if let Some(bar) = &bar {

@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod commands;
 pub mod render;
+pub mod signals;
 pub mod viewer;
 
 pub use plume_core::{

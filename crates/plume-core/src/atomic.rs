@@ -48,23 +48,160 @@ pub fn write_atomic(
         std::fs::create_dir_all(dir).map_err(err)?;
     }
     let tmp = temp_name(path);
-    let result = (|| {
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
+    let result = write_temporary(&tmp, fill).and_then(|()| std::fs::rename(&tmp, path));
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(err(e));
     }
     Ok(())
+}
+
+/// Files written as temporaries in one folder and renamed into place together: nothing appears
+/// under a final name until every file of the set is complete and synced, and a set that fails
+/// anywhere (a write, a rename) leaves neither temporaries nor the files it had already
+/// renamed. Dropping an uncommitted set removes its temporaries.
+#[derive(Debug)]
+pub struct Staging {
+    dir: PathBuf,
+    /// (temporary, final name) of each staged file, in order.
+    staged: Vec<(PathBuf, String)>,
+}
+
+/// Whether [`Staging::commit`] may replace a file already under a final name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replace {
+    /// Replace it (the old file is gone once the new one is in place).
+    Yes,
+    /// Refuse: a file already under a final name is not ours to replace. The whole set is
+    /// then undone and the error is `AlreadyExists`.
+    No,
+}
+
+impl Staging {
+    /// An empty set of files for `dir` (which must exist).
+    pub fn new(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            staged: Vec::new(),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The final names staged so far, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.staged.iter().map(|(_, n)| n.clone()).collect()
+    }
+
+    /// Writes `name` (a plain file name in the folder) through `fill` into a new temporary,
+    /// synced; nothing appears under `name` until [`Staging::commit`]. On error the temporary
+    /// is removed (and the set stays as it was).
+    pub fn stage(
+        &mut self,
+        name: &str,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<(), WriteError> {
+        let path = self.dir.join(name);
+        let err = |source: std::io::Error| WriteError {
+            path: path.clone(),
+            source,
+        };
+        if Path::new(name).file_name().is_none_or(|n| n != name) {
+            return Err(err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a plain file name",
+            )));
+        }
+        let tmp = temp_name(&path);
+        match write_temporary(&tmp, fill) {
+            Ok(()) => {
+                self.staged.push((tmp, name.to_string()));
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(err(e))
+            }
+        }
+    }
+
+    /// Moves every staged file under its final name. When one cannot be placed, the files
+    /// already placed are removed again and the remaining temporaries too: the folder is left
+    /// as it was (less, with [`Replace::Yes`], the old files that were replaced). Returns the
+    /// names placed.
+    pub fn commit(mut self, replace: Replace) -> Result<Vec<String>, WriteError> {
+        let staged = std::mem::take(&mut self.staged);
+        let mut placed: Vec<PathBuf> = Vec::new();
+        for (i, (tmp, name)) in staged.iter().enumerate() {
+            let path = self.dir.join(name);
+            if let Err(source) = place(tmp, &path, replace) {
+                for p in &placed {
+                    let _ = std::fs::remove_file(p);
+                }
+                for (t, _) in &staged[i..] {
+                    let _ = std::fs::remove_file(t);
+                }
+                return Err(WriteError { path, source });
+            }
+            placed.push(path);
+        }
+        Ok(staged.into_iter().map(|(_, n)| n).collect())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        for (tmp, _) in &self.staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Creates `tmp` (never through an existing name or link), fills and syncs it.
+fn write_temporary(
+    tmp: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    fill(&mut w)?;
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}
+
+/// Moves `tmp` to `path`. Without replacing, a hard link makes the move atomic and refuses an
+/// existing name (a file, a link, anything); where the file system has no hard links, the
+/// name is checked and then renamed.
+fn place(tmp: &Path, path: &Path, replace: Replace) -> std::io::Result<()> {
+    if replace == Replace::Yes {
+        return std::fs::rename(tmp, path);
+    }
+    let exists = || {
+        std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "a file of that name is already there and this run did not write it; Plume \
+             replaces only files it wrote (move it away or choose another folder)",
+        )
+    };
+    match std::fs::hard_link(tmp, path) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(tmp);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
+        Err(_) => {
+            if std::fs::symlink_metadata(path).is_ok() {
+                return Err(exists());
+            }
+            std::fs::rename(tmp, path)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -296,7 +296,8 @@ impl Scene {
         Self::load(p)
     }
 
-    /// Reads and validates a scene file.
+    /// Reads and validates a scene file (a plain file, or a link to one; FIFOs, sockets and
+    /// devices are refused at once).
     pub fn load(path: &Path) -> Result<Self, SceneError> {
         let file = path.display().to_string();
         let err = |message: String| SceneError {
@@ -307,6 +308,13 @@ impl Scene {
         let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read: {e}")))?;
         if meta.is_dir() {
             return Err(err("is a folder, not a scene file".into()));
+        }
+        if !meta.is_file() {
+            // A FIFO would block the open until a writer came, a device may never end.
+            return Err(err(format!(
+                "is {}, not a scene file (give the path of a .toml file)",
+                special_kind(&meta)
+            )));
         }
         if meta.len() > MAX_SCENE_BYTES {
             return Err(err(format!(
@@ -631,4 +639,24 @@ impl Scene {
         s.set_obstacles(self.obstacles.clone())?;
         Ok(s)
     }
+}
+
+/// What kind of special file `meta` describes, for messages.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = meta;
+    "a special file"
 }

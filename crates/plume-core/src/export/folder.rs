@@ -63,13 +63,7 @@ impl FolderLock {
             path: dir.to_path_buf(),
             source,
         };
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(folder_err)?;
+        let mut file = open_lock_file(&path).map_err(folder_err)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -91,6 +85,66 @@ impl FolderLock {
         write!(file, "{}", std::process::id()).map_err(folder_err)?;
         file.flush().map_err(folder_err)?;
         Ok(Some(Self { file, path }))
+    }
+}
+
+/// Opens (or creates) the lock file without following a link: a lock path that is a link,
+/// not a plain file, or a file with other hard links is refused before anything is written,
+/// so the lock never writes outside the folder.
+fn open_lock_file(path: &Path) -> std::io::Result<File> {
+    let refuse = |why: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} {why}; Plume writes its lock only into a plain file of its own (remove it \
+                 if it is not needed, or choose another folder)",
+                path.display()
+            ),
+        )
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refuse("is a symbolic link"));
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // No link followed, and no wait on a FIFO placed under the name.
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = o.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc_eloop()) {
+            refuse("is a symbolic link")
+        } else {
+            e
+        }
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse("is not a plain file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Err(refuse(&format!(
+                "has {} hard links (it is also another file)",
+                meta.nlink()
+            )));
+        }
+    }
+    Ok(file)
+}
+
+fn libc_eloop() -> i32 {
+    #[cfg(unix)]
+    {
+        libc::ELOOP
+    }
+    #[cfg(not(unix))]
+    {
+        -1
     }
 }
 
@@ -119,7 +173,9 @@ impl Drop for FolderLock {
     }
 }
 
-/// Whether `name` is a temporary of Plume's atomic writer: `.<file>.<pid>-<n>.tmp`.
+/// Whether `name` is a temporary of Plume's atomic writer for a file Plume writes into a run
+/// folder: `.<file>.<pid>-<n>.tmp` where `<file>` is `manifest.json`, the folder probe or a
+/// frame file (see [`frame_number`]).
 pub fn is_temporary(name: &str) -> bool {
     let Some(rest) = name.strip_prefix('.').and_then(|r| r.strip_suffix(".tmp")) else {
         return false;
@@ -130,7 +186,7 @@ pub fn is_temporary(name: &str) -> bool {
     let Some((pid, n)) = tag.split_once('-') else {
         return false;
     };
-    !file.is_empty()
+    (file == "manifest.json" || file == "probe" || frame_number(file).is_some())
         && !pid.is_empty()
         && !n.is_empty()
         && pid.bytes().all(|b| b.is_ascii_digit())
@@ -183,13 +239,34 @@ impl Found {
             Some(Err(_)) => parts.push("a manifest.json Plume cannot read".into()),
             None => {}
         }
-        if !self.frames.is_empty() {
+        // With a manifest, only the files it does not list are worth naming.
+        let listed: Vec<&str> = match &self.manifest {
+            Some(Ok(m)) => m.listed_files(),
+            _ => Vec::new(),
+        };
+        let others: Vec<&String> = self
+            .frames
+            .iter()
+            .filter(|f| !listed.contains(&f.as_str()))
+            .collect();
+        if !others.is_empty() {
+            const SHOWN: usize = 4;
+            let mut names: Vec<&str> = others.iter().take(SHOWN).map(|f| f.as_str()).collect();
+            let more = others.len().saturating_sub(SHOWN);
+            let more = format!("and {more} more");
+            if others.len() > SHOWN {
+                names.push(&more);
+            }
             parts.push(format!(
-                "{} frame file{} ({}{})",
-                self.frames.len(),
-                if self.frames.len() == 1 { "" } else { "s" },
-                self.frames[0],
-                if self.frames.len() > 1 { ", …" } else { "" }
+                "{} {}file{} named like frames ({})",
+                others.len(),
+                if self.manifest.is_some() {
+                    "other "
+                } else {
+                    ""
+                },
+                if others.len() == 1 { "" } else { "s" },
+                names.join(", ")
             ));
         }
         parts.join(" and ")
@@ -239,32 +316,20 @@ pub fn scan(dir: &Path) -> Result<Found, ExportError> {
     Ok(found)
 }
 
-/// Removes an earlier run: its manifest, the files it lists and every frame file.
-pub fn remove_run(dir: &Path, found: &Found) -> Result<(), ExportError> {
-    let mut files: Vec<PathBuf> = found.frames.iter().map(|f| dir.join(f)).collect();
-    if let Some(Ok(m)) = &found.manifest {
-        for e in &m.frames {
-            for f in &e.files {
-                // Only plain names inside the folder.
-                if Path::new(f).file_name().is_some_and(|n| n == f.as_str()) {
-                    files.push(dir.join(f));
-                }
-            }
-        }
-    }
-    if found.manifest.is_some() {
-        files.push(dir.join("manifest.json"));
-    }
+/// Removes an earlier run: exactly the files its manifest lists (its frames and the frame
+/// it was putting in place) and the manifest itself. Nothing else is touched, whatever its
+/// name: a name that looks like a frame file is not proof that Plume wrote it.
+pub fn remove_run(dir: &Path, manifest: &Manifest) -> Result<(), ExportError> {
+    let files = manifest
+        .listed_files()
+        .into_iter()
+        .chain(["manifest.json"])
+        .map(|f| dir.join(f));
     for f in files {
         match std::fs::remove_file(&f) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(ExportError::Folder {
-                    path: f.clone(),
-                    source,
-                })
-            }
+            Err(source) => return Err(ExportError::Folder { path: f, source }),
         }
     }
     Ok(())
@@ -278,6 +343,11 @@ mod tests {
     fn names_of_temporaries_and_frames_are_recognised_exactly() {
         assert!(is_temporary(".plume_0034.vdb.1234-7.tmp"));
         assert!(is_temporary(".manifest.json.99-0.tmp"));
+        assert!(is_temporary(".plume_density_0002.npy.5-1.tmp"));
+        assert!(
+            !is_temporary(".notes.txt.1234-7.tmp"),
+            "not a name Plume writes"
+        );
         for not in [
             "plume_0034.vdb.1234-7.tmp",
             ".plume_0034.vdb.tmp",

@@ -4,8 +4,8 @@
 //! Export checkboxes, writing — reads the registry.
 
 use super::{ExportError, ExportOptions};
+use crate::atomic::Staging;
 use crate::frame::Frame;
-use std::path::Path;
 
 /// A file format, by name (the file extension; the manifest spells it the same way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -31,27 +31,28 @@ pub trait Exporter: Sync {
     fn file_names(&self, opts: &ExportOptions, n: u32) -> Vec<String> {
         vec![format!("{}_{n:04}.{}", opts.prefix, self.ext())]
     }
-    /// Writes frame `n` into `dir` atomically; returns the file names written.
+    /// Stages frame `n`'s files in `stage` (temporaries in the output folder, renamed into
+    /// place only when the whole frame is complete); returns their names.
     fn write(
         &self,
-        dir: &Path,
+        stage: &mut Staging,
         n: u32,
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError>;
 }
 
-/// Writes frame `n` as the one file `<prefix>_<n:04>.<ext>` in `dir`, atomically, through
-/// `fill`; returns its name (the common case of [`Exporter::write`]).
+/// Stages frame `n` as the one file `<prefix>_<n:04>.<ext>` through `fill`; returns its name
+/// (the common case of [`Exporter::write`]).
 pub fn write_single(
-    dir: &Path,
+    stage: &mut Staging,
     opts: &ExportOptions,
     n: u32,
     ext: &str,
     fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<Vec<String>, ExportError> {
     let name = format!("{}_{n:04}.{ext}", opts.prefix);
-    crate::atomic::write_atomic(&dir.join(&name), fill)?;
+    stage.stage(&name, fill)?;
     Ok(vec![name])
 }
 

@@ -20,6 +20,18 @@ pub struct FrameEntry {
     pub files: Vec<String>,
 }
 
+impl FrameEntry {
+    /// The entry for frame number `frame` holding `f` in `files`.
+    pub fn of(frame: u32, f: &Frame, files: Vec<String>) -> Self {
+        Self {
+            frame,
+            step: f.step,
+            time: f.time,
+            files,
+        }
+    }
+}
+
 /// The manifest.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
@@ -57,6 +69,12 @@ pub struct Manifest {
     pub scene: Scene,
     /// Frames written so far.
     pub frames: Vec<FrameEntry>,
+    /// The frame being put in place: its files are listed here before the first of them is
+    /// renamed into the folder, so every file Plume puts there is listed by the manifest
+    /// first (a run killed mid-frame leaves files `--resume` and `--overwrite` can prove are
+    /// Plume's). Absent between frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<FrameEntry>,
 }
 
 impl Manifest {
@@ -81,17 +99,29 @@ impl Manifest {
             up: opts.up,
             scene: scene.clone(),
             frames: Vec::new(),
+            pending: None,
         }
+    }
+
+    /// Whether a program calling itself Plume wrote it.
+    pub fn is_plumes(&self) -> bool {
+        self.generator.starts_with("plume ")
+    }
+
+    /// Every file the manifest lists (its frames' and the pending frame's), as plain names
+    /// inside the folder; a listed name with a path in it is left out (not ours to touch).
+    pub fn listed_files(&self) -> Vec<&str> {
+        self.frames
+            .iter()
+            .chain(&self.pending)
+            .flat_map(|e| e.files.iter().map(String::as_str))
+            .filter(|f| std::path::Path::new(f).file_name().is_some_and(|n| n == *f))
+            .collect()
     }
 
     /// Records a written frame.
     pub fn push(&mut self, frame: u32, f: &Frame, files: Vec<String>) {
-        self.frames.push(FrameEntry {
-            frame,
-            step: f.step,
-            time: f.time,
-            files,
-        });
+        self.frames.push(FrameEntry::of(frame, f, files));
     }
 
     /// Writes `manifest.json` into `dir` (atomically).

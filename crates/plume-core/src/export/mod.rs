@@ -55,8 +55,8 @@ pub enum ExportError {
     },
     /// The folder holds another run's files.
     #[error(
-        "{} already holds {found}: pass --overwrite to replace that run, --resume to continue \
-         it, or choose another folder",
+        "{} already holds {found}: pass --overwrite to replace that run (only the files its \
+         manifest lists are removed), --resume to continue it, or choose another folder",
         dir.display()
     )]
     FolderInUse {
@@ -65,6 +65,48 @@ pub enum ExportError {
         /// What it holds.
         found: String,
     },
+    /// The folder holds files named like frames but nothing proves Plume wrote them.
+    #[error(
+        "{} holds {found} but no manifest.json of Plume's that lists them, so Plume cannot \
+         tell them from your own files and will not replace or remove them (--overwrite removes \
+         only files a Plume manifest lists): choose another folder, or move those files away",
+        dir.display()
+    )]
+    NotOurs {
+        /// The folder.
+        dir: PathBuf,
+        /// What it holds.
+        found: String,
+    },
+    /// Files the run would write are already there and not Plume's.
+    #[error(
+        "{} holds {} this run would write ({}) that no Plume manifest lists; Plume does not \
+         replace files it cannot prove it wrote: move them away or choose another folder",
+        dir.display(),
+        if files.len() == 1 { "a file".to_string() } else { format!("{} files", files.len()) },
+        shorten(files)
+    )]
+    NamesTaken {
+        /// The folder.
+        dir: PathBuf,
+        /// The files.
+        files: Vec<String>,
+    },
+    /// A frame could not be put in place (a write failed, or the run was stopped); its files
+    /// were removed and the manifest lists the frames before it.
+    #[error("frame {frame} was not written to {}: {}", dir.display(), held(*frame))]
+    Frame {
+        /// The folder.
+        dir: PathBuf,
+        /// The frame's number.
+        frame: u32,
+        /// Why.
+        #[source]
+        source: Box<ExportError>,
+    },
+    /// The run was asked to stop (a signal) while a frame was being written.
+    #[error("stopped by a signal before the frame was complete; it was discarded")]
+    Stopped,
     /// `--resume` was asked of a folder whose run differs from this one.
     #[error("cannot resume the run in {}: {why}", dir.display())]
     Incompatible {
@@ -73,6 +115,32 @@ pub enum ExportError {
         /// What differs.
         why: String,
     },
+}
+
+/// Up to four names, then how many more.
+fn shorten(files: &[String]) -> String {
+    let mut s = files[..files.len().min(4)].join(", ");
+    if files.len() > 4 {
+        s.push_str(&format!(" and {} more", files.len() - 4));
+    }
+    s
+}
+
+/// What a folder holds after frame `frame` failed, for messages.
+fn held(frame: u32) -> String {
+    match frame {
+        0 | 1 => "the folder holds no frame yet (manifest.json lists none; --resume starts \
+                  over)"
+            .into(),
+        2 => "the folder holds frame 1 whole, as manifest.json lists (--resume continues from \
+              there)"
+            .into(),
+        _ => format!(
+            "the folder holds frames 1 to {} whole, as manifest.json lists (--resume continues \
+             from there)",
+            frame - 1
+        ),
+    }
 }
 
 /// Which fields go into the files.
@@ -323,16 +391,33 @@ impl ExportOptions {
     }
 }
 
-/// Writes frame `n` in every selected format into `dir`; returns the file names written.
+/// Stages frame `n` in every selected format; returns the file names (nothing is under them
+/// until the staging is committed).
+pub fn stage_frame(
+    stage: &mut crate::atomic::Staging,
+    n: u32,
+    frame: &Frame,
+    opts: &ExportOptions,
+) -> Result<Vec<String>, ExportError> {
+    let mut names = Vec::new();
+    for f in &opts.formats {
+        names.extend(f.exporter().write(stage, n, frame, opts)?);
+    }
+    Ok(names)
+}
+
+/// Writes frame `n` in every selected format into `dir` (created if missing), replacing files
+/// of the same names; the frame's files appear together once all are complete, or none do.
+/// Returns the file names written. (A run writes through [`run::RunWriter`], which never
+/// replaces a file it did not write.)
 pub fn write_frame(
     dir: &std::path::Path,
     n: u32,
     frame: &Frame,
     opts: &ExportOptions,
 ) -> Result<Vec<String>, ExportError> {
-    let mut written = Vec::new();
-    for f in &opts.formats {
-        written.extend(f.exporter().write(dir, n, frame, opts)?);
-    }
-    Ok(written)
+    folder::prepare_folder(dir)?;
+    let mut stage = crate::atomic::Staging::new(dir);
+    stage_frame(&mut stage, n, frame, opts)?;
+    Ok(stage.commit(crate::atomic::Replace::Yes)?)
 }

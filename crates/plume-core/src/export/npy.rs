@@ -66,7 +66,7 @@ impl Exporter for NpyExporter {
     }
     fn write(
         &self,
-        dir: &std::path::Path,
+        stage: &mut crate::atomic::Staging,
         n: u32,
         frame: &Frame,
         opts: &ExportOptions,
@@ -76,13 +76,13 @@ impl Exporter for NpyExporter {
         let mut written = Vec::new();
         for (field, data) in frame.scalars() {
             let name = format!("{}_{field}_{n:04}.npy", opts.prefix);
-            crate::atomic::write_atomic(&dir.join(&name), |w| write_f32(w, &shape, data))?;
+            stage.stage(&name, |w| write_f32(w, &shape, data))?;
             written.push(name);
         }
         if let Some(v) = &frame.velocity {
             let name = format!("{}_velocity_{n:04}.npy", opts.prefix);
             let flat: &[f32] = v.as_flattened();
-            crate::atomic::write_atomic(&dir.join(&name), |w| {
+            stage.stage(&name, |w| {
                 write_f32(w, &[shape[0], shape[1], shape[2], 3], flat)
             })?;
             written.push(name);

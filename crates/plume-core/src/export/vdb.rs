@@ -376,7 +376,7 @@ impl Exporter for VdbExporter {
     }
     fn write(
         &self,
-        dir: &std::path::Path,
+        stage: &mut crate::atomic::Staging,
         n: u32,
         frame: &Frame,
         opts: &ExportOptions,
@@ -387,6 +387,6 @@ impl Exporter for VdbExporter {
             index_offset: [0; 3],
         };
         let bytes = encode(frame, &vo);
-        super::formats::write_single(dir, opts, n, self.ext(), |w| w.write_all(&bytes))
+        super::formats::write_single(stage, opts, n, self.ext(), |w| w.write_all(&bytes))
     }
 }

@@ -96,12 +96,12 @@ impl Exporter for VtiExporter {
     }
     fn write(
         &self,
-        dir: &std::path::Path,
+        stage: &mut crate::atomic::Staging,
         n: u32,
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
-        super::formats::write_single(dir, opts, n, self.ext(), |w| write(w, frame))
+        super::formats::write_single(stage, opts, n, self.ext(), |w| write(w, frame))
     }
 }
 

@@ -77,12 +77,12 @@ impl Exporter for VtpExporter {
     }
     fn write(
         &self,
-        dir: &std::path::Path,
+        stage: &mut crate::atomic::Staging,
         n: u32,
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
         let lines = frame.streamlines.as_deref().unwrap_or(&[]);
-        super::formats::write_single(dir, opts, n, self.ext(), |w| write(w, lines))
+        super::formats::write_single(stage, opts, n, self.ext(), |w| write(w, lines))
     }
 }
