@@ -17,8 +17,16 @@ pub fn view(a: ViewArgs) -> Result<()> {
     if let Some(p) = &a.screenshot {
         crate::render::ImageFormat::of_path(p)?;
     }
+    let scene = scene_for(&a.grid)?;
+    let (w, h) = a.window;
+    crate::render::context::check_memory(
+        scene.memory_peak(scene.dims()),
+        w,
+        h,
+        &format!("viewing a {} grid in a {w}×{h} window", scene.dims()),
+    )?;
     let opts = crate::viewer::ViewOptions {
-        scene: scene_for(&a.grid)?,
+        scene,
         frames: a.frames,
         screenshot: a.screenshot,
         slice: a.slice,
@@ -92,12 +100,7 @@ pub fn simulate(a: SimulateArgs) -> Result<()> {
 
 /// `plume bench`: times the solver's stages.
 pub fn bench(a: BenchArgs) -> Result<()> {
-    if let Some(t) = a.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t as usize)
-            .build_global()
-            .context("setting up the worker threads")?;
-    }
+    // The worker threads (`--threads`) were started by `main` before any command ran.
     {
         use crate::cli::SimdArg;
         use crate::sim::trace16::{set_simd_cap, Simd};
@@ -135,6 +138,17 @@ pub fn render(a: RenderArgs) -> Result<()> {
         crate::render::ImageFormat::of_path(&a.out)?;
     }
     let scene = scene_for(&a.grid)?;
+    crate::render::context::check_memory(
+        scene.memory_peak(scene.dims()),
+        a.width,
+        a.height,
+        &format!(
+            "simulating a {} grid and drawing {}×{} pixels with OpenGL",
+            scene.dims(),
+            a.width,
+            a.height
+        ),
+    )?;
     let mut sim = scene.build_simulation().context("building the scene")?;
     let mut settings = scene.render.clone();
     if let Some(d) = a.density_scale {

@@ -6,8 +6,18 @@ use plume::cli::{Cli, Command};
 use plume::commands;
 
 fn main() {
+    plume::signals::install_abort_handler();
     let cli = Cli::parse();
-    let result = match cli.into_command() {
+    let command = cli.into_command();
+    let threads = match &command {
+        Command::Bench(a) => a.threads.map(|t| t as usize),
+        _ => None,
+    };
+    if let Err(e) = plume::signals::start_workers(threads) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+    let result = match command {
         Command::View(a) => commands::view(a),
         Command::Run(a) => commands::run(a),
         Command::Simulate(a) => commands::simulate(a),

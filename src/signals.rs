@@ -83,3 +83,45 @@ pub fn install() -> std::io::Result<()> {
         result
     }
 }
+
+/// Turns an abort into a message and exit status 1 after removing the temporaries being
+/// written: Rust aborts the process when an allocation fails ("memory allocation of N bytes
+/// failed"), which would otherwise leave half-written temporaries and end with SIGABRT.
+pub fn install_abort_handler() {
+    #[cfg(unix)]
+    {
+        extern "C" fn on_abort(_: libc::c_int) {
+            const MSG: &[u8] = b"error: out of memory: an allocation failed (a memory limit such \
+as `ulimit -v` may be too low for this grid or image); unfinished files were removed\n";
+            plume_core::atomic::live::remove_live_temporaries();
+            // SAFETY: write and _exit are async-signal-safe; MSG is a static buffer.
+            unsafe {
+                libc::write(2, MSG.as_ptr().cast(), MSG.len());
+                libc::_exit(1);
+            }
+        }
+        // SAFETY: as in `install`; the handler calls only async-signal-safe functions.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_abort as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(libc::SIGABRT, &act, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Starts the worker threads (all cores, or `threads`) before any work, so a process that
+/// cannot start them (a memory limit too low for their stacks) gets a message instead of a
+/// panic on first use.
+pub fn start_workers(threads: Option<usize>) -> Result<(), String> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(t);
+    }
+    b.build_global().map_err(|e| {
+        format!(
+            "cannot start the worker threads ({e}); a memory limit such as `ulimit -v` may be \
+             too low: raise it, or pass fewer threads where the command takes --threads"
+        )
+    })
+}

@@ -596,3 +596,82 @@ fn a_linked_lock_path_is_refused_and_its_target_untouched() {
         .is_symlink());
     std::fs::remove_dir_all(&base).ok();
 }
+
+/// Runs `plume args` with its address space limited to `kib` KiB (as `ulimit -v` does).
+fn with_address_limit(args: &[&str], kib: u64) -> Output {
+    let mut c = plume();
+    c.args(args);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: (kib * 1024) as libc::rlim_t,
+                rlim_max: (kib * 1024) as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    out(&mut c)
+}
+
+#[test]
+fn memory_limits_give_a_message_never_a_crash() {
+    let dir = scratch("ulimit");
+    let png = dir.join("r.png");
+    let png = png.display().to_string();
+    // Before: rc 101 at 300000 (the thread pool's panic), SIGSEGV at 400000 (Mesa compiling
+    // shaders without memory), SIGABRT on allocations.
+    let mut refused = 0;
+    for kib in [
+        100_000u64, 200_000, 300_000, 400_000, 500_000, 600_000, 700_000, 800_000,
+    ] {
+        let o = with_address_limit(
+            &[
+                "render", "--size", "16", "--steps", "2", "--width", "64", "--height", "48",
+                "--out", &png,
+            ],
+            kib,
+        );
+        let code = o.status.code();
+        assert!(
+            code == Some(0) || code == Some(1),
+            "ulimit -v {kib}: ended by {:?}: {}",
+            o.status,
+            err(&o)
+        );
+        if code == Some(1) {
+            refused += 1;
+            assert!(
+                err(&o).contains("error:") && err(&o).contains("MiB"),
+                "ulimit -v {kib}: {}",
+                err(&o)
+            );
+        }
+    }
+    assert!(refused >= 6, "the small limits must be refused");
+    // `run` across the narrow windows: exits 0 or 1, and the folder is consistent.
+    for kib in (120_000u64..=320_000).step_by(20_000) {
+        let out_dir = dir.join(format!("run-{kib}"));
+        let d = out_dir.display().to_string();
+        let o = with_address_limit(
+            &[
+                "run", "--size", "16", "--frames", "2", "--format", "vdb,npy", "--out", &d,
+            ],
+            kib,
+        );
+        let code = o.status.code();
+        assert!(
+            code == Some(0) || code == Some(1),
+            "run under ulimit -v {kib}: ended by {:?}: {}",
+            o.status,
+            err(&o)
+        );
+        if out_dir.exists() {
+            assert_consistent(&out_dir, &[]);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -60,6 +60,25 @@ pub struct GlInfo {
     pub version: String,
 }
 
+/// Address space an OpenGL driver takes beyond our own buffers: Mesa's llvmpipe maps its
+/// rasteriser threads' stacks and LLVM's code as it compiles shaders, and crashes (SIGSEGV,
+/// SIGABRT) rather than reporting an error when a memory limit stops it. Measured on a small
+/// render (`plume render --size 16`, 2 cores, peak address space 800 MiB without a limit):
+/// it crashed at `ulimit -v` 400000–600000 KiB, not always at the same limit, and ran at
+/// 650000 and above. The check ([`crate::sim::solver::memory::check`]) keeps a wide margin
+/// and refuses below about 900000 KiB with a message.
+pub const DRIVER_RESERVE_BYTES: u64 = 512 << 20;
+
+/// Refuses, with a message, to draw a `grid_bytes` simulation into `width` × `height`
+/// pixels with OpenGL when the memory left (the machine's, a `ulimit -v`, a control group's)
+/// cannot hold it together with the driver's own needs.
+pub fn check_memory(grid_bytes: u64, width: u32, height: u32, what: &str) -> anyhow::Result<()> {
+    // Colour target, depth, read-back and the encoded image: four bytes a pixel each.
+    let image = 16 * u64::from(width) * u64::from(height);
+    crate::sim::solver::memory::check(grid_bytes + image + DRIVER_RESERVE_BYTES, what)?;
+    Ok(())
+}
+
 /// Creates a headless OpenGL 3.3 core context on the first EGL device that provides one
 /// (Mesa's software device when there is no GPU).
 pub fn headless() -> Result<Rc<Context>, RenderError> {

@@ -18,6 +18,81 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+/// The temporaries being written right now, so that a process ending abruptly (an
+/// allocation failure aborts it) can still remove them: [`remove_live_temporaries`] is safe to
+/// call from a signal handler. A fixed set of slots holding leaked C strings, claimed and
+/// released with atomic swaps: no lock, no allocation on the handler's side.
+pub mod live {
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+
+    const SLOTS: usize = 64;
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY: AtomicPtr<std::ffi::c_char> = AtomicPtr::new(std::ptr::null_mut());
+    static LIVE: [AtomicPtr<std::ffi::c_char>; SLOTS] = [EMPTY; SLOTS];
+
+    /// A registered temporary; dropping it unregisters it (whatever became of the file).
+    #[derive(Debug)]
+    pub struct Guard(Option<usize>);
+
+    /// Registers `path` as a temporary being written (best effort: when every slot is taken
+    /// it is not registered).
+    pub fn register(path: &Path) -> Guard {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+                return Guard(None);
+            };
+            let raw = c.into_raw();
+            for (i, slot) in LIVE.iter().enumerate() {
+                if slot
+                    .compare_exchange(
+                        std::ptr::null_mut(),
+                        raw,
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    )
+                    .is_ok()
+                {
+                    return Guard(Some(i));
+                }
+            }
+            // SAFETY: `raw` came from CString::into_raw just above and was not shared.
+            drop(unsafe { std::ffi::CString::from_raw(raw) });
+        }
+        #[cfg(not(unix))]
+        let _ = path;
+        Guard(None)
+    }
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if let Some(i) = self.0 {
+                let raw = LIVE[i].swap(std::ptr::null_mut(), Ordering::SeqCst);
+                if !raw.is_null() {
+                    // SAFETY: only `register` stores into the slots, always from into_raw;
+                    // the swap took it out, so it is freed once.
+                    drop(unsafe { std::ffi::CString::from_raw(raw) });
+                }
+            }
+        }
+    }
+
+    /// Removes every registered temporary from the disk. Async-signal-safe: atomic loads and
+    /// `unlink` only (the strings stay allocated; the process is ending).
+    pub fn remove_live_temporaries() {
+        #[cfg(unix)]
+        for slot in &LIVE {
+            let raw = slot.load(Ordering::SeqCst);
+            if !raw.is_null() {
+                // SAFETY: a NUL-terminated string owned by the slot, never freed while there.
+                unsafe { libc::unlink(raw) };
+            }
+        }
+    }
+}
+
 /// The temporary name used while writing `path`.
 pub(crate) fn temp_name(path: &Path) -> PathBuf {
     let name = path
@@ -48,6 +123,7 @@ pub fn write_atomic(
         std::fs::create_dir_all(dir).map_err(err)?;
     }
     let tmp = temp_name(path);
+    let _live = live::register(&tmp);
     let result = write_temporary(&tmp, fill).and_then(|()| std::fs::rename(&tmp, path));
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
@@ -63,8 +139,8 @@ pub fn write_atomic(
 #[derive(Debug)]
 pub struct Staging {
     dir: PathBuf,
-    /// (temporary, final name) of each staged file, in order.
-    staged: Vec<(PathBuf, String)>,
+    /// (temporary, final name, registration) of each staged file, in order.
+    staged: Vec<(PathBuf, String, live::Guard)>,
 }
 
 /// Whether [`Staging::commit`] may replace a file already under a final name.
@@ -93,7 +169,7 @@ impl Staging {
 
     /// The final names staged so far, in order.
     pub fn names(&self) -> Vec<String> {
-        self.staged.iter().map(|(_, n)| n.clone()).collect()
+        self.staged.iter().map(|(_, n, _)| n.clone()).collect()
     }
 
     /// Writes `name` (a plain file name in the folder) through `fill` into a new temporary,
@@ -116,9 +192,10 @@ impl Staging {
             )));
         }
         let tmp = temp_name(&path);
+        let guard = live::register(&tmp);
         match write_temporary(&tmp, fill) {
             Ok(()) => {
-                self.staged.push((tmp, name.to_string()));
+                self.staged.push((tmp, name.to_string(), guard));
                 Ok(())
             }
             Err(e) => {
@@ -135,26 +212,26 @@ impl Staging {
     pub fn commit(mut self, replace: Replace) -> Result<Vec<String>, WriteError> {
         let staged = std::mem::take(&mut self.staged);
         let mut placed: Vec<PathBuf> = Vec::new();
-        for (i, (tmp, name)) in staged.iter().enumerate() {
+        for (i, (tmp, name, _)) in staged.iter().enumerate() {
             let path = self.dir.join(name);
             if let Err(source) = place(tmp, &path, replace) {
                 for p in &placed {
                     let _ = std::fs::remove_file(p);
                 }
-                for (t, _) in &staged[i..] {
+                for (t, _, _) in &staged[i..] {
                     let _ = std::fs::remove_file(t);
                 }
                 return Err(WriteError { path, source });
             }
             placed.push(path);
         }
-        Ok(staged.into_iter().map(|(_, n)| n).collect())
+        Ok(staged.into_iter().map(|(_, n, _)| n).collect())
     }
 }
 
 impl Drop for Staging {
     fn drop(&mut self) {
-        for (tmp, _) in &self.staged {
+        for (tmp, _, _) in &self.staged {
             let _ = std::fs::remove_file(tmp);
         }
     }

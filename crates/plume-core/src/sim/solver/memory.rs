@@ -94,14 +94,18 @@ pub fn available() -> Option<Available> {
             .and_then(|l| l.split_whitespace().nth(3))
             .and_then(|v| v.parse::<u64>().ok());
         if let Some(limit) = soft {
-            let mapped = std::fs::read_to_string("/proc/self/status")
-                .ok()
-                .and_then(|s| meminfo_field(&s, "VmSize:"))
-                .unwrap_or(0);
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            let mapped = meminfo_field(&status, "VmSize:").unwrap_or(0);
             // Worker threads reserve stacks and allocator arenas (64 MiB of address space
-            // each with glibc) as they start.
+            // each with glibc) as they start; those already running are in VmSize.
+            let running = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(1);
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-            let reserve = threads * (64 << 20) + (64 << 20);
+            let to_start = (threads + 1).saturating_sub(running);
+            let reserve = to_start * (64 << 20) + (64 << 20);
             offer(
                 limit.saturating_sub(mapped).saturating_sub(reserve),
                 "the process's address-space limit",
