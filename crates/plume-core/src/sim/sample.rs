@@ -298,10 +298,27 @@ pub fn stop_at_solid(mask: &[u8], d: Dims, start: [f32; 3], end: [f32; 3]) -> [f
     if dist <= 0.5 && !solid(end) {
         return end;
     }
-    let steps = ((2.0 * dist).ceil() as usize).clamp(1, 4096);
+    // A trace longer than the grid is wide leaves it (starts are inside): walk only its part
+    // inside the grid and a cell around it (outside, nothing is solid), so no trace costs
+    // more than the grid's width in half-cell looks, however fast the flow.
+    let widest = n.iter().fold(0usize, |m, &x| m.max(x)) as f32 + 2.0;
+    let reach = if dist > widest {
+        (0..3).fold(1.0f32, |t1, a| {
+            let dp = end[a] - start[a];
+            let bound = if dp > 0.0 { n[a] as f32 } else { -1.0 };
+            if dp != 0.0 {
+                t1.min(((bound - start[a]) / dp).max(0.0))
+            } else {
+                t1
+            }
+        })
+    } else {
+        1.0
+    };
+    let steps = ((2.0 * dist * reach).ceil() as usize).clamp(1, 4096);
     let mut last = start;
     for s in 1..=steps {
-        let t = s as f32 / steps as f32;
+        let t = reach * s as f32 / steps as f32;
         let p = [0, 1, 2].map(|a| start[a] + t * (end[a] - start[a]));
         if solid(p) {
             return last;

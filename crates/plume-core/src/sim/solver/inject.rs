@@ -87,6 +87,7 @@ impl Solver {
         let g = self.grid;
         let dt = self.sub_dt;
         let t = self.time;
+        let lim = self.speed_limit();
         if self.emitters.iter().any(|e| e.burns() && e.active_at(t)) {
             self.activate_fire();
         }
@@ -116,7 +117,9 @@ impl Solver {
             }
             if let Some(ev) = e.velocity {
                 for (a, f) in self.vel.iter_mut().enumerate() {
-                    let target = ev[a];
+                    // Within the speed limit: faster would only be cut back after the
+                    // velocity's advection, whose traces it would make span the grid.
+                    let target = ev[a].clamp(-lim, lim);
                     splat(
                         f,
                         g.dims.faces(a),

@@ -34,7 +34,10 @@ impl Solver {
         let mut remaining = dt;
         let mut n = 0u32;
         while remaining > 1e-9 * dt {
-            let speed = f64::from(self.top_speed());
+            // The sources run first in the sub-step: the velocity they set counts too, or a
+            // fast emitter's first sub-step would be as long as the step and its traces
+            // thousands of cells long.
+            let speed = f64::from(self.top_speed().max(self.emitter_speed()));
             let mut sdt = if speed > 0.0 {
                 cfl * h / speed
             } else {
@@ -136,6 +139,27 @@ impl Solver {
         }
     }
 
+    /// The largest velocity component an emitter on at the current time sets
+    /// (domain-units/s, within the speed limit as the sources apply it; 0 without such
+    /// emitters).
+    pub(super) fn emitter_speed(&self) -> f32 {
+        self.emitters
+            .iter()
+            .filter(|e| e.active_at(self.time))
+            .filter_map(|e| e.velocity)
+            .flat_map(|v| v.map(f32::abs))
+            .fold(0.0, f32::max)
+            .min(self.speed_limit())
+    }
+
+    /// The fastest flow the sub-steps can carry, `max_cfl·max_substeps·h/dt`
+    /// (domain-units/s): the speed limit holds the faces within it, and emitters set at most
+    /// this, so no sub-step's traces go further than `max_cfl` cells.
+    pub(super) fn speed_limit(&self) -> f32 {
+        let p = &self.params;
+        p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt
+    }
+
     /// [`Solver::max_speed`], from what the last projection saw where it saw it and every
     /// value was finite.
     fn top_speed(&self) -> f32 {
@@ -164,8 +188,7 @@ impl Solver {
     /// confinement ε = 100 feeds swirls e^(ε·t)) could grow the velocity without bound.
     /// Returns how many faces it held back.
     pub(super) fn limit_speed(&mut self) -> u64 {
-        let p = &self.params;
-        let lim = p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt;
+        let lim = self.speed_limit();
         self.vel
             .iter_mut()
             .map(|v| {
