@@ -125,3 +125,18 @@ pub fn start_workers(threads: Option<usize>) -> Result<(), String> {
         )
     })
 }
+
+/// Installs the handlers and calls `on_stop` from a watcher thread once a signal arrives (to
+/// wake an event loop, which a signal handler cannot do safely).
+pub fn watch(on_stop: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    install()?;
+    std::thread::Builder::new()
+        .name("plume-signals".into())
+        .spawn(move || {
+            while !stopped() {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            on_stop();
+        })?;
+    Ok(())
+}

@@ -675,3 +675,63 @@ fn memory_limits_give_a_message_never_a_crash() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sigterm_closes_the_recording_viewer_with_a_consistent_folder() {
+    // A real window on our own Xvfb, so the signal goes to plume itself.
+    let n = 90 + std::process::id() % 400;
+    let mut xvfb = Command::new("Xvfb")
+        .args([
+            format!(":{n}").as_str(),
+            "-screen",
+            "0",
+            "800x600x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb runs (Debian package xvfb)");
+    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+    let t = Instant::now();
+    while !socket.exists() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let dir = scratch("viewer-sig");
+    let rec = dir.join("rec");
+    let mut child = plume()
+        .args(["view", "--size", "16", "--window", "400x300", "--record"])
+        .arg(&rec)
+        .env("DISPLAY", format!(":{n}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the viewer starts");
+    let t = Instant::now();
+    let frames = || {
+        std::fs::read_to_string(rec.join("manifest.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|m| m["frames"].as_array().map(|a| a.len()))
+            .unwrap_or(0)
+    };
+    while frames() < 3 {
+        if t.elapsed() > Duration::from_secs(90) || child.try_wait().ok().flatten().is_some() {
+            let _ = child.kill();
+            let o = child.wait_with_output().expect("output");
+            let _ = xvfb.kill();
+            let _ = xvfb.wait();
+            panic!("the viewer recorded no frames: {}", err(&o));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (o, took) = signal_and_wait(child, libc::SIGTERM);
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(err(&o).contains("stopped by SIGTERM"), "{}", err(&o));
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(assert_consistent(&rec, &[]).len() >= 3);
+    std::fs::remove_dir_all(&dir).ok();
+}

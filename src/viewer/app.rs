@@ -5,7 +5,7 @@ use super::input::{self, Action, Button, DragMode, KeyName};
 use super::overlay;
 use super::sections;
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
-use super::state::{FrameStats, SliceSettings, UiCommand, UiState};
+use super::state::{FrameStats, UiCommand, UiState};
 use super::ViewerError;
 use crate::camera::OrbitCamera;
 use crate::render::volume::{box_edges, speed_range, stream_vertices, StreamVertex, VolumeBox};
@@ -53,6 +53,8 @@ pub struct ViewOptions {
 #[derive(Debug)]
 enum UserEvent {
     NewSnapshot,
+    /// A signal asked the viewer to close.
+    Stop,
 }
 
 /// Opens the window and runs until it is closed (or `frames` have been drawn).
@@ -64,6 +66,10 @@ pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
         .build()
         .map_err(WindowError::from)?;
     let proxy = event_loop.create_proxy();
+    // Ctrl-C, SIGTERM and SIGHUP close the window as its close button does.
+    let stop = proxy.clone();
+    crate::signals::watch(move || drop(stop.send_event(UserEvent::Stop)))
+        .map_err(ViewerError::Signals)?;
     let mut app = App {
         opts,
         proxy,
@@ -88,6 +94,10 @@ pub fn run(opts: ViewOptions) -> Result<(), ViewerError> {
                 return Err(ViewerError::Recording(e));
             }
         }
+    }
+    drop(app);
+    if crate::signals::stopped() {
+        return Err(ViewerError::Stopped(crate::signals::last_name()));
     }
     Ok(())
 }
@@ -211,8 +221,9 @@ impl ApplicationHandler<UserEvent> for App {
         }
     }
 
-    fn user_event(&mut self, _el: &ActiveEventLoop, e: UserEvent) {
+    fn user_event(&mut self, el: &ActiveEventLoop, e: UserEvent) {
         match e {
+            UserEvent::Stop => el.exit(),
             UserEvent::NewSnapshot => {
                 if let Some(s) = &self.state {
                     s.window.request_redraw();
@@ -751,7 +762,7 @@ impl Running {
         }
         if self.ui.slice.visible {
             if let Some(snap) = &self.snapshot {
-                let quad = slice_outline(&bx, snap.frame.grid.dims, &self.ui.slice);
+                let quad = super::slice_view::outline(&bx, snap.frame.grid.dims, &self.ui.slice);
                 self.renderer.draw_lines(
                     &self.display,
                     target,
@@ -765,27 +776,6 @@ impl Running {
         let _ = box_edges;
         Ok(())
     }
-}
-
-/// The four edges of the slice plane in world space.
-fn slice_outline(bx: &VolumeBox, dims: crate::sim::Dims, s: &SliceSettings) -> Vec<[f32; 3]> {
-    let a = s.axis.index();
-    let at = bx.min[a] + (s.index(dims) as f32 + 0.5) * bx.h;
-    let (u, v) = s.axis.image_axes();
-    let corner = |cu: f32, cv: f32| {
-        let mut p = [0.0; 3];
-        p[a] = at;
-        p[u] = cu;
-        p[v] = cv;
-        p
-    };
-    let c = [
-        corner(bx.min[u], bx.min[v]),
-        corner(bx.max[u], bx.min[v]),
-        corner(bx.max[u], bx.max[v]),
-        corner(bx.min[u], bx.max[v]),
-    ];
-    vec![c[0], c[1], c[1], c[2], c[2], c[3], c[3], c[0]]
 }
 
 fn next_screenshot_path() -> PathBuf {

@@ -42,4 +42,13 @@ pub enum ViewerError {
     /// The scene could not be built.
     #[error(transparent)]
     Sim(#[from] crate::sim::SimError),
+    /// The signal handlers could not be installed.
+    #[error("cannot install the signal handlers: {0}")]
+    Signals(std::io::Error),
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP) closed the viewer.
+    #[error(
+        "stopped by {0}; a recording holds the whole frames its manifest.json lists (--resume \
+         continues it with `plume run`)"
+    )]
+    Stopped(&'static str),
 }
