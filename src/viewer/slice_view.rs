@@ -354,6 +354,31 @@ pub fn streamlines(
     out
 }
 
+/// The four edges of the slice plane in world space.
+pub(crate) fn outline(
+    bx: &crate::render::volume::VolumeBox,
+    dims: crate::sim::Dims,
+    s: &crate::viewer::state::SliceSettings,
+) -> Vec<[f32; 3]> {
+    let a = s.axis.index();
+    let at = bx.min[a] + (s.index(dims) as f32 + 0.5) * bx.h;
+    let (u, v) = s.axis.image_axes();
+    let corner = |cu: f32, cv: f32| {
+        let mut p = [0.0; 3];
+        p[a] = at;
+        p[u] = cu;
+        p[v] = cv;
+        p
+    };
+    let c = [
+        corner(bx.min[u], bx.min[v]),
+        corner(bx.max[u], bx.min[v]),
+        corner(bx.max[u], bx.max[v]),
+        corner(bx.min[u], bx.max[v]),
+    ];
+    vec![c[0], c[1], c[1], c[2], c[2], c[3], c[3], c[0]]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,29 +521,4 @@ mod tests {
         assert_eq!(value_range(&zero, false), (0.0, 1.0));
         assert_eq!(value_range(&zero, true), (-1.0, 1.0));
     }
-}
-
-/// The four edges of the slice plane in world space.
-pub(crate) fn outline(
-    bx: &crate::render::volume::VolumeBox,
-    dims: crate::sim::Dims,
-    s: &crate::viewer::state::SliceSettings,
-) -> Vec<[f32; 3]> {
-    let a = s.axis.index();
-    let at = bx.min[a] + (s.index(dims) as f32 + 0.5) * bx.h;
-    let (u, v) = s.axis.image_axes();
-    let corner = |cu: f32, cv: f32| {
-        let mut p = [0.0; 3];
-        p[a] = at;
-        p[u] = cu;
-        p[v] = cv;
-        p
-    };
-    let c = [
-        corner(bx.min[u], bx.min[v]),
-        corner(bx.max[u], bx.min[v]),
-        corner(bx.max[u], bx.max[v]),
-        corner(bx.min[u], bx.max[v]),
-    ];
-    vec![c[0], c[1], c[1], c[2], c[2], c[3], c[3], c[0]]
 }
