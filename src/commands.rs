@@ -288,8 +288,12 @@ pub fn run(a: RunArgs) -> Result<()> {
         eprintln!("note: --half makes the .vdb files 16-bit; .vti and .npy stay 32-bit floats");
     }
     let scene = scene_for(&a.grid)?;
+    let frame_dims = match scene.detail.enabled {
+        true => scene.detail.fine_grid(&scene.grid_placement())?.dims,
+        false => scene.dims(),
+    };
     crate::sim::solver::memory::check(
-        scene.memory_peak(scene.dims()) + export::estimate_bytes(scene.dims(), &opts),
+        scene.memory_peak(scene.dims()) + export::estimate_bytes(frame_dims, &opts),
         &format!("simulating and exporting a {} grid", scene.dims()),
     )?;
     let mut sim = scene.build_simulation().context("building the scene")?;

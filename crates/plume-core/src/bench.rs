@@ -35,6 +35,8 @@ pub struct BaselineReport {
 /// Results, serialised as `plume bench --json`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchReport {
+    /// The up-resolution factor (0: the pass is off).
+    pub upres: u32,
     /// Grid dimensions `[nx, ny, nz]`.
     pub dims: [usize; 3],
     /// Steps measured.
@@ -141,8 +143,29 @@ pub fn median(v: &mut [f64]) -> f64 {
 /// Runs the benchmark.
 pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     let mut solver = cfg.scene.build()?;
+    // The up-resolution pass, when the scene asks for it: timed as the stage "detail" (with
+    // the copy of the coarse fields it reads) and counted in the step.
+    let mut detail = match cfg.scene.detail.enabled {
+        true => {
+            let fire = cfg.scene.emitters.iter().any(crate::sim::Emitter::burns);
+            let mut d = crate::sim::detail::Detail::new(solver.grid(), cfg.scene.detail, fire)?;
+            d.reset_from(&crate::sim::Simulation::frame(&solver, detail_select()));
+            Some(d)
+        }
+        false => None,
+    };
+    let mut detail_step = |solver: &crate::sim::Solver| -> f64 {
+        let Some(d) = detail.as_mut() else {
+            return 0.0;
+        };
+        let t = Instant::now();
+        let f = crate::sim::Simulation::frame(solver, detail_select());
+        d.step(&f, solver.params().dt);
+        t.elapsed().as_secs_f64() * 1e3
+    };
     for _ in 0..cfg.warmup {
         solver.try_step()?;
+        detail_step(&solver);
     }
     let (mut sub_sum, mut sub_max, mut cfl_max) = (0u64, 0u32, 0.0f32);
     let mut totals = Vec::with_capacity(cfg.steps);
@@ -153,7 +176,14 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
-        let st = solver.try_step()?.clone();
+        let mut st = solver.try_step()?.clone();
+        let detail_ms = detail_step(&solver);
+        if cfg.scene.detail.enabled {
+            st.stages.push(crate::sim::StageTime {
+                name: "detail",
+                ms: detail_ms,
+            });
+        }
         totals.push(t.elapsed().as_secs_f64() * 1e3);
         sub_sum += u64::from(st.substeps);
         sub_max = sub_max.max(st.substeps);
@@ -185,6 +215,11 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         None
     };
     Ok(BenchReport {
+        upres: if cfg.scene.detail.enabled {
+            cfg.scene.detail.factor
+        } else {
+            0
+        },
         dims: d.as_array(),
         steps: totals.len(),
         threads: rayon::current_num_threads(),
@@ -218,6 +253,17 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         bandwidth_floor_ms: bandwidth.map(|b| 2.0 * solver.memory_bytes() as f64 / (b * 1e9) * 1e3),
         baseline,
     })
+}
+
+/// What the up-resolution pass reads of the coarse solver.
+fn detail_select() -> crate::frame::Select {
+    crate::frame::Select {
+        density: true,
+        temperature: true,
+        flame: true,
+        velocity: true,
+        ..Default::default()
+    }
 }
 
 /// Median ms per step of the article's `FluidCubeStep` on an n³ cube with a plume-like source.

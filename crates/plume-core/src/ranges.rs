@@ -324,8 +324,21 @@ pub mod scene {
         .log();
 }
 
+/// The up-resolution pass (`[detail]`, `DetailParams`).
+pub mod detail {
+    use super::{closed, Param};
+    /// Fine cells along a coarse cell's side.
+    pub const FACTOR: Param = closed("factor", "", 2.0, 2.0, 4.0).whole();
+    /// Turbulence against the coarse flow's unresolved part.
+    pub const STRENGTH: Param = closed("strength", "", 24.0, 0.0, 200.0);
+    /// Size of the noise's features, fine cells.
+    pub const NOISE_SCALE: Param = closed("noise_scale", "cells", 4.0, 0.5, 16.0).log();
+    /// Seconds between regenerations of each set of noise coordinates.
+    pub const REGENERATE: Param = closed("regenerate", "seconds", 1.0, 0.05, 100.0).log();
+}
+
 /// Every entry, for listings and tests.
-pub const ALL: [Param; 48] = [
+pub const ALL: [Param; 52] = [
     fluid::DT,
     fluid::MAX_CFL,
     fluid::MAX_SUBSTEPS,
@@ -374,6 +387,10 @@ pub const ALL: [Param; 48] = [
     scene::PITCH,
     scene::DISTANCE,
     scene::INFLOW_SPEED,
+    detail::FACTOR,
+    detail::STRENGTH,
+    detail::NOISE_SCALE,
+    detail::REGENERATE,
 ];
 
 #[cfg(test)]

@@ -125,6 +125,13 @@ pub struct Scene {
     /// Rendering settings.
     #[serde(default)]
     pub render: RenderSettings,
+    /// The up-resolution pass (`[detail]`): off unless the scene or `--upres` turns it on.
+    #[serde(default, skip_serializing_if = "detail_is_default")]
+    pub detail: crate::sim::detail::DetailParams,
+}
+
+fn detail_is_default(d: &crate::sim::detail::DetailParams) -> bool {
+    *d == crate::sim::detail::DetailParams::default()
 }
 
 /// A scene that could not be read, with where the problem is.
@@ -541,6 +548,16 @@ impl Scene {
         self.render
             .validate()
             .map_err(|e| field_error(vec![key("render")], e))?;
+        if self.detail.enabled {
+            self.detail
+                .validate()
+                .and_then(|()| self.detail.fine_grid(&self.grid_placement()).map(|_| ()))
+                .map_err(|e| field_error(vec![key("detail")], e))?;
+        } else {
+            self.detail
+                .validate()
+                .map_err(|e| field_error(vec![key("detail")], e))?;
+        }
         Ok(())
     }
 
@@ -601,7 +618,14 @@ impl Scene {
     /// Builds the scene's simulation on the default backend (the CPU solver), validating
     /// everything.
     pub fn build_simulation(&self) -> Result<Box<dyn crate::sim::Simulation>, SimError> {
-        Ok(Box::new(self.build()?))
+        let coarse: Box<dyn crate::sim::Simulation> = Box::new(self.build()?);
+        if !self.detail.enabled {
+            return Ok(coarse);
+        }
+        Ok(Box::new(crate::sim::detail::Detailed::new(
+            coarse,
+            self.detail,
+        )?))
     }
 
     /// Bytes the CPU solver holds for this scene on a `dims` grid once every stage has run
@@ -625,7 +649,8 @@ impl Scene {
             }
             crate::sim::PressureMethod::RedBlackSor => 0,
         };
-        self.memory_estimate(dims) + build
+        let fire = self.emitters.iter().any(Emitter::burns);
+        self.memory_estimate(dims) + build + self.detail.memory_bytes(dims, fire)
     }
 
     /// Builds a CPU solver for the scene, validating everything.

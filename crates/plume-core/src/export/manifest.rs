@@ -4,6 +4,10 @@ use super::{ExportOptions, Format};
 use crate::frame::Frame;
 use crate::scene::Scene;
 
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 /// Version of the manifest's layout.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -39,7 +43,8 @@ pub struct Manifest {
     pub format_version: u32,
     /// Program that wrote it.
     pub generator: String,
-    /// Grid dimensions `[nx, ny, nz]` of the simulation (y up; see `up` for the files).
+    /// Grid dimensions `[nx, ny, nz]` of the frames (y up; see `up` for the files): the
+    /// simulation's, or its fine grid's with the up-resolution pass (`upres`).
     pub dims: [usize; 3],
     /// Voxel size, domain units.
     pub voxel_size: f32,
@@ -65,6 +70,10 @@ pub struct Manifest {
     /// (x, −z, y) for Blender; the files' grids are then nx × nz × ny).
     #[serde(default)]
     pub up: super::Up,
+    /// The up-resolution factor the frames were written at (0: the simulation's own grid;
+    /// `dims` and `voxel_size` are then the fine grid's, the scene's grid the coarse one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub upres: u32,
     /// The scene (grid, parameters, boundaries, emitters).
     pub scene: Scene,
     /// Frames written so far.
@@ -80,7 +89,12 @@ pub struct Manifest {
 impl Manifest {
     /// An empty manifest for frames of `scene`'s grid, written with `opts`.
     pub fn new(scene: &Scene, opts: &ExportOptions) -> Self {
-        let grid = scene.grid_placement();
+        // With the up-resolution pass the frames are on the fine grid.
+        let coarse = scene.grid_placement();
+        let grid = match scene.detail.enabled {
+            true => scene.detail.fine_grid(&coarse).unwrap_or(coarse),
+            false => coarse,
+        };
         Self {
             format_version: FORMAT_VERSION,
             generator: format!("plume {}", env!("CARGO_PKG_VERSION")),
@@ -97,6 +111,11 @@ impl Manifest {
             prefix: opts.prefix.clone(),
             every: opts.every,
             up: opts.up,
+            upres: if scene.detail.enabled {
+                scene.detail.factor
+            } else {
+                0
+            },
             scene: scene.clone(),
             frames: Vec::new(),
             pending: None,

@@ -4,6 +4,7 @@
 pub mod active;
 pub mod advect;
 pub mod boundary;
+pub mod detail;
 pub mod diffuse;
 pub mod fire;
 pub mod forces;
