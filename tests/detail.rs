@@ -240,3 +240,54 @@ fn frames_exports_and_limits_follow_the_fine_grid() {
     let e = big.validate().expect_err("too big").to_string();
     assert!(e.contains("1200") && e.contains("detail"), "{e}");
 }
+
+#[test]
+fn the_viewer_switches_detail_on_and_off_without_resetting_the_smoke() {
+    use plume::viewer::sim_thread::{SimCommand, SimThread, Snapshot};
+    use std::time::{Duration, Instant};
+    let mut s = Scene::default_plume();
+    s.grid.dims = [12, 12, 12];
+    let sim = SimThread::spawn(s, true, || {}).expect("the thread starts");
+    // The next snapshot that satisfies `ok`.
+    let wait = |ok: &dyn Fn(&Snapshot) -> bool| -> Snapshot {
+        let t = Instant::now();
+        loop {
+            if let Some(snap) = sim.take_latest() {
+                if ok(&snap) {
+                    return snap;
+                }
+            }
+            assert!(t.elapsed() < Duration::from_secs(60), "no such snapshot");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    let coarse = wait(&|s| s.frame.step >= 10);
+    assert_eq!(coarse.frame.grid.dims, Dims::new(12, 12, 12));
+    assert!(sim.send(SimCommand::SetDetail(on(3, 24.0))));
+    let fine = wait(&|s| s.frame.grid.dims == Dims::new(36, 36, 36));
+    assert!(
+        fine.frame.step >= coarse.frame.step,
+        "the smoke was not reset"
+    );
+    let d = fine.frame.density.as_ref().expect("density");
+    assert!(
+        d.iter().any(|&x| x > 0.0),
+        "the fine field starts from the smoke"
+    );
+    assert!(fine.stats.stages.iter().any(|s| s.name == "detail"));
+    assert!(sim.send(SimCommand::SetDetail(DetailParams::default())));
+    let back = wait(&|s| s.frame.grid.dims == Dims::new(12, 12, 12));
+    assert!(back.frame.step >= fine.frame.step);
+    // Settings the pass refuses leave the simulation as it was, with a message.
+    assert!(sim.send(SimCommand::SetDetail(DetailParams {
+        strength: -1.0,
+        ..on(2, 24.0)
+    })));
+    let refused = wait(&|s| s.error.is_some());
+    assert_eq!(refused.frame.grid.dims, Dims::new(12, 12, 12));
+    assert!(refused
+        .error
+        .as_deref()
+        .is_some_and(|e| e.contains("strength")));
+    let _ = sim.finish();
+}

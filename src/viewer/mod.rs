@@ -2,6 +2,7 @@
 //! simulation on its own thread.
 
 pub mod app;
+pub mod detail_section;
 pub mod fire_section;
 pub mod input;
 pub mod overlay;

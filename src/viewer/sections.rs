@@ -48,6 +48,7 @@ pub fn side_panel(
                     simulation(ui, st, &mut out);
                     fluid(ui, st, &mut out);
                     super::fire_section::fire(ui, st, &mut out);
+                    super::detail_section::detail(ui, st, &mut out);
                     emitters(ui, st, &mut out);
                     rendering(ui, st, &mut out);
                     export_section(ui, st, snap, &mut out);

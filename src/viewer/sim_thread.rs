@@ -29,6 +29,9 @@ pub enum SimCommand {
     SetEmitters(Vec<Emitter>),
     /// Replace the whole scene (grid, physics, boundaries, emitters, obstacles) and start over.
     LoadScene(Box<Scene>),
+    /// Switch the up-resolution pass on or off, or change it (the coarse simulation keeps
+    /// running; the fine fields start from it, interpolated).
+    SetDetail(crate::sim::detail::DetailParams),
     /// Steps per published frame.
     SetStepsPerFrame(u32),
     /// Keep simulated time from running ahead of the wall clock.
@@ -222,6 +225,47 @@ impl Worker {
                 }
                 return true;
             }
+            SimCommand::SetDetail(p) => {
+                // Take the simulation out (a 3³ stand-in holds its place for the moment),
+                // strip any pass, and layer the new one on the same coarse state.
+                let stand_in = crate::scene::Scene::default_plume()
+                    .with_resolution(3)
+                    .build_simulation();
+                // Settings the pass would refuse leave the simulation as it is.
+                if p.enabled {
+                    if let Err(e) = p.validate().and_then(|()| p.fine_grid(self.solver.grid())) {
+                        self.error = Some(format!("detail refused: {e}"));
+                        return true;
+                    }
+                }
+                if let Ok(stand_in) = stand_in {
+                    let coarse = std::mem::replace(&mut self.solver, stand_in).into_coarse();
+                    self.solver = if p.enabled {
+                        match crate::sim::detail::Detailed::new(coarse, p) {
+                            Ok(d) => {
+                                self.error = None;
+                                Box::new(d)
+                            }
+                            Err(e) => {
+                                self.error = Some(format!("detail refused: {e}"));
+                                // `coarse` was moved into the failed attempt: rebuild from the
+                                // scene as a last resort.
+                                match self.scene.build_simulation() {
+                                    Ok(s) => s,
+                                    Err(e) => {
+                                        self.error = Some(e.to_string());
+                                        return true;
+                                    }
+                                }
+                            }
+                        }
+                    } else {
+                        coarse
+                    };
+                    self.scene.detail = p;
+                }
+                return true;
+            }
             SimCommand::SetStepsPerFrame(n) => self.steps_per_frame = n.clamp(1, 100),
             SimCommand::SetRealTime(r) => self.real_time = r,
             SimCommand::Paint {
@@ -247,10 +291,24 @@ impl Worker {
             frame: s.frame({
                 // Fuel and flame only where something burns (they are zero elsewhere).
                 let burns = s.emitters().iter().any(Emitter::burns);
-                Select {
-                    fuel: burns,
-                    flame: burns,
-                    ..Select::ALL
+                if self.scene.detail.enabled {
+                    // On the fine grid, only what the 3D view and the slice view's scalar
+                    // fields need: velocity, pressure and divergence there would be 4 to 64
+                    // times the memory for interpolated copies of the coarse fields.
+                    Select {
+                        density: true,
+                        temperature: true,
+                        fuel: burns,
+                        flame: burns,
+                        solid: true,
+                        ..Select::default()
+                    }
+                } else {
+                    Select {
+                        fuel: burns,
+                        flame: burns,
+                        ..Select::ALL
+                    }
                 }
             }),
             scene_name: self.scene.name.clone(),

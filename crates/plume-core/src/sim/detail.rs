@@ -694,6 +694,9 @@ impl Simulation for Detailed {
     fn backend(&self) -> &'static str {
         self.inner.backend()
     }
+    fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
+        self.inner
+    }
     fn grid(&self) -> &Grid {
         self.inner.grid()
     }

@@ -47,11 +47,17 @@ pub trait Simulation: Send {
     fn total_density(&self) -> f64;
     /// An owned copy of the selected fields.
     fn frame(&self, select: Select) -> Frame;
+    /// The simulation without any pass layered on top (itself when there is none), state
+    /// kept: what switching the up-resolution pass off or re-making it starts from.
+    fn into_coarse(self: Box<Self>) -> Box<dyn Simulation>;
 }
 
 impl Simulation for Solver {
     fn backend(&self) -> &'static str {
         "cpu"
+    }
+    fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
+        self
     }
     fn grid(&self) -> &Grid {
         Solver::grid(self)
