@@ -1,0 +1,169 @@
+//! [`Detailed`]: a simulation with the up-resolution pass layered on top of another.
+
+use super::{coarse_pos, trilerp3, upsample, Detail, DetailParams};
+use crate::frame::{Frame, Select};
+use crate::sim::{Emitter, FireParams, FluidParams, Grid, SimError, Simulation, StepStats};
+use rayon::prelude::*;
+
+/// A simulation with the up-resolution pass on top: steps the coarse one, then the pass, and
+/// hands out frames on the fine grid (the detailed fields as they are, the others
+/// interpolated). Everything else goes to the coarse simulation unchanged.
+pub struct Detailed {
+    inner: Box<dyn Simulation>,
+    detail: Detail,
+    fine_stats: StepStats,
+}
+
+impl Detailed {
+    /// `inner` with the pass `params` on top.
+    pub fn new(inner: Box<dyn Simulation>, params: DetailParams) -> Result<Self, SimError> {
+        let fire = inner.emitters().iter().any(Emitter::burns);
+        let detail = Detail::new(inner.grid(), params, fire)?;
+        let mut d = Self {
+            inner,
+            detail,
+            fine_stats: StepStats::default(),
+        };
+        let f = d.coarse_frame();
+        d.detail.reset_from(&f);
+        Ok(d)
+    }
+
+    /// The pass.
+    pub fn detail(&self) -> &Detail {
+        &self.detail
+    }
+
+    /// The coarse simulation underneath.
+    pub fn coarse(&self) -> &dyn Simulation {
+        self.inner.as_ref()
+    }
+
+    fn coarse_frame(&self) -> Frame {
+        self.inner.frame(Select {
+            density: true,
+            temperature: true,
+            flame: true,
+            velocity: true,
+            ..Select::default()
+        })
+    }
+}
+
+impl Simulation for Detailed {
+    fn backend(&self) -> &'static str {
+        self.inner.backend()
+    }
+    fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
+        self.inner
+    }
+    fn grid(&self) -> &Grid {
+        self.inner.grid()
+    }
+    fn params(&self) -> &FluidParams {
+        self.inner.params()
+    }
+    fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
+        self.inner.set_params(p)
+    }
+    fn fire(&self) -> &FireParams {
+        self.inner.fire()
+    }
+    fn set_fire(&mut self, p: FireParams) -> Result<(), SimError> {
+        self.inner.set_fire(p)
+    }
+    fn emitters(&self) -> &[Emitter] {
+        self.inner.emitters()
+    }
+    fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        self.inner.set_emitters(es)
+    }
+    fn step(&mut self) -> Result<&StepStats, SimError> {
+        let dt = self.inner.params().dt;
+        let mut stats = self.inner.step()?.clone();
+        let f = self.coarse_frame();
+        self.detail.step(&f, dt);
+        stats.stages.push(crate::sim::StageTime {
+            name: "detail",
+            ms: self.detail.last_ms(),
+        });
+        stats.total_ms += self.detail.last_ms();
+        self.fine_stats = stats;
+        Ok(&self.fine_stats)
+    }
+    fn stats(&self) -> &StepStats {
+        &self.fine_stats
+    }
+    fn time(&self) -> f64 {
+        self.inner.time()
+    }
+    fn steps(&self) -> u64 {
+        self.inner.steps()
+    }
+    fn reset(&mut self) {
+        self.inner.reset();
+        let f = self.coarse_frame();
+        self.detail.reset_from(&f);
+    }
+    fn paint(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        density: f32,
+        velocity: [f32; 3],
+    ) -> Result<(), SimError> {
+        self.inner.paint(center, radius, density, velocity)
+    }
+    fn total_density(&self) -> f64 {
+        self.inner.total_density()
+    }
+    fn frame(&self, select: Select) -> Frame {
+        let coarse = self.inner.frame(select);
+        let n = self.detail.params.factor as usize;
+        let d = self.inner.grid().dims;
+        let up = |f: Option<Vec<f32>>| f.map(|v| upsample(&v, d, n));
+        let fine_or_up = |name: &str, f: Option<Vec<f32>>| match self.detail.field(name) {
+            Some(v) => f.map(|_| v.to_vec()),
+            None => up(f),
+        };
+        let fd = self.detail.fine.dims;
+        Frame {
+            grid: self.detail.fine,
+            step: coarse.step,
+            time: coarse.time,
+            density: fine_or_up("density", coarse.density),
+            temperature: fine_or_up("temperature", coarse.temperature),
+            flame: fine_or_up("flame", coarse.flame),
+            fuel: up(coarse.fuel),
+            velocity: coarse.velocity.map(|v| {
+                let mut out = vec![[0.0f32; 3]; fd.cells()];
+                out.par_chunks_mut(fd.nx * fd.ny)
+                    .enumerate()
+                    .for_each(|(k, plane)| {
+                        for j in 0..fd.ny {
+                            for i in 0..fd.nx {
+                                plane[i + fd.nx * j] = trilerp3(
+                                    &v,
+                                    d,
+                                    [coarse_pos(i, n), coarse_pos(j, n), coarse_pos(k, n)],
+                                );
+                            }
+                        }
+                    });
+                out
+            }),
+            pressure: up(coarse.pressure),
+            divergence: up(coarse.divergence),
+            solid: coarse.solid.map(|s| {
+                let mut out = vec![0u8; fd.cells()];
+                for (idx, o) in out.iter_mut().enumerate() {
+                    let (i, j, k) = (idx % fd.nx, (idx / fd.nx) % fd.ny, idx / (fd.nx * fd.ny));
+                    *o = s[i / n + d.nx * (j / n + d.ny * (k / n))];
+                }
+                out
+            }),
+            emitters: coarse.emitters,
+            streamlines: coarse.streamlines,
+        }
+    }
+}
