@@ -124,6 +124,11 @@ pub struct Detail {
     ages: [f32; 2],
     /// Regenerations so far (varies the offset a regenerated set starts from).
     regenerations: u64,
+    /// Coarse cells whose fine block holds an amount above the cut-off (density, flame).
+    held: Vec<bool>,
+    /// Coarse cells whose fine block the last step wrote (outside them the fine amounts
+    /// are zero).
+    written: Vec<bool>,
     /// Milliseconds the last step took.
     last_ms: f64,
 }
@@ -292,6 +297,8 @@ impl Detail {
             coords: [Vec::new(), Vec::new()],
             ages: [0.0, 0.5 * params.regenerate],
             regenerations: 0,
+            held: vec![true; coarse.dims.cells()],
+            written: vec![true; coarse.dims.cells()],
             last_ms: 0.0,
         };
         d.coords = [d.fresh_coords(0), d.fresh_coords(1)];
@@ -350,6 +357,9 @@ impl Detail {
                 f.values = upsample(c, d, n);
             }
         }
+        // Anything may hold an amount now: the next step works out where.
+        self.held.iter_mut().for_each(|h| *h = true);
+        self.written.iter_mut().for_each(|w| *w = true);
     }
 
     /// One step of `dt` seconds after the coarse solver's: `coarse` must carry density and
@@ -381,32 +391,26 @@ impl Detail {
             .reduce(|| 0.0f32, f32::max);
         let reach = ((2.0 * vmax * dt / h).ceil() as usize).min(d.nx.max(d.ny).max(d.nz)) + 1;
         let active: Vec<bool> = {
-            let mut supports: Vec<Vec<f32>> = Vec::new();
+            let mut seed = self.held.clone();
             for f in self.fields.iter().filter(|f| f.non_negative) {
                 if let Some(c) = coarse_field(coarse, f.name) {
-                    supports.push(c.to_vec());
-                }
-                supports.push(downsample(&f.values, d, n));
-            }
-            for s in &mut supports {
-                let cut = 1e-3 * s.iter().fold(0.0f32, |m, &v| m.max(v.abs()));
-                for v in s.iter_mut() {
-                    *v = if v.abs() > cut { 1.0 } else { 0.0 };
+                    let cut = 1e-3 * c.iter().fold(0.0f32, |m, &v| m.max(v.abs()));
+                    for (s, &v) in seed.iter_mut().zip(c) {
+                        *s |= v.abs() > cut;
+                    }
                 }
             }
-            let refs: Vec<&[f32]> = supports.iter().map(Vec::as_slice).collect();
-            active_cells(&refs, d, reach)
+            let seed: Vec<f32> = seed.iter().map(|&b| f32::from(u8::from(b))).collect();
+            active_cells(&[&seed], d, reach)
         };
         // Noise coordinates: carried by the coarse flow where there is smoke (elsewhere they
         // wait), regenerated in turn.
         for set in 0..2 {
             let old = &self.coords[set];
-            let adv: Vec<[f32; 3]> = (0..d.cells())
+            let moved: Vec<(usize, [f32; 3])> = (0..d.cells())
                 .into_par_iter()
+                .filter(|&idx| active[idx])
                 .map(|idx| {
-                    if !active[idx] {
-                        return old[idx];
-                    }
                     let (i, j, k) = (idx % d.nx, (idx / d.nx) % d.ny, idx / (d.nx * d.ny));
                     let u = vel[idx];
                     let p = [
@@ -422,14 +426,17 @@ impl Detail {
                         p[1].clamp(0.0, (d.ny - 1) as f32),
                         p[2].clamp(0.0, (d.nz - 1) as f32),
                     ];
-                    [
+                    let v = [
                         c[0] + (p[0] - q[0]),
                         c[1] + (p[1] - q[1]),
                         c[2] + (p[2] - q[2]),
-                    ]
+                    ];
+                    (idx, v)
                 })
                 .collect();
-            self.coords[set] = adv;
+            for (idx, v) in moved {
+                self.coords[set][idx] = v;
+            }
             self.ages[set] += dt;
             if self.ages[set] >= self.params.regenerate {
                 self.ages[set] -= self.params.regenerate;
@@ -517,38 +524,90 @@ impl Detail {
             //    field (interpolated): the fine field then averages back to the coarse one
             //    up to the interpolation's blur of that correction.
             let non_negative = self.fields[fi].non_negative;
-            let adv = &adv;
             let fix: Vec<f32> = c_now.iter().zip(&low).map(|(c, l)| c - l).collect();
-            let (fix, block_of) = (&fix, &block_of);
-            self.fields[fi]
-                .values
-                .par_chunks_mut(fd.nx * fd.ny)
-                .enumerate()
-                .for_each(|(k, plane)| {
-                    let z = coarse_pos(k, n);
-                    let (ck, dk) = (k / n, k % n);
-                    for j in 0..fd.ny {
-                        let y = coarse_pos(j, n);
-                        let (cj, dj) = (j / n, j % n);
-                        for i in 0..fd.nx {
-                            let b = block_of[i / n + d.nx * (cj + d.ny * ck)];
-                            let out = &mut plane[i + fd.nx * j];
-                            if b == u32::MAX {
-                                *out = if non_negative {
-                                    0.0
-                                } else {
-                                    trilerp(c_now, d, [coarse_pos(i, n), y, z])
-                                };
-                                continue;
+            if non_negative {
+                // Amounts: only the worked blocks are computed; blocks the last step wrote
+                // and this one does not are cleared, so the fine amounts stay zero outside
+                // the worked cells.
+                let cut = 1e-3 * c_now.iter().fold(0.0f32, |m, &v| m.max(v));
+                let blocks: Vec<(f32, Vec<f32>)> = list
+                    .par_iter()
+                    .enumerate()
+                    .map(|(bi, &c)| {
+                        let c = c as usize;
+                        let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
+                        let mut top = 0.0f32;
+                        let vals = (0..n3)
+                            .map(|q| {
+                                let (di, dj, dk) = (q % n, (q / n) % n, q / (n * n));
+                                let p = [ci * n + di, cj * n + dj, ck * n + dk]
+                                    .map(|x| coarse_pos(x, n));
+                                let v = (adv[bi * n3 + q] + trilerp(&fix, d, p)).max(0.0);
+                                top = top.max(v);
+                                v
+                            })
+                            .collect();
+                        (top, vals)
+                    })
+                    .collect();
+                let values = &mut self.fields[fi].values;
+                let plane = fd.nx * fd.ny;
+                let mut put = |c: usize, vals: &mut dyn FnMut(usize) -> f32| {
+                    let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
+                    for dk in 0..n {
+                        for dj in 0..n {
+                            let row = ci * n + fd.nx * (cj * n + dj) + plane * (ck * n + dk);
+                            for di in 0..n {
+                                values[row + di] = vals(di + n * (dj + n * dk));
                             }
-                            let c = [coarse_pos(i, n), y, z];
-                            let q = i % n + n * (dj + n * dk);
-                            let v = adv[b as usize * n3 + q] + trilerp(fix, d, c);
-                            *out = if non_negative { v.max(0.0) } else { v };
                         }
                     }
-                });
+                };
+                let stale = self.written.iter().zip(&active).enumerate();
+                for (c, _) in stale.filter(|(_, (&w, &a))| w && !a) {
+                    put(c, &mut |_| 0.0);
+                }
+                let mut held = vec![false; d.cells()];
+                for (&c, (top, vals)) in list.iter().zip(&blocks) {
+                    put(c as usize, &mut |q| vals[q]);
+                    held[c as usize] = *top > cut;
+                }
+                if fi == 0 {
+                    self.held = held;
+                } else {
+                    for (h, x) in self.held.iter_mut().zip(held) {
+                        *h |= x;
+                    }
+                }
+            } else {
+                // Temperature: the coarse field interpolated outside the worked blocks.
+                let adv = &adv;
+                let (fix, block_of) = (&fix, &block_of);
+                self.fields[fi]
+                    .values
+                    .par_chunks_mut(fd.nx * fd.ny)
+                    .enumerate()
+                    .for_each(|(k, plane)| {
+                        let z = coarse_pos(k, n);
+                        let (ck, dk) = (k / n, k % n);
+                        for j in 0..fd.ny {
+                            let y = coarse_pos(j, n);
+                            let (cj, dj) = (j / n, j % n);
+                            for i in 0..fd.nx {
+                                let b = block_of[i / n + d.nx * (cj + d.ny * ck)];
+                                let c = [coarse_pos(i, n), y, z];
+                                plane[i + fd.nx * j] = if b == u32::MAX {
+                                    trilerp(c_now, d, c)
+                                } else {
+                                    let q = i % n + n * (dj + n * dk);
+                                    adv[b as usize * n3 + q] + trilerp(fix, d, c)
+                                };
+                            }
+                        }
+                    });
+            }
         }
+        self.written = active;
         self.last_ms = t0.elapsed().as_secs_f64() * 1e3;
     }
 }
