@@ -3,7 +3,7 @@
 //! (a writer that fails after N bytes, and a real full tmpfs where mounting one is allowed);
 //! SIGTERM, SIGHUP and Ctrl-C end a run promptly with a folder `--resume` completes to the
 //! same bytes; the lock never writes through a link; memory limits give messages.
-#![cfg(unix)]
+#![cfg(target_os = "linux")]
 
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
@@ -234,7 +234,12 @@ fn a_name_the_run_needs_is_refused_before_anything_changes() {
 /// `plume run` with writes beyond `bytes` failing (RLIMIT_FSIZE with SIGXFSZ ignored: a
 /// writer that fails after N bytes, as a full disk or a quota does).
 fn run_with_file_limit(dir: &Path, args: &[&str], bytes: u64) -> Output {
-    let mut c = run_args(dir, args);
+    out(limited(&mut run_args(dir, args), libc::RLIMIT_FSIZE, bytes))
+}
+
+/// `c` with the resource limit `resource` set to `bytes` in the child (SIGXFSZ ignored, so
+/// a write past RLIMIT_FSIZE fails with EFBIG instead of killing it).
+fn limited(c: &mut Command, resource: libc::__rlimit_resource_t, bytes: u64) -> &mut Command {
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         c.pre_exec(move || {
@@ -243,13 +248,12 @@ fn run_with_file_limit(dir: &Path, args: &[&str], bytes: u64) -> Output {
                 rlim_cur: bytes as libc::rlim_t,
                 rlim_max: bytes as libc::rlim_t,
             };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+            if libc::setrlimit(resource, &lim) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
-        });
+        })
     }
-    out(&mut c)
 }
 
 // npy first: a frame's files are then 16 KB, 49 KB and 64-66 KB (the .vdb grows with the
@@ -599,22 +603,7 @@ fn a_linked_lock_path_is_refused_and_its_target_untouched() {
 
 /// Runs `plume args` with its address space limited to `kib` KiB (as `ulimit -v` does).
 fn with_address_limit(args: &[&str], kib: u64) -> Output {
-    let mut c = plume();
-    c.args(args);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        c.pre_exec(move || {
-            let lim = libc::rlimit {
-                rlim_cur: (kib * 1024) as libc::rlim_t,
-                rlim_max: (kib * 1024) as libc::rlim_t,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    out(&mut c)
+    out(limited(plume().args(args), libc::RLIMIT_AS, kib * 1024))
 }
 
 #[test]

@@ -149,7 +149,10 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         true => {
             let fire = cfg.scene.emitters.iter().any(crate::sim::Emitter::burns);
             let mut d = crate::sim::detail::Detail::new(solver.grid(), cfg.scene.detail, fire)?;
-            d.reset_from(&crate::sim::Simulation::frame(&solver, detail_select()));
+            d.reset_from(&crate::sim::Simulation::frame(
+                &solver,
+                crate::sim::detail::COARSE_SELECT,
+            ));
             Some(d)
         }
         false => None,
@@ -159,7 +162,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
             return 0.0;
         };
         let t = Instant::now();
-        let f = crate::sim::Simulation::frame(solver, detail_select());
+        let f = crate::sim::Simulation::frame(solver, crate::sim::detail::COARSE_SELECT);
         d.step(&f, solver.params().dt);
         t.elapsed().as_secs_f64() * 1e3
     };
@@ -253,17 +256,6 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         bandwidth_floor_ms: bandwidth.map(|b| 2.0 * solver.memory_bytes() as f64 / (b * 1e9) * 1e3),
         baseline,
     })
-}
-
-/// What the up-resolution pass reads of the coarse solver.
-fn detail_select() -> crate::frame::Select {
-    crate::frame::Select {
-        density: true,
-        temperature: true,
-        flame: true,
-        velocity: true,
-        ..Default::default()
-    }
 }
 
 /// Median ms per step of the article's `FluidCubeStep` on an n³ cube with a plume-like source.

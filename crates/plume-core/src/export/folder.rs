@@ -223,6 +223,19 @@ impl Found {
         self.manifest.is_none() && self.frames.is_empty()
     }
 
+    /// The frame files no readable manifest lists (all of them without one): files Plume
+    /// cannot prove it wrote.
+    pub fn unlisted(&self) -> Vec<&String> {
+        let listed: Vec<&str> = match &self.manifest {
+            Some(Ok(m)) => m.listed_files(),
+            _ => Vec::new(),
+        };
+        self.frames
+            .iter()
+            .filter(|f| !listed.contains(&f.as_str()))
+            .collect()
+    }
+
     /// One line for messages: what was found.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -240,15 +253,7 @@ impl Found {
             None => {}
         }
         // With a manifest, only the files it does not list are worth naming.
-        let listed: Vec<&str> = match &self.manifest {
-            Some(Ok(m)) => m.listed_files(),
-            _ => Vec::new(),
-        };
-        let others: Vec<&String> = self
-            .frames
-            .iter()
-            .filter(|f| !listed.contains(&f.as_str()))
-            .collect();
+        let others = self.unlisted();
         if !others.is_empty() {
             const SHOWN: usize = 4;
             let mut names: Vec<&str> = others.iter().take(SHOWN).map(|f| f.as_str()).collect();

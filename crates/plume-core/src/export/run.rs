@@ -96,14 +96,9 @@ impl RunWriter {
             found: found.describe(),
         };
         if let Some(last) = last {
-            let listed = match &found.manifest {
-                Some(Ok(m)) => m.listed_files(),
-                _ => Vec::new(),
-            };
             let taken: Vec<String> = found
-                .frames
-                .iter()
-                .filter(|f| !listed.contains(&f.as_str()))
+                .unlisted()
+                .into_iter()
                 .filter(|f| {
                     folder::frame_number(f)
                         .is_some_and(|n| n >= 1 && n <= last && opts.file_names(n).contains(f))

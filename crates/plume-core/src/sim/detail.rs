@@ -23,7 +23,7 @@ pub mod noise;
 pub use layered::Detailed;
 
 use super::{Dims, Grid, SimError};
-use crate::frame::Frame;
+use crate::frame::{Frame, Select};
 use rayon::prelude::*;
 
 /// The up-resolution settings (`[detail]` in a scene file).
@@ -102,6 +102,18 @@ impl DetailParams {
     }
 }
 
+/// What the pass reads of the coarse simulation each step.
+pub const COARSE_SELECT: Select = Select {
+    density: true,
+    temperature: true,
+    fuel: false,
+    flame: true,
+    velocity: true,
+    pressure: false,
+    divergence: false,
+    solid: false,
+};
+
 /// One fine field and what keeps it in step with its coarse counterpart.
 #[derive(Clone, Debug)]
 struct FineField {
@@ -133,10 +145,11 @@ pub struct Detail {
     last_ms: f64,
 }
 
-/// Trilinear sample of a cell-centred field of `d` at `p` (cell-centre coordinates),
-/// clamped to the grid.
+/// Where a trilinear sample of a cell-centred field of `d` at `p` (cell-centre coordinates,
+/// clamped to the grid) reads: the weights along x, y, z, the lowest corner's index and the
+/// strides to the next corner along each axis (0 along an axis one cell wide).
 #[inline(always)]
-fn trilerp(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
+fn corners(d: Dims, p: [f32; 3]) -> ([f32; 3], usize, [usize; 3]) {
     let n = [d.nx, d.ny, d.nz];
     let mut i0 = [0usize; 3];
     let mut t = [0.0f32; 3];
@@ -148,42 +161,33 @@ fn trilerp(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
         t[a] = if n[a] > 1 { x - b as f32 } else { 0.0 };
     }
     let s = [1usize, d.nx, d.nx * d.ny];
-    let o = i0[0] + d.nx * (i0[1] + d.ny * i0[2]);
-    let step = |a: usize| if n[a] > 1 { s[a] } else { 0 };
-    let (sx, sy, sz) = (step(0), step(1), step(2));
-    let l = |o: usize| f[o] + t[0] * (f[o + sx] - f[o]);
+    let step = [0, 1, 2].map(|a| if n[a] > 1 { s[a] } else { 0 });
+    (t, i0[0] + d.nx * (i0[1] + d.ny * i0[2]), step)
+}
+
+/// The trilinear blend of the eight values `g` gives at the corners [`corners`] found.
+#[inline(always)]
+fn blend(t: [f32; 3], o: usize, [sx, sy, sz]: [usize; 3], g: impl Fn(usize) -> f32) -> f32 {
+    let l = |o: usize| g(o) + t[0] * (g(o + sx) - g(o));
     let a0 = l(o) + t[1] * (l(o + sy) - l(o));
     let a1 = l(o + sz) + t[1] * (l(o + sz + sy) - l(o + sz));
     a0 + t[2] * (a1 - a0)
+}
+
+/// Trilinear sample of a cell-centred field of `d` at `p` (cell-centre coordinates),
+/// clamped to the grid.
+#[inline(always)]
+fn trilerp(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
+    let (t, o, s) = corners(d, p);
+    blend(t, o, s, |i| f[i])
 }
 
 /// Trilinear sample of a cell-centred vector field.
 #[inline(always)]
 fn trilerp3(f: &[[f32; 3]], d: Dims, p: [f32; 3]) -> [f32; 3] {
     let flat: &[f32] = f.as_flattened();
-    let n = [d.nx, d.ny, d.nz];
-    let mut i0 = [0usize; 3];
-    let mut t = [0.0f32; 3];
-    for a in 0..3 {
-        let x = p[a].clamp(0.0, (n[a] - 1) as f32);
-        // x ≥ 0 here: truncation is the floor (and no call to floorf).
-        let b = (x as usize).min(n[a].saturating_sub(2));
-        i0[a] = b;
-        t[a] = if n[a] > 1 { x - b as f32 } else { 0.0 };
-    }
-    let s = [1usize, d.nx, d.nx * d.ny];
-    let step = |a: usize| if n[a] > 1 { s[a] } else { 0 };
-    let (sx, sy, sz) = (step(0), step(1), step(2));
-    let o = i0[0] + d.nx * (i0[1] + d.ny * i0[2]);
-    let mut out = [0.0f32; 3];
-    for (c, v) in out.iter_mut().enumerate() {
-        let g = |o: usize| flat[3 * o + c];
-        let l = |o: usize| g(o) + t[0] * (g(o + sx) - g(o));
-        let a0 = l(o) + t[1] * (l(o + sy) - l(o));
-        let a1 = l(o + sz) + t[1] * (l(o + sz + sy) - l(o + sz));
-        *v = a0 + t[2] * (a1 - a0);
-    }
-    out
+    let (t, o, s) = corners(d, p);
+    [0, 1, 2].map(|c| blend(t, o, s, |i| flat[3 * i + c]))
 }
 
 /// The coarse cell-centre coordinates of fine cell index `i` along an axis (factor `n`).
@@ -234,15 +238,8 @@ pub fn downsample(fine: &[f32], d: Dims, n: usize) -> Vec<f32> {
     out
 }
 
-/// Which coarse cells hold (or may receive this step) something of `fields`: their support,
-/// dilated by `reach` cells.
-fn active_cells(fields: &[&[f32]], d: Dims, reach: usize) -> Vec<bool> {
-    let mut seed = vec![false; d.cells()];
-    for f in fields {
-        for (s, &v) in seed.iter_mut().zip(f.iter()) {
-            *s |= v != 0.0;
-        }
-    }
+/// The cells of `seed`, dilated by `reach` cells along each axis.
+fn dilate(seed: Vec<bool>, d: Dims, reach: usize) -> Vec<bool> {
     // Separable dilation along x, y, z.
     let mut cur = seed;
     for (axis, stride, len) in [(0, 1, d.nx), (1, d.nx, d.ny), (2, d.nx * d.ny, d.nz)] {
@@ -400,8 +397,7 @@ impl Detail {
                     }
                 }
             }
-            let seed: Vec<f32> = seed.iter().map(|&b| f32::from(u8::from(b))).collect();
-            active_cells(&[&seed], d, reach)
+            dilate(seed, d, reach)
         };
         // Noise coordinates: carried by the coarse flow where there is smoke (elsewhere they
         // wait), regenerated in turn.

@@ -1,9 +1,8 @@
 //! [`Detailed`]: a simulation with the up-resolution pass layered on top of another.
 
 use super::{coarse_pos, trilerp3, upsample, Detail, DetailParams};
-use crate::frame::{Frame, Select};
+use crate::frame::{per_cell, Frame, Select};
 use crate::sim::{Emitter, FireParams, FluidParams, Grid, SimError, Simulation, StepStats};
-use rayon::prelude::*;
 
 /// A simulation with the up-resolution pass on top: steps the coarse one, then the pass, and
 /// hands out frames on the fine grid (the detailed fields as they are, the others
@@ -40,13 +39,7 @@ impl Detailed {
     }
 
     fn coarse_frame(&self) -> Frame {
-        self.inner.frame(Select {
-            density: true,
-            temperature: true,
-            flame: true,
-            velocity: true,
-            ..Select::default()
-        })
+        self.inner.frame(super::COARSE_SELECT)
     }
 }
 
@@ -126,7 +119,7 @@ impl Simulation for Detailed {
             Some(v) => f.map(|_| v.to_vec()),
             None => up(f),
         };
-        let fd = self.detail.fine.dims;
+        let fine = &self.detail.fine;
         Frame {
             grid: self.detail.fine,
             step: coarse.step,
@@ -136,32 +129,15 @@ impl Simulation for Detailed {
             flame: fine_or_up("flame", coarse.flame),
             fuel: up(coarse.fuel),
             velocity: coarse.velocity.map(|v| {
-                let mut out = vec![[0.0f32; 3]; fd.cells()];
-                out.par_chunks_mut(fd.nx * fd.ny)
-                    .enumerate()
-                    .for_each(|(k, plane)| {
-                        for j in 0..fd.ny {
-                            for i in 0..fd.nx {
-                                plane[i + fd.nx * j] = trilerp3(
-                                    &v,
-                                    d,
-                                    [coarse_pos(i, n), coarse_pos(j, n), coarse_pos(k, n)],
-                                );
-                            }
-                        }
-                    });
-                out
+                per_cell(fine, |i, j, k| {
+                    trilerp3(&v, d, [i, j, k].map(|x| coarse_pos(x, n)))
+                })
             }),
             pressure: up(coarse.pressure),
             divergence: up(coarse.divergence),
-            solid: coarse.solid.map(|s| {
-                let mut out = vec![0u8; fd.cells()];
-                for (idx, o) in out.iter_mut().enumerate() {
-                    let (i, j, k) = (idx % fd.nx, (idx / fd.nx) % fd.ny, idx / (fd.nx * fd.ny));
-                    *o = s[i / n + d.nx * (j / n + d.ny * (k / n))];
-                }
-                out
-            }),
+            solid: coarse
+                .solid
+                .map(|s| per_cell(fine, |i, j, k| s[i / n + d.nx * (j / n + d.ny * (k / n))])),
             emitters: coarse.emitters,
             streamlines: coarse.streamlines,
         }
