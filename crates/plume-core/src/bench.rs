@@ -149,10 +149,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         true => {
             let fire = cfg.scene.emitters.iter().any(crate::sim::Emitter::burns);
             let mut d = crate::sim::detail::Detail::new(solver.grid(), cfg.scene.detail, fire)?;
-            d.reset_from(&crate::sim::Simulation::frame(
-                &solver,
-                crate::sim::detail::COARSE_SELECT,
-            ));
+            d.reset_from(&crate::sim::Simulation::frame(&solver, d.select()));
             Some(d)
         }
         false => None,
@@ -162,7 +159,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
             return 0.0;
         };
         let t = Instant::now();
-        let f = crate::sim::Simulation::frame(solver, crate::sim::detail::COARSE_SELECT);
+        let f = crate::sim::Simulation::frame(solver, d.select());
         d.step(&f, solver.params().dt);
         t.elapsed().as_secs_f64() * 1e3
     };

@@ -17,6 +17,7 @@
 //! frames. Only cells near smoke are worked (the coarse field's support, dilated by the
 //! furthest trace).
 
+mod block;
 pub mod layered;
 pub mod noise;
 
@@ -102,18 +103,6 @@ impl DetailParams {
     }
 }
 
-/// What the pass reads of the coarse simulation each step.
-pub const COARSE_SELECT: Select = Select {
-    density: true,
-    temperature: true,
-    fuel: false,
-    flame: true,
-    velocity: true,
-    pressure: false,
-    divergence: false,
-    solid: false,
-};
-
 /// One fine field and what keeps it in step with its coarse counterpart.
 #[derive(Clone, Debug)]
 struct FineField {
@@ -155,8 +144,9 @@ fn corners(d: Dims, p: [f32; 3]) -> ([f32; 3], usize, [usize; 3]) {
     let mut t = [0.0f32; 3];
     for a in 0..3 {
         let x = p[a].clamp(0.0, (n[a] - 1) as f32);
-        // x ≥ 0 here: truncation is the floor (and no call to floorf).
-        let b = (x as usize).min(n[a].saturating_sub(2));
+        // 0 ≤ x < 2³¹ here: truncation is the floor (and no call to floorf), and through
+        // i32 one instruction (a float to usize conversion saturates in several).
+        let b = (x as i32 as usize).min(n[a].saturating_sub(2));
         i0[a] = b;
         t[a] = if n[a] > 1 { x - b as f32 } else { 0.0 };
     }
@@ -182,12 +172,17 @@ fn trilerp(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
     blend(t, o, s, |i| f[i])
 }
 
-/// Trilinear sample of a cell-centred vector field.
+/// Trilinear sample of a cell-centred vector field (the eight corners loaded once; each
+/// component blended as [`blend`] does).
 #[inline(always)]
 fn trilerp3(f: &[[f32; 3]], d: Dims, p: [f32; 3]) -> [f32; 3] {
-    let flat: &[f32] = f.as_flattened();
-    let (t, o, s) = corners(d, p);
-    [0, 1, 2].map(|c| blend(t, o, s, |i| flat[3 * i + c]))
+    let (t, o, [sx, sy, sz]) = corners(d, p);
+    let g = [0, sx, sy, sx + sy, sz, sz + sx, sz + sy, sz + sy + sx].map(|s| f[o + s]);
+    let l = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|c| a[c] + t[0] * (b[c] - a[c]));
+    let (l00, l10, l01, l11) = (l(g[0], g[1]), l(g[2], g[3]), l(g[4], g[5]), l(g[6], g[7]));
+    let a0 = [0, 1, 2].map(|c| l00[c] + t[1] * (l10[c] - l00[c]));
+    let a1 = [0, 1, 2].map(|c| l01[c] + t[1] * (l11[c] - l01[c]));
+    [0, 1, 2].map(|c| a0[c] + t[2] * (a1[c] - a0[c]))
 }
 
 /// The coarse cell-centre coordinates of fine cell index `i` along an axis (factor `n`).
@@ -238,30 +233,40 @@ pub fn downsample(fine: &[f32], d: Dims, n: usize) -> Vec<f32> {
     out
 }
 
-/// The cells of `seed`, dilated by `reach` cells along each axis.
+/// The cells of `seed`, dilated by `reach` cells along each axis (separably: along x
+/// within each row, then along y within each plane, then along z across planes).
 fn dilate(seed: Vec<bool>, d: Dims, reach: usize) -> Vec<bool> {
-    // Separable dilation along x, y, z.
-    let mut cur = seed;
-    for (axis, stride, len) in [(0, 1, d.nx), (1, d.nx, d.ny), (2, d.nx * d.ny, d.nz)] {
-        let mut next = cur.clone();
-        for idx in 0..d.cells() {
-            if !cur[idx] {
-                continue;
+    let (nx, plane) = (d.nx, d.nx * d.ny);
+    let window = |p: usize, len: usize| p.saturating_sub(reach)..=(p + reach).min(len - 1);
+    let mut x = vec![false; d.cells()];
+    x.par_chunks_mut(nx)
+        .zip(seed.par_chunks(nx))
+        .for_each(|(out, row): (&mut [bool], &[bool])| {
+            // Each shift of the row within the reach, or-ed in.
+            for s in 0..=reach.min(nx - 1) {
+                out[s..].iter_mut().zip(row).for_each(|(o, &b)| *o |= b);
+                out.iter_mut().zip(&row[s..]).for_each(|(o, &b)| *o |= b);
             }
-            let pos = match axis {
-                0 => idx % d.nx,
-                1 => (idx / d.nx) % d.ny,
-                _ => idx / (d.nx * d.ny),
-            };
-            let lo = pos.saturating_sub(reach);
-            let hi = (pos + reach).min(len - 1);
-            for q in lo..=hi {
-                next[idx - pos * stride + q * stride] = true;
+        });
+    let mut y = vec![false; d.cells()];
+    y.par_chunks_mut(plane)
+        .zip(x.par_chunks(plane))
+        .for_each(|(out, src)| {
+            for (j, row) in out.chunks_mut(nx).enumerate() {
+                for jj in window(j, d.ny) {
+                    let s = &src[jj * nx..(jj + 1) * nx];
+                    row.iter_mut().zip(s).for_each(|(o, &b)| *o |= b);
+                }
             }
+        });
+    x.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
+        out.iter_mut().for_each(|o| *o = false);
+        for kk in window(k, d.nz) {
+            let s = &y[kk * plane..(kk + 1) * plane];
+            out.iter_mut().zip(s).for_each(|(o, &b)| *o |= b);
         }
-        cur = next;
-    }
-    cur
+    });
+    x
 }
 
 impl Detail {
@@ -359,8 +364,41 @@ impl Detail {
         self.written.iter_mut().for_each(|w| *w = true);
     }
 
-    /// One step of `dt` seconds after the coarse solver's: `coarse` must carry density and
-    /// velocity (and temperature and flame when the pass carries them).
+    /// What the pass reads of the coarse simulation each step: density and velocity, and
+    /// temperature and flame when it carries them.
+    pub fn select(&self) -> Select {
+        let has = |name: &str| self.fields.iter().any(|f| f.name == name);
+        Select {
+            density: true,
+            temperature: has("temperature"),
+            fuel: false,
+            flame: has("flame"),
+            velocity: true,
+            pressure: false,
+            divergence: false,
+            solid: false,
+        }
+    }
+
+    /// The worked coarse cells: near the coarse amounts (density, flame) or the fine ones,
+    /// within `reach` cells. A cell counts above 1e-3 of the field's largest value, the
+    /// cut-off the solver's scalar passes use (fading leaves traces of 1e-30 across the box).
+    fn active_cells(&self, coarse: &Frame, reach: usize) -> Vec<bool> {
+        let mut seed = self.held.clone();
+        for f in self.fields.iter().filter(|f| f.non_negative) {
+            if let Some(c) = coarse_field(coarse, f.name) {
+                let top = c.par_iter().map(|v| v.abs()).reduce(|| 0.0f32, f32::max);
+                let cut = 1e-3 * top;
+                seed.par_iter_mut()
+                    .zip(c.par_iter())
+                    .for_each(|(s, &v)| *s |= v.abs() > cut);
+            }
+        }
+        dilate(seed, self.coarse.dims, reach)
+    }
+
+    /// One step of `dt` seconds after the coarse solver's: `coarse` must carry what
+    /// [`Detail::select`] asks for.
     pub fn step(&mut self, coarse: &Frame, dt: f32) {
         let t0 = std::time::Instant::now();
         let d = self.coarse.dims;
@@ -375,38 +413,34 @@ impl Detail {
             return;
         }
         let h = self.coarse.h;
-        // Worked cells: near the coarse amounts (density, flame) or the fine ones, within a
-        // trace's reach. A cell counts above 1e-3 of the field's largest value, the cut-off
-        // the solver's scalar passes use (fading leaves traces of 1e-30 across the box). The
-        // turbulence is held to the local speed, so a trace goes at most twice the fastest
-        // coarse speed; one that outruns the reach on a peak of the noise reads zero there,
-        // and the correction towards the coarse field (which the reach covers) keeps the
-        // amounts.
+        // The turbulence is held to the local speed, so a trace goes at most twice the
+        // fastest coarse speed; one that outruns the reach on a peak of the noise reads zero
+        // there, and the correction towards the coarse field (which the reach covers) keeps
+        // the amounts.
         let vmax = vel
             .par_iter()
             .map(|v| v[0].abs().max(v[1].abs()).max(v[2].abs()))
             .reduce(|| 0.0f32, f32::max);
         let reach = ((2.0 * vmax * dt / h).ceil() as usize).min(d.nx.max(d.ny).max(d.nz)) + 1;
-        let active: Vec<bool> = {
-            let mut seed = self.held.clone();
-            for f in self.fields.iter().filter(|f| f.non_negative) {
-                if let Some(c) = coarse_field(coarse, f.name) {
-                    let cut = 1e-3 * c.iter().fold(0.0f32, |m, &v| m.max(v.abs()));
-                    for (s, &v) in seed.iter_mut().zip(c) {
-                        *s |= v.abs() > cut;
-                    }
-                }
-            }
-            dilate(seed, d, reach)
-        };
+        let active = self.active_cells(coarse, reach);
+        // The active coarse cells, in order; each has a block of n³ fine cells.
+        const RUN: usize = 4096;
+        let list: Vec<u32> = active
+            .par_chunks(RUN)
+            .enumerate()
+            .flat_map_iter(|(r, run)| {
+                let at = (r * RUN) as u32;
+                (at..).zip(run).filter(|(_, &a)| a).map(|(c, _)| c)
+            })
+            .collect();
         // Noise coordinates: carried by the coarse flow where there is smoke (elsewhere they
         // wait), regenerated in turn.
         for set in 0..2 {
             let old = &self.coords[set];
-            let moved: Vec<(usize, [f32; 3])> = (0..d.cells())
-                .into_par_iter()
-                .filter(|&idx| active[idx])
-                .map(|idx| {
+            let moved: Vec<[f32; 3]> = list
+                .par_iter()
+                .map(|&c| {
+                    let idx = c as usize;
                     let (i, j, k) = (idx % d.nx, (idx / d.nx) % d.ny, idx / (d.nx * d.ny));
                     let u = vel[idx];
                     let p = [
@@ -422,16 +456,15 @@ impl Detail {
                         p[1].clamp(0.0, (d.ny - 1) as f32),
                         p[2].clamp(0.0, (d.nz - 1) as f32),
                     ];
-                    let v = [
+                    [
                         c[0] + (p[0] - q[0]),
                         c[1] + (p[1] - q[1]),
                         c[2] + (p[2] - q[2]),
-                    ];
-                    (idx, v)
+                    ]
                 })
                 .collect();
-            for (idx, v) in moved {
-                self.coords[set][idx] = v;
+            for (&c, v) in list.iter().zip(moved) {
+                self.coords[set][c as usize] = v;
             }
             self.ages[set] += dt;
             if self.ages[set] >= self.params.regenerate {
@@ -439,10 +472,6 @@ impl Detail {
                 self.coords[set] = self.fresh_coords(set);
             }
         }
-        // The turbulent amplitude of each worked coarse cell: strength × √(2e), e the
-        // unresolved energy, held to the cell's own speed (turbulence no stronger than the
-        // flow; the energy estimate spikes where an emitter sets the velocity).
-        let energy = turbulent_amplitude(vel, d, &active, self.params.strength);
         let weights = self.ages.map(|a| {
             let x = a / self.params.regenerate;
             1.0 - (2.0 * x - 1.0).abs()
@@ -451,21 +480,6 @@ impl Detail {
             .sqrt()
             .max(1e-6);
         let octaves = if n <= 2 { 1 } else { 2 };
-        // The active coarse cells and, for each coarse cell, its block (u32::MAX: none).
-        let list: Vec<u32> = (0..d.cells() as u32)
-            .filter(|&c| active[c as usize])
-            .collect();
-        if std::env::var_os("PLUME_DETAIL_DEBUG").is_some() {
-            eprintln!(
-                "detail: {} of {} coarse cells active, reach {reach}",
-                list.len(),
-                d.cells()
-            );
-        }
-        let mut block_of = vec![u32::MAX; d.cells()];
-        for (b, &c) in list.iter().enumerate() {
-            block_of[c as usize] = b as u32;
-        }
         let fd = self.fine.dims;
         let fine_h = self.fine.h;
         let n3 = n * n * n;
@@ -473,29 +487,20 @@ impl Detail {
             d,
             n,
             vel,
-            energy: &energy,
             coords: &self.coords,
             weights,
             norm,
             octaves,
             tile: &self.tile,
-            params: &self.params,
+            per_cell: n as f32 / self.params.noise_scale,
+            strength: self.params.strength,
         };
         // The fine velocity's backtrace of every worked fine cell, a block of n³ per active
         // coarse cell (the same for every field).
         let mut back = vec![[0.0f32; 3]; list.len() * n3];
         back.par_chunks_mut(n3)
             .zip(list.par_iter())
-            .for_each(|(blk, &c)| {
-                let c = c as usize;
-                let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
-                for (q, b) in blk.iter_mut().enumerate() {
-                    let (di, dj, dk) = (q % n, (q / n) % n, q / (n * n));
-                    let f = [ci * n + di, cj * n + dj, ck * n + dk];
-                    let u = ctx.velocity(f.map(|x| coarse_pos(x, n)), [ci, cj, ck]);
-                    *b = [0, 1, 2].map(|a| f[a] as f32 - u[a] * dt / fine_h);
-                }
-            });
+            .for_each(|(blk, &c)| ctx.block_back(c as usize, dt, fine_h, blk));
         for fi in 0..self.fields.len() {
             let name = self.fields[fi].name;
             let Some(c_now) = coarse_field(coarse, name) else {
@@ -519,66 +524,65 @@ impl Detail {
             // 2. The traced field, corrected by what its coarse part lacks of the coarse
             //    field (interpolated): the fine field then averages back to the coarse one
             //    up to the interpolation's blur of that correction.
-            let non_negative = self.fields[fi].non_negative;
-            let fix: Vec<f32> = c_now.iter().zip(&low).map(|(c, l)| c - l).collect();
-            if non_negative {
+            let fix: Vec<f32> = c_now.par_iter().zip(&low).map(|(c, l)| c - l).collect();
+            let fix = &fix;
+            let corrected = |bi: usize, c: usize, q: usize| {
+                let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
+                let (di, dj, dk) = (q % n, (q / n) % n, q / (n * n));
+                let p = [ci * n + di, cj * n + dj, ck * n + dk].map(|x| coarse_pos(x, n));
+                adv[bi * n3 + q] + trilerp(fix, d, p)
+            };
+            let corrected_block = |bi: usize, c: usize, out: &mut [f32]| {
+                let cell = [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)];
+                let blk = block::Block::new(d, n, cell);
+                let g = blk.gather(fix);
+                for (q, v) in out.iter_mut().enumerate() {
+                    *v = adv[bi * n3 + q] + blk.sample(&g, q);
+                }
+            };
+            if self.fields[fi].non_negative {
                 // Amounts: only the worked blocks are computed; blocks the last step wrote
                 // and this one does not are cleared, so the fine amounts stay zero outside
                 // the worked cells.
-                let cut = 1e-3 * c_now.iter().fold(0.0f32, |m, &v| m.max(v));
-                let blocks: Vec<(f32, Vec<f32>)> = list
-                    .par_iter()
+                let cut = 1e-3 * c_now.par_iter().cloned().reduce(|| 0.0f32, f32::max);
+                let mut vals = vec![0.0f32; list.len() * n3];
+                let mut held = vec![false; list.len()];
+                vals.par_chunks_mut(n3)
+                    .zip(held.par_iter_mut())
+                    .zip(list.par_iter())
                     .enumerate()
-                    .map(|(bi, &c)| {
-                        let c = c as usize;
-                        let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
+                    .for_each(|(bi, ((blk, held), &c))| {
+                        corrected_block(bi, c as usize, blk);
                         let mut top = 0.0f32;
-                        let vals = (0..n3)
-                            .map(|q| {
-                                let (di, dj, dk) = (q % n, (q / n) % n, q / (n * n));
-                                let p = [ci * n + di, cj * n + dj, ck * n + dk]
-                                    .map(|x| coarse_pos(x, n));
-                                let v = (adv[bi * n3 + q] + trilerp(&fix, d, p)).max(0.0);
-                                top = top.max(v);
-                                v
-                            })
-                            .collect();
-                        (top, vals)
-                    })
-                    .collect();
-                let values = &mut self.fields[fi].values;
-                let plane = fd.nx * fd.ny;
-                let mut put = |c: usize, vals: &mut dyn FnMut(usize) -> f32| {
-                    let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
-                    for dk in 0..n {
-                        for dj in 0..n {
-                            let row = ci * n + fd.nx * (cj * n + dj) + plane * (ck * n + dk);
-                            for di in 0..n {
-                                values[row + di] = vals(di + n * (dj + n * dk));
-                            }
+                        for v in blk.iter_mut() {
+                            *v = v.max(0.0);
+                            top = top.max(*v);
                         }
-                    }
-                };
+                        *held = top > cut;
+                    });
+                let values = &mut self.fields[fi].values;
                 let stale = self.written.iter().zip(&active).enumerate();
                 for (c, _) in stale.filter(|(_, (&w, &a))| w && !a) {
-                    put(c, &mut |_| 0.0);
+                    for_block(d, n, c, |_, at| values[at] = 0.0);
                 }
-                let mut held = vec![false; d.cells()];
-                for (&c, (top, vals)) in list.iter().zip(&blocks) {
-                    put(c as usize, &mut |q| vals[q]);
-                    held[c as usize] = *top > cut;
+                for (bi, &c) in list.iter().enumerate() {
+                    let blk = &vals[bi * n3..(bi + 1) * n3];
+                    for_block(d, n, c as usize, |q, at| values[at] = blk[q]);
                 }
                 if fi == 0 {
-                    self.held = held;
-                } else {
-                    for (h, x) in self.held.iter_mut().zip(held) {
-                        *h |= x;
-                    }
+                    self.held.iter_mut().for_each(|h| *h = false);
+                }
+                for (&c, &h) in list.iter().zip(&held) {
+                    self.held[c as usize] |= h;
                 }
             } else {
                 // Temperature: the coarse field interpolated outside the worked blocks.
-                let adv = &adv;
-                let (fix, block_of) = (&fix, &block_of);
+                let mut block_of = vec![u32::MAX; d.cells()];
+                for (b, &c) in list.iter().enumerate() {
+                    block_of[c as usize] = b as u32;
+                }
+                let block_of = &block_of;
+                let list = &list;
                 self.fields[fi]
                     .values
                     .par_chunks_mut(fd.nx * fd.ny)
@@ -590,13 +594,13 @@ impl Detail {
                             let y = coarse_pos(j, n);
                             let (cj, dj) = (j / n, j % n);
                             for i in 0..fd.nx {
-                                let b = block_of[i / n + d.nx * (cj + d.ny * ck)];
-                                let c = [coarse_pos(i, n), y, z];
+                                let c = i / n + d.nx * (cj + d.ny * ck);
+                                let b = block_of[c];
                                 plane[i + fd.nx * j] = if b == u32::MAX {
-                                    trilerp(c_now, d, c)
+                                    trilerp(c_now, d, [coarse_pos(i, n), y, z])
                                 } else {
                                     let q = i % n + n * (dj + n * dk);
-                                    adv[b as usize * n3 + q] + trilerp(fix, d, c)
+                                    corrected(b as usize, list[b as usize] as usize, q)
                                 };
                             }
                         }
@@ -608,90 +612,101 @@ impl Detail {
     }
 }
 
+/// Calls `put(q, at)` for each fine cell of coarse cell `c`'s block: `q` its place in the
+/// block (x fastest), `at` its index in the fine grid.
+#[inline]
+fn for_block(d: Dims, n: usize, c: usize, mut put: impl FnMut(usize, usize)) {
+    let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
+    let (fx, plane) = (d.nx * n, d.nx * n * d.ny * n);
+    for dk in 0..n {
+        for dj in 0..n {
+            let row = ci * n + fx * (cj * n + dj) + plane * (ck * n + dk);
+            for di in 0..n {
+                put(di + n * (dj + n * dk), row + di);
+            }
+        }
+    }
+}
+
 /// What one fine cell's velocity needs.
 struct Ctx<'a> {
     d: Dims,
     n: usize,
     vel: &'a [[f32; 3]],
-    /// Turbulent amplitude per coarse cell, u/s.
-    energy: &'a [f32],
     coords: &'a [Vec<[f32; 3]>; 2],
     weights: [f32; 2],
     norm: f32,
     octaves: usize,
     tile: &'a noise::CurlTile,
-    params: &'a DetailParams,
+    /// Noise cells per coarse cell at the finest octave.
+    per_cell: f32,
+    strength: f32,
 }
 
 impl Ctx<'_> {
-    /// The fine velocity at coarse cell-centre coordinates `c` inside coarse cell `cell`:
-    /// the coarse velocity plus the turbulence of each octave above the coarse grid
-    /// (Kolmogorov: amplitude 2^(−5/6) per octave). The energy and the noise coordinates are
-    /// the cell's own, the coordinates moved on by the offset from the cell's centre.
-    #[inline]
-    fn velocity(&self, c: [f32; 3], cell: [usize; 3]) -> [f32; 3] {
-        let mut u = trilerp3(self.vel, self.d, c);
-        let idx = cell[0] + self.d.nx * (cell[1] + self.d.ny * cell[2]);
-        let amp = self.energy[idx] / self.norm;
-        if amp <= 0.0 {
-            return u;
-        }
-        let per_cell = self.n as f32 / self.params.noise_scale;
-        let off = [0, 1, 2].map(|a| c[a] - cell[a] as f32);
-        for set in 0..2 {
-            let w = self.weights[set];
-            if w <= 0.0 {
-                continue;
-            }
-            let t = self.coords[set][idx];
-            let tc = [t[0] + off[0], t[1] + off[1], t[2] + off[2]];
-            let mut a = amp * w;
-            let mut freq = per_cell / (1 << (self.octaves - 1)) as f32;
-            for _ in 0..self.octaves {
-                a *= 0.561_231; // 2^(−5/6)
-                let v = self.tile.sample([tc[0] * freq, tc[1] * freq, tc[2] * freq]);
-                for k in 0..3 {
-                    u[k] += a * v[k];
-                }
-                freq *= 2.0;
-            }
-        }
-        u
-    }
-}
-
-/// strength·√(2e) per worked cell (0 elsewhere), held to the cell's speed; e = ½|u − ū|²,
-/// ū the mean over the 3×3×3 neighbourhood (clamped at the walls): the energy in the coarse
-/// grid's top band, which Kolmogorov's cascade carries further down.
-fn turbulent_amplitude(vel: &[[f32; 3]], d: Dims, active: &[bool], strength: f32) -> Vec<f32> {
-    (0..d.cells())
-        .into_par_iter()
-        .map(|idx| {
-            if !active[idx] {
-                return 0.0;
-            }
-            let (i, j, k) = (idx % d.nx, (idx / d.nx) % d.ny, idx / (d.nx * d.ny));
-            let mut m = [0.0f32; 3];
-            for dk in [-1isize, 0, 1] {
-                let kk = (k as isize + dk).clamp(0, d.nz as isize - 1) as usize;
-                for dj in [-1isize, 0, 1] {
-                    let jj = (j as isize + dj).clamp(0, d.ny as isize - 1) as usize;
-                    for di in [-1isize, 0, 1] {
-                        let ii = (i as isize + di).clamp(0, d.nx as isize - 1) as usize;
-                        let v = vel[ii + d.nx * (jj + d.ny * kk)];
-                        for c in 0..3 {
-                            m[c] += v[c];
+    /// The backtraces over `dt` (fine cell coordinates; `fine_h` the fine cell size) of
+    /// coarse cell `c`'s block. The fine velocity at a fine cell is the coarse velocity plus the
+    /// turbulence of each octave above the coarse grid (Kolmogorov: amplitude 2^(−5/6) per
+    /// octave). The energy and the noise coordinates are the cell's own, the coordinates
+    /// moved on by the fine cell's offset from the cell's centre.
+    fn block_back(&self, c: usize, dt: f32, fine_h: f32, out: &mut [[f32; 3]]) {
+        let (d, n) = (self.d, self.n);
+        let cell = [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)];
+        let blk = block::Block::new(d, n, cell);
+        let g = blk.gather(self.vel);
+        let amp = turbulent_amplitude(&g, self.strength) / self.norm;
+        let freq0 = self.per_cell / (1 << (self.octaves - 1)) as f32;
+        for (q, b) in out.iter_mut().enumerate() {
+            let f = [
+                cell[0] * n + q % n,
+                cell[1] * n + (q / n) % n,
+                cell[2] * n + q / (n * n),
+            ];
+            let mut u = blk.sample(&g, q);
+            if amp > 0.0 {
+                let p = blk.pos(q);
+                let off = [0, 1, 2].map(|a| p[a] - cell[a] as f32);
+                for set in 0..2 {
+                    let w = self.weights[set];
+                    if w <= 0.0 {
+                        continue;
+                    }
+                    let t = self.coords[set][c];
+                    let tc = [t[0] + off[0], t[1] + off[1], t[2] + off[2]];
+                    let mut a = amp * w;
+                    let mut freq = freq0;
+                    for _ in 0..self.octaves {
+                        a *= 0.561_231; // 2^(−5/6)
+                        let v = self.tile.sample([tc[0] * freq, tc[1] * freq, tc[2] * freq]);
+                        for k in 0..3 {
+                            u[k] += a * v[k];
                         }
+                        freq *= 2.0;
                     }
                 }
             }
-            let u = vel[idx];
-            let dx = [0, 1, 2].map(|c| u[c] - m[c] / 27.0);
-            let e = 0.5 * (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
-            let speed = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
-            (strength * (2.0 * e).sqrt()).min(speed)
-        })
-        .collect()
+            *b = [0, 1, 2].map(|a| f[a] as f32 - u[a] * dt / fine_h);
+        }
+    }
+}
+
+/// strength·√(2e) at a cell whose velocity's 3×3×3 neighbourhood (clamped at the walls) is
+/// `g`, held to the cell's speed; e = ½|u − ū|², ū the neighbourhood's mean: the energy in
+/// the coarse grid's top band, which Kolmogorov's cascade carries further down. The energy
+/// estimate spikes where an emitter sets the velocity, hence the hold: turbulence no
+/// stronger than the flow.
+fn turbulent_amplitude(g: &[[f32; 3]; 27], strength: f32) -> f32 {
+    let mut m = [0.0f32; 3];
+    for v in g {
+        for c in 0..3 {
+            m[c] += v[c];
+        }
+    }
+    let u = g[13];
+    let dx = [0, 1, 2].map(|c| u[c] - m[c] / 27.0);
+    let e = 0.5 * (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
+    let speed = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
+    (strength * (2.0 * e).sqrt()).min(speed)
 }
 
 fn coarse_field<'a>(f: &'a Frame, name: &str) -> Option<&'a [f32]> {

@@ -39,7 +39,7 @@ impl Detailed {
     }
 
     fn coarse_frame(&self) -> Frame {
-        self.inner.frame(super::COARSE_SELECT)
+        self.inner.frame(self.detail.select())
     }
 }
 

@@ -10,7 +10,8 @@ pub const TILE: usize = 32;
 /// A periodic tile of three-component curl noise, scaled to unit RMS per component.
 #[derive(Clone, Debug)]
 pub struct CurlTile {
-    v: Vec<[f32; 3]>,
+    /// Fixed size, so indices masked to the tile need no bounds check.
+    v: Box<[[f32; 3]; TILE * TILE * TILE]>,
 }
 
 /// xorshift64*: a small deterministic generator (the same tile for the same seed anywhere).
@@ -128,6 +129,10 @@ impl CurlTile {
                 *c /= rms;
             }
         }
+        let v: Box<[[f32; 3]; TILE * TILE * TILE]> = v
+            .into_boxed_slice()
+            .try_into()
+            .expect("the tile has TILE³ cells");
         Self { v }
     }
 
