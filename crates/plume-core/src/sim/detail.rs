@@ -497,26 +497,24 @@ impl Detail {
         };
         // The fine velocity's backtrace of every worked fine cell, a block of n³ per active
         // coarse cell (the same for every field).
-        let mut back = vec![[0.0f32; 3]; list.len() * n3];
-        back.par_chunks_mut(n3)
+        let cells = list.len() * n3;
+        let [mut bx, mut by, mut bz] = [0, 1, 2].map(|_| vec![0.0f32; cells]);
+        bx.par_chunks_mut(n3)
+            .zip(by.par_chunks_mut(n3))
+            .zip(bz.par_chunks_mut(n3))
             .zip(list.par_iter())
-            .for_each(|(blk, &c)| ctx.block_back(c as usize, dt, fine_h, blk));
-        for fi in 0..self.fields.len() {
+            .for_each(|(((x, y), z), &c)| ctx.block_back(c as usize, dt, fine_h, [x, y, z]));
+        // 1. Every fine field traced back, block by block (one search per point for all);
+        //    each block's mean is the traced field's coarse part.
+        let advected = {
+            let src: Vec<&[f32]> = self.fields.iter().map(|f| f.values.as_slice()).collect();
+            trace_all(&src, fd, [&bx, &by, &bz])
+        };
+        for (fi, adv) in advected.into_iter().enumerate() {
             let name = self.fields[fi].name;
             let Some(c_now) = coarse_field(coarse, name) else {
                 continue;
             };
-            // 1. The fine field traced back, block by block; each block's mean is the
-            //    traced field's coarse part.
-            let src = &self.fields[fi].values;
-            let mut adv = vec![0.0f32; list.len() * n3];
-            adv.par_chunks_mut(n3)
-                .zip(back.par_chunks(n3))
-                .for_each(|(blk, bk)| {
-                    for (a, p) in blk.iter_mut().zip(bk) {
-                        *a = trilerp(src, fd, *p);
-                    }
-                });
             let mut low = vec![0.0f32; d.cells()];
             for (b, &c) in list.iter().enumerate() {
                 low[c as usize] = adv[b * n3..(b + 1) * n3].iter().sum::<f32>() / n3 as f32;
@@ -649,14 +647,14 @@ impl Ctx<'_> {
     /// turbulence of each octave above the coarse grid (Kolmogorov: amplitude 2^(−5/6) per
     /// octave). The energy and the noise coordinates are the cell's own, the coordinates
     /// moved on by the fine cell's offset from the cell's centre.
-    fn block_back(&self, c: usize, dt: f32, fine_h: f32, out: &mut [[f32; 3]]) {
+    fn block_back(&self, c: usize, dt: f32, fine_h: f32, out: [&mut [f32]; 3]) {
         let (d, n) = (self.d, self.n);
         let cell = [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)];
         let blk = block::Block::new(d, n, cell);
         let g = blk.gather(self.vel);
         let amp = turbulent_amplitude(&g, self.strength) / self.norm;
         let freq0 = self.per_cell / (1 << (self.octaves - 1)) as f32;
-        for (q, b) in out.iter_mut().enumerate() {
+        for q in 0..out[0].len() {
             let f = [
                 cell[0] * n + q % n,
                 cell[1] * n + (q / n) % n,
@@ -685,7 +683,9 @@ impl Ctx<'_> {
                     }
                 }
             }
-            *b = [0, 1, 2].map(|a| f[a] as f32 - u[a] * dt / fine_h);
+            for a in 0..3 {
+                out[a][q] = f[a] as f32 - u[a] * dt / fine_h;
+            }
         }
     }
 }
@@ -707,6 +707,35 @@ fn turbulent_amplitude(g: &[[f32; 3]; 27], strength: f32) -> f32 {
     let e = 0.5 * (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
     let speed = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
     (strength * (2.0 * e).sqrt()).min(speed)
+}
+
+/// The fields `src` (of dimensions `d`) sampled trilinearly at the points `(x, y, z)` (fine
+/// cell-centre coordinates), with the vector sampler of the solver's advection.
+fn trace_all(src: &[&[f32]], d: Dims, [x, y, z]: [&[f32]; 3]) -> Vec<Vec<f32>> {
+    use crate::sim::sample::Sampler;
+    use crate::sim::trace16::sample_row;
+    const RUN: usize = 4096;
+    let mut out: Vec<Vec<f32>> = src.iter().map(|_| vec![0.0f32; x.len()]).collect();
+    let s: Vec<Sampler> = src.iter().map(|f| Sampler::new(f, d)).collect();
+    let p = |r: usize| {
+        let at = r * RUN..((r + 1) * RUN).min(x.len());
+        [&x[at.clone()], &y[at.clone()], &z[at]]
+    };
+    match out.as_mut_slice() {
+        [a] => a.par_chunks_mut(RUN).enumerate().for_each(|(r, a)| {
+            sample_row(&[s[0]], p(r), [a], None);
+        }),
+        [a, b, c] => a
+            .par_chunks_mut(RUN)
+            .zip(b.par_chunks_mut(RUN))
+            .zip(c.par_chunks_mut(RUN))
+            .enumerate()
+            .for_each(|(r, ((a, b), c))| {
+                sample_row(&[s[0], s[1], s[2]], p(r), [a, b, c], None);
+            }),
+        _ => unreachable!("the pass carries one field or three"),
+    }
+    out
 }
 
 fn coarse_field<'a>(f: &'a Frame, name: &str) -> Option<&'a [f32]> {
