@@ -503,7 +503,9 @@ impl Detail {
             .zip(by.par_chunks_mut(n3))
             .zip(bz.par_chunks_mut(n3))
             .zip(list.par_iter())
-            .for_each(|(((x, y), z), &c)| ctx.block_back(c as usize, dt, fine_h, [x, y, z]));
+            .for_each_init(Scratch::default, |scratch, (((x, y), z), &c)| {
+                ctx.block_back(c as usize, dt, fine_h, [x, y, z], scratch)
+            });
         // 1. Every fine field traced back, block by block (one search per point for all);
         //    each block's mean is the traced field's coarse part.
         let advected = {
@@ -647,45 +649,82 @@ impl Ctx<'_> {
     /// turbulence of each octave above the coarse grid (Kolmogorov: amplitude 2^(−5/6) per
     /// octave). The energy and the noise coordinates are the cell's own, the coordinates
     /// moved on by the fine cell's offset from the cell's centre.
-    fn block_back(&self, c: usize, dt: f32, fine_h: f32, out: [&mut [f32]; 3]) {
+    fn block_back(
+        &self,
+        c: usize,
+        dt: f32,
+        fine_h: f32,
+        out: [&mut [f32]; 3],
+        scratch: &mut Scratch,
+    ) {
         let (d, n) = (self.d, self.n);
         let cell = [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)];
         let blk = block::Block::new(d, n, cell);
         let g = blk.gather(self.vel);
         let amp = turbulent_amplitude(&g, self.strength) / self.norm;
         let freq0 = self.per_cell / (1 << (self.octaves - 1)) as f32;
-        for q in 0..out[0].len() {
+        let n3 = out[0].len();
+        let oct = self.octaves;
+        // The noise at every point the block needs (set, fine cell, octave), sampled together.
+        let (mut live, mut count) = ([0usize; 2], 0);
+        for set in 0..2 {
+            if amp > 0.0 && self.weights[set] > 0.0 {
+                live[count] = set;
+                count += 1;
+            }
+        }
+        let sets = &live[..count];
+        let points = sets.len() * n3 * oct;
+        let (pts, noise) = (&mut scratch.points[..points], &mut scratch.noise[..points]);
+        for (slot, &set) in sets.iter().enumerate() {
+            let t = self.coords[set][c];
+            for q in 0..n3 {
+                let p = blk.pos(q);
+                let off = [0, 1, 2].map(|a| p[a] - cell[a] as f32);
+                let tc = [t[0] + off[0], t[1] + off[1], t[2] + off[2]];
+                let mut freq = freq0;
+                for o in 0..oct {
+                    pts[(slot * n3 + q) * oct + o] = [tc[0] * freq, tc[1] * freq, tc[2] * freq];
+                    freq *= 2.0;
+                }
+            }
+        }
+        self.tile.sample_many(pts, noise);
+        for q in 0..n3 {
             let f = [
                 cell[0] * n + q % n,
                 cell[1] * n + (q / n) % n,
                 cell[2] * n + q / (n * n),
             ];
             let mut u = blk.sample(&g, q);
-            if amp > 0.0 {
-                let p = blk.pos(q);
-                let off = [0, 1, 2].map(|a| p[a] - cell[a] as f32);
-                for set in 0..2 {
-                    let w = self.weights[set];
-                    if w <= 0.0 {
-                        continue;
-                    }
-                    let t = self.coords[set][c];
-                    let tc = [t[0] + off[0], t[1] + off[1], t[2] + off[2]];
-                    let mut a = amp * w;
-                    let mut freq = freq0;
-                    for _ in 0..self.octaves {
-                        a *= 0.561_231; // 2^(−5/6)
-                        let v = self.tile.sample([tc[0] * freq, tc[1] * freq, tc[2] * freq]);
-                        for k in 0..3 {
-                            u[k] += a * v[k];
-                        }
-                        freq *= 2.0;
+            for (slot, &set) in sets.iter().enumerate() {
+                let mut a = amp * self.weights[set];
+                for o in 0..oct {
+                    a *= 0.561_231; // 2^(−5/6)
+                    let v = noise[(slot * n3 + q) * oct + o];
+                    for k in 0..3 {
+                        u[k] += a * v[k];
                     }
                 }
             }
             for a in 0..3 {
                 out[a][q] = f[a] as f32 - u[a] * dt / fine_h;
             }
+        }
+    }
+}
+
+/// Room for the noise points of one block: two sets, two octaves, 4³ fine cells.
+struct Scratch {
+    points: Vec<[f32; 3]>,
+    noise: Vec<[f32; 3]>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            points: vec![[0.0; 3]; 2 * 2 * 64],
+            noise: vec![[0.0; 3]; 2 * 2 * 64],
         }
     }
 }
