@@ -433,16 +433,17 @@ impl Detail {
                 (at..).zip(run).filter(|(_, &a)| a).map(|(c, _)| c)
             })
             .collect();
+        // Their (i, j, k), found once (integer division by the grid's sizes is slow).
+        let cells: Vec<[usize; 3]> = list.par_iter().map(|&c| cell_of(d, c as usize)).collect();
         // Noise coordinates: carried by the coarse flow where there is smoke (elsewhere they
         // wait), regenerated in turn.
         for set in 0..2 {
             let old = &self.coords[set];
             let moved: Vec<[f32; 3]> = list
                 .par_iter()
-                .map(|&c| {
-                    let idx = c as usize;
-                    let (i, j, k) = (idx % d.nx, (idx / d.nx) % d.ny, idx / (d.nx * d.ny));
-                    let u = vel[idx];
+                .zip(&cells)
+                .map(|(&c, &[i, j, k])| {
+                    let u = vel[c as usize];
                     let p = [
                         i as f32 - u[0] * dt / h,
                         j as f32 - u[1] * dt / h,
@@ -497,14 +498,14 @@ impl Detail {
         };
         // The fine velocity's backtrace of every worked fine cell, a block of n³ per active
         // coarse cell (the same for every field).
-        let cells = list.len() * n3;
-        let [mut bx, mut by, mut bz] = [0, 1, 2].map(|_| vec![0.0f32; cells]);
+        let points = list.len() * n3;
+        let [mut bx, mut by, mut bz] = [0, 1, 2].map(|_| vec![0.0f32; points]);
         bx.par_chunks_mut(n3)
             .zip(by.par_chunks_mut(n3))
             .zip(bz.par_chunks_mut(n3))
-            .zip(list.par_iter())
-            .for_each_init(Scratch::default, |scratch, (((x, y), z), &c)| {
-                ctx.block_back(c as usize, dt, fine_h, [x, y, z], scratch)
+            .zip(list.par_iter().zip(&cells))
+            .for_each_init(Scratch::default, |scratch, (((x, y), z), (&c, &cell))| {
+                ctx.block_back(c as usize, cell, dt, fine_h, [x, y, z], scratch)
             });
         // 1. Every fine field traced back, block by block (one search per point for all);
         //    each block's mean is the traced field's coarse part.
@@ -526,14 +527,12 @@ impl Detail {
             //    up to the interpolation's blur of that correction.
             let fix: Vec<f32> = c_now.par_iter().zip(&low).map(|(c, l)| c - l).collect();
             let fix = &fix;
-            let corrected = |bi: usize, c: usize, q: usize| {
-                let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
-                let (di, dj, dk) = (q % n, (q / n) % n, q / (n * n));
-                let p = [ci * n + di, cj * n + dj, ck * n + dk].map(|x| coarse_pos(x, n));
+            let corrected = |bi: usize, q: usize| {
+                let (cell, s) = (cells[bi], block::split(n, q));
+                let p = [0, 1, 2].map(|a| coarse_pos(cell[a] * n + s[a], n));
                 adv[bi * n3 + q] + trilerp(fix, d, p)
             };
-            let corrected_block = |bi: usize, c: usize, out: &mut [f32]| {
-                let cell = [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)];
+            let corrected_block = |bi: usize, cell: [usize; 3], out: &mut [f32]| {
                 let blk = block::Block::new(d, n, cell);
                 let g = blk.gather(fix);
                 for (q, v) in out.iter_mut().enumerate() {
@@ -549,10 +548,10 @@ impl Detail {
                 let mut held = vec![false; list.len()];
                 vals.par_chunks_mut(n3)
                     .zip(held.par_iter_mut())
-                    .zip(list.par_iter())
+                    .zip(cells.par_iter())
                     .enumerate()
-                    .for_each(|(bi, ((blk, held), &c))| {
-                        corrected_block(bi, c as usize, blk);
+                    .for_each(|(bi, ((blk, held), &cell))| {
+                        corrected_block(bi, cell, blk);
                         let mut top = 0.0f32;
                         for v in blk.iter_mut() {
                             *v = v.max(0.0);
@@ -563,11 +562,11 @@ impl Detail {
                 let values = &mut self.fields[fi].values;
                 let stale = self.written.iter().zip(&active).enumerate();
                 for (c, _) in stale.filter(|(_, (&w, &a))| w && !a) {
-                    for_block(d, n, c, |_, at| values[at] = 0.0);
+                    for_block(d, n, cell_of(d, c), |_, at| values[at] = 0.0);
                 }
-                for (bi, &c) in list.iter().enumerate() {
+                for (bi, &cell) in cells.iter().enumerate() {
                     let blk = &vals[bi * n3..(bi + 1) * n3];
-                    for_block(d, n, c as usize, |q, at| values[at] = blk[q]);
+                    for_block(d, n, cell, |q, at| values[at] = blk[q]);
                 }
                 if fi == 0 {
                     self.held.iter_mut().for_each(|h| *h = false);
@@ -582,7 +581,6 @@ impl Detail {
                     block_of[c as usize] = b as u32;
                 }
                 let block_of = &block_of;
-                let list = &list;
                 self.fields[fi]
                     .values
                     .par_chunks_mut(fd.nx * fd.ny)
@@ -600,7 +598,7 @@ impl Detail {
                                     trilerp(c_now, d, [coarse_pos(i, n), y, z])
                                 } else {
                                     let q = i % n + n * (dj + n * dk);
-                                    corrected(b as usize, list[b as usize] as usize, q)
+                                    corrected(b as usize, q)
                                 };
                             }
                         }
@@ -612,11 +610,16 @@ impl Detail {
     }
 }
 
+/// Coarse cell `c`'s (i, j, k) in a grid of `d`.
+#[inline]
+fn cell_of(d: Dims, c: usize) -> [usize; 3] {
+    [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)]
+}
+
 /// Calls `put(q, at)` for each fine cell of coarse cell `c`'s block: `q` its place in the
 /// block (x fastest), `at` its index in the fine grid.
 #[inline]
-fn for_block(d: Dims, n: usize, c: usize, mut put: impl FnMut(usize, usize)) {
-    let (ci, cj, ck) = (c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny));
+fn for_block(d: Dims, n: usize, [ci, cj, ck]: [usize; 3], mut put: impl FnMut(usize, usize)) {
     let (fx, plane) = (d.nx * n, d.nx * n * d.ny * n);
     for dk in 0..n {
         for dj in 0..n {
@@ -652,13 +655,13 @@ impl Ctx<'_> {
     fn block_back(
         &self,
         c: usize,
+        cell: [usize; 3],
         dt: f32,
         fine_h: f32,
         out: [&mut [f32]; 3],
         scratch: &mut Scratch,
     ) {
         let (d, n) = (self.d, self.n);
-        let cell = [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)];
         let blk = block::Block::new(d, n, cell);
         let g = blk.gather(self.vel);
         let amp = turbulent_amplitude(&g, self.strength) / self.norm;
@@ -691,11 +694,8 @@ impl Ctx<'_> {
         }
         self.tile.sample_many(pts, noise);
         for q in 0..n3 {
-            let f = [
-                cell[0] * n + q % n,
-                cell[1] * n + (q / n) % n,
-                cell[2] * n + q / (n * n),
-            ];
+            let s = block::split(n, q);
+            let f = [0, 1, 2].map(|a| cell[a] * n + s[a]);
             let mut u = blk.sample(&g, q);
             for (slot, &set) in sets.iter().enumerate() {
                 let mut a = amp * self.weights[set];

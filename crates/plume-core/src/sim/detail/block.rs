@@ -9,6 +9,28 @@ use crate::sim::Dims;
 /// The largest factor a block serves.
 const MAX: usize = 4;
 
+/// `[q % n, (q / n) % n, q / n²]` for every factor n ≤ MAX and place q in a block: the
+/// fine cell's offsets along x, y, z (a table, as integer division by a run-time n is slow).
+const SPLIT: [[[u8; 3]; MAX * MAX * MAX]; MAX + 1] = {
+    let mut t = [[[0u8; 3]; MAX * MAX * MAX]; MAX + 1];
+    let mut n = 1;
+    while n <= MAX {
+        let mut q = 0;
+        while q < n * n * n {
+            t[n][q] = [(q % n) as u8, ((q / n) % n) as u8, (q / (n * n)) as u8];
+            q += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Fine cell `q`'s offsets along x, y, z in a block of factor `n` (x fastest).
+#[inline(always)]
+pub(super) fn split(n: usize, q: usize) -> [usize; 3] {
+    SPLIT[n][q].map(usize::from)
+}
+
 /// Linear interpolation, `a + t (b − a)`, per component.
 pub(super) trait Lerp: Copy {
     fn lerp(a: Self, b: Self, t: f32) -> Self;
@@ -83,12 +105,8 @@ impl Block {
     /// Fine cell `q`'s centre in coarse cell-centre coordinates (as [`coarse_pos`] gives).
     #[inline(always)]
     pub fn pos(&self, q: usize) -> [f32; 3] {
-        let n = self.n;
-        [
-            self.pos[0][q % n],
-            self.pos[1][(q / n) % n],
-            self.pos[2][q / (n * n)],
-        ]
+        let [qi, qj, qk] = split(self.n, q);
+        [self.pos[0][qi], self.pos[1][qj], self.pos[2][qk]]
     }
 
     /// `f`'s values on the neighbourhood.
@@ -101,8 +119,7 @@ impl Block {
     /// neighbourhood is `g`.
     #[inline(always)]
     pub fn sample<T: Lerp>(&self, g: &[T; 27], q: usize) -> T {
-        let n = self.n;
-        let (qi, qj, qk) = (q % n, (q / n) % n, q / (n * n));
+        let [qi, qj, qk] = split(self.n, q);
         let (x0, x1, tx) = (self.lo[0][qi], self.hi[0][qi], self.t[0][qi]);
         let (y0, y1, ty) = (3 * self.lo[1][qj], 3 * self.hi[1][qj], self.t[1][qj]);
         let (z0, z1, tz) = (9 * self.lo[2][qk], 9 * self.hi[2][qk], self.t[2][qk]);
