@@ -60,8 +60,10 @@ pub(super) struct Block {
     t: [[f32; MAX]; 3],
     /// Per axis, the fine cells' centres in coarse cell-centre coordinates (unclamped).
     pos: [[f32; MAX]; 3],
-    /// The neighbourhood's cells in the coarse grid (clamped to it), x fastest.
-    nb: [usize; 27],
+    /// The neighbourhood's rows along x, y and z in the coarse grid (clamped to it),
+    /// multiplied by the strides: cell (i, j, k) of it is at `rows[0][i] + rows[1][j] +
+    /// rows[2][k]`.
+    rows: [[usize; 3]; 3],
 }
 
 impl Block {
@@ -82,23 +84,22 @@ impl Block {
                 t[a][q] = if dims[a] > 1 { x - b as f32 } else { 0.0 };
             }
         }
-        let near = |c: usize, len: usize, s: usize| (c + s).saturating_sub(1).min(len - 1);
-        let mut nb = [0; 27];
-        for (s, v) in nb.iter_mut().enumerate() {
-            let (i, j, k) = (
-                near(cell[0], d.nx, s % 3),
-                near(cell[1], d.ny, (s / 3) % 3),
-                near(cell[2], d.nz, s / 9),
-            );
-            *v = i + d.nx * (j + d.ny * k);
-        }
+        // The neighbourhood's rows along each axis (clamped), premultiplied by the strides.
+        let near = |c: usize, len: usize, stride: usize| {
+            [0, 1, 2].map(|s| (c + s).saturating_sub(1).min(len - 1) * stride)
+        };
+        let rows = [
+            near(cell[0], d.nx, 1),
+            near(cell[1], d.ny, d.nx),
+            near(cell[2], d.nz, d.nx * d.ny),
+        ];
         Self {
             n,
             lo,
             hi,
             t,
             pos,
-            nb,
+            rows,
         }
     }
 
@@ -109,10 +110,20 @@ impl Block {
         [self.pos[0][qi], self.pos[1][qj], self.pos[2][qk]]
     }
 
-    /// `f`'s values on the neighbourhood.
+    /// `f`'s values on the neighbourhood (x fastest).
     #[inline(always)]
-    pub fn gather<T: Copy>(&self, f: &[T]) -> [T; 27] {
-        self.nb.map(|i| f[i])
+    pub fn gather<T: Copy + Default>(&self, f: &[T]) -> [T; 27] {
+        let [x, y, z] = self.rows;
+        let mut g = [T::default(); 27];
+        for k in 0..3 {
+            for j in 0..3 {
+                let row = y[j] + z[k];
+                for i in 0..3 {
+                    g[i + 3 * (j + 3 * k)] = f[row + x[i]];
+                }
+            }
+        }
+        g
     }
 
     /// The trilinear sample at fine cell `q` of the block (x fastest) of the field whose
