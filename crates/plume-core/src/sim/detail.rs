@@ -233,42 +233,6 @@ pub fn downsample(fine: &[f32], d: Dims, n: usize) -> Vec<f32> {
     out
 }
 
-/// The cells of `seed`, dilated by `reach` cells along each axis (separably: along x
-/// within each row, then along y within each plane, then along z across planes).
-fn dilate(seed: Vec<bool>, d: Dims, reach: usize) -> Vec<bool> {
-    let (nx, plane) = (d.nx, d.nx * d.ny);
-    let window = |p: usize, len: usize| p.saturating_sub(reach)..=(p + reach).min(len - 1);
-    let mut x = vec![false; d.cells()];
-    x.par_chunks_mut(nx)
-        .zip(seed.par_chunks(nx))
-        .for_each(|(out, row): (&mut [bool], &[bool])| {
-            // Each shift of the row within the reach, or-ed in.
-            for s in 0..=reach.min(nx - 1) {
-                out[s..].iter_mut().zip(row).for_each(|(o, &b)| *o |= b);
-                out.iter_mut().zip(&row[s..]).for_each(|(o, &b)| *o |= b);
-            }
-        });
-    let mut y = vec![false; d.cells()];
-    y.par_chunks_mut(plane)
-        .zip(x.par_chunks(plane))
-        .for_each(|(out, src)| {
-            for (j, row) in out.chunks_mut(nx).enumerate() {
-                for jj in window(j, d.ny) {
-                    let s = &src[jj * nx..(jj + 1) * nx];
-                    row.iter_mut().zip(s).for_each(|(o, &b)| *o |= b);
-                }
-            }
-        });
-    x.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
-        out.iter_mut().for_each(|o| *o = false);
-        for kk in window(k, d.nz) {
-            let s = &y[kk * plane..(kk + 1) * plane];
-            out.iter_mut().zip(s).for_each(|(o, &b)| *o |= b);
-        }
-    });
-    x
-}
-
 impl Detail {
     /// The pass for a coarse `grid` with `params` (validated), its fine fields all zero.
     pub fn new(coarse: &Grid, params: DetailParams, fire: bool) -> Result<Self, SimError> {
@@ -394,7 +358,7 @@ impl Detail {
                     .for_each(|(s, &v)| *s |= v.abs() > cut);
             }
         }
-        dilate(seed, self.coarse.dims, reach)
+        block::dilate(seed, self.coarse.dims, reach)
     }
 
     /// One step of `dt` seconds after the coarse solver's: `coarse` must carry what
@@ -511,7 +475,7 @@ impl Detail {
         //    each block's mean is the traced field's coarse part.
         let advected = {
             let src: Vec<&[f32]> = self.fields.iter().map(|f| f.values.as_slice()).collect();
-            trace_all(&src, fd, [&bx, &by, &bz])
+            block::trace_all(&src, fd, [&bx, &by, &bz])
         };
         for (fi, adv) in advected.into_iter().enumerate() {
             let name = self.fields[fi].name;
@@ -527,11 +491,6 @@ impl Detail {
             //    up to the interpolation's blur of that correction.
             let fix: Vec<f32> = c_now.par_iter().zip(&low).map(|(c, l)| c - l).collect();
             let fix = &fix;
-            let corrected = |bi: usize, q: usize| {
-                let (cell, s) = (cells[bi], block::split(n, q));
-                let p = [0, 1, 2].map(|a| coarse_pos(cell[a] * n + s[a], n));
-                adv[bi * n3 + q] + trilerp(fix, d, p)
-            };
             let corrected_block = |bi: usize, cell: [usize; 3], out: &mut [f32]| {
                 let blk = block::Block::new(d, n, cell);
                 let g = blk.gather(fix);
@@ -575,31 +534,43 @@ impl Detail {
                     self.held[c as usize] |= h;
                 }
             } else {
-                // Temperature: the coarse field interpolated outside the worked blocks.
+                // Temperature: the coarse field interpolated outside the worked blocks. Each
+                // coarse plane fills its slab of n fine planes, block by block.
                 let mut block_of = vec![u32::MAX; d.cells()];
                 for (b, &c) in list.iter().enumerate() {
                     block_of[c as usize] = b as u32;
                 }
                 let block_of = &block_of;
+                let slab = fd.nx * fd.ny * n;
                 self.fields[fi]
                     .values
-                    .par_chunks_mut(fd.nx * fd.ny)
+                    .par_chunks_mut(slab)
                     .enumerate()
-                    .for_each(|(k, plane)| {
-                        let z = coarse_pos(k, n);
-                        let (ck, dk) = (k / n, k % n);
-                        for j in 0..fd.ny {
-                            let y = coarse_pos(j, n);
-                            let (cj, dj) = (j / n, j % n);
-                            for i in 0..fd.nx {
-                                let c = i / n + d.nx * (cj + d.ny * ck);
-                                let b = block_of[c];
-                                plane[i + fd.nx * j] = if b == u32::MAX {
-                                    trilerp(c_now, d, [coarse_pos(i, n), y, z])
+                    .for_each(|(ck, out)| {
+                        let mut vals = [0.0f32; 64];
+                        for cj in 0..d.ny {
+                            for ci in 0..d.nx {
+                                let cell = [ci, cj, ck];
+                                let b = block_of[ci + d.nx * (cj + d.ny * ck)];
+                                let vals = &mut vals[..n3];
+                                if b == u32::MAX {
+                                    let g = block::gather(&block::rows(d, cell), c_now);
+                                    let same = g.iter().all(|v| v.to_bits() == g[0].to_bits());
+                                    if same && g[0].is_finite() {
+                                        // Every sample blends equal finite values: a + t·0,
+                                        // the value itself (a zero of either sign: +0).
+                                        vals.fill(g[0] + 0.0);
+                                    } else {
+                                        let blk = block::Block::new(d, n, cell);
+                                        for (q, v) in vals.iter_mut().enumerate() {
+                                            *v = blk.sample(&g, q);
+                                        }
+                                    }
                                 } else {
-                                    let q = i % n + n * (dj + n * dk);
-                                    corrected(b as usize, q)
-                                };
+                                    corrected_block(b as usize, cell, vals);
+                                }
+                                // The block's place in the slab (its fine planes from 0).
+                                for_block(d, n, [ci, cj, 0], |q, at| out[at] = vals[q]);
                             }
                         }
                     });
@@ -746,35 +717,6 @@ fn turbulent_amplitude(g: &[[f32; 3]; 27], strength: f32) -> f32 {
     let e = 0.5 * (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
     let speed = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
     (strength * (2.0 * e).sqrt()).min(speed)
-}
-
-/// The fields `src` (of dimensions `d`) sampled trilinearly at the points `(x, y, z)` (fine
-/// cell-centre coordinates), with the vector sampler of the solver's advection.
-fn trace_all(src: &[&[f32]], d: Dims, [x, y, z]: [&[f32]; 3]) -> Vec<Vec<f32>> {
-    use crate::sim::sample::Sampler;
-    use crate::sim::trace16::sample_row;
-    const RUN: usize = 4096;
-    let mut out: Vec<Vec<f32>> = src.iter().map(|_| vec![0.0f32; x.len()]).collect();
-    let s: Vec<Sampler> = src.iter().map(|f| Sampler::new(f, d)).collect();
-    let p = |r: usize| {
-        let at = r * RUN..((r + 1) * RUN).min(x.len());
-        [&x[at.clone()], &y[at.clone()], &z[at]]
-    };
-    match out.as_mut_slice() {
-        [a] => a.par_chunks_mut(RUN).enumerate().for_each(|(r, a)| {
-            sample_row(&[s[0]], p(r), [a], None);
-        }),
-        [a, b, c] => a
-            .par_chunks_mut(RUN)
-            .zip(b.par_chunks_mut(RUN))
-            .zip(c.par_chunks_mut(RUN))
-            .enumerate()
-            .for_each(|(r, ((a, b), c))| {
-                sample_row(&[s[0], s[1], s[2]], p(r), [a, b, c], None);
-            }),
-        _ => unreachable!("the pass carries one field or three"),
-    }
-    out
 }
 
 fn coarse_field<'a>(f: &'a Frame, name: &str) -> Option<&'a [f32]> {

@@ -1,10 +1,13 @@
-//! A coarse cell's block of fine cells, and trilinear samples of coarse fields at their
-//! centres read from the cell's 3×3×3 neighbourhood, loaded once per block. The weights and
-//! corners are the ones [`super::trilerp`] finds for the same points (clamped at the walls),
-//! so the samples are the same to the bit; only the per-sample search is gone.
+//! The parts of the pass that work many cells alike: the worked region (a dilation of where
+//! smoke is), the fine fields traced back many points at a time, and a coarse cell's block of
+//! fine cells with trilinear samples of coarse fields at their centres, read from the cell's
+//! 3×3×3 neighbourhood loaded once per block. The weights and corners are the ones
+//! [`super::trilerp`] finds for the same points (clamped at the walls), so the samples are
+//! the same to the bit; only the per-sample search is gone.
 
 use super::coarse_pos;
 use crate::sim::Dims;
+use rayon::prelude::*;
 
 /// The largest factor a block serves.
 const MAX: usize = 4;
@@ -50,6 +53,36 @@ impl Lerp for [f32; 3] {
     }
 }
 
+/// The 3×3×3 neighbourhood of `cell` in a grid of `d` as its rows along x, y and z (clamped
+/// to the grid), multiplied by the strides.
+#[inline(always)]
+pub(super) fn rows(d: Dims, cell: [usize; 3]) -> [[usize; 3]; 3] {
+    let near = |c: usize, len: usize, stride: usize| {
+        [0, 1, 2].map(|s| (c + s).saturating_sub(1).min(len - 1) * stride)
+    };
+    [
+        near(cell[0], d.nx, 1),
+        near(cell[1], d.ny, d.nx),
+        near(cell[2], d.nz, d.nx * d.ny),
+    ]
+}
+
+/// `f`'s values on the neighbourhood `rows` (x fastest).
+#[inline(always)]
+pub(super) fn gather<T: Copy + Default>(rows: &[[usize; 3]; 3], f: &[T]) -> [T; 27] {
+    let [x, y, z] = rows;
+    let mut g = [T::default(); 27];
+    for k in 0..3 {
+        for j in 0..3 {
+            let row = y[j] + z[k];
+            for i in 0..3 {
+                g[i + 3 * (j + 3 * k)] = f[row + x[i]];
+            }
+        }
+    }
+    g
+}
+
 /// Where the fine cells of one coarse cell's block read the coarse grid.
 pub(super) struct Block {
     n: usize,
@@ -84,15 +117,7 @@ impl Block {
                 t[a][q] = if dims[a] > 1 { x - b as f32 } else { 0.0 };
             }
         }
-        // The neighbourhood's rows along each axis (clamped), premultiplied by the strides.
-        let near = |c: usize, len: usize, stride: usize| {
-            [0, 1, 2].map(|s| (c + s).saturating_sub(1).min(len - 1) * stride)
-        };
-        let rows = [
-            near(cell[0], d.nx, 1),
-            near(cell[1], d.ny, d.nx),
-            near(cell[2], d.nz, d.nx * d.ny),
-        ];
+        let rows = rows(d, cell);
         Self {
             n,
             lo,
@@ -113,17 +138,7 @@ impl Block {
     /// `f`'s values on the neighbourhood (x fastest).
     #[inline(always)]
     pub fn gather<T: Copy + Default>(&self, f: &[T]) -> [T; 27] {
-        let [x, y, z] = self.rows;
-        let mut g = [T::default(); 27];
-        for k in 0..3 {
-            for j in 0..3 {
-                let row = y[j] + z[k];
-                for i in 0..3 {
-                    g[i + 3 * (j + 3 * k)] = f[row + x[i]];
-                }
-            }
-        }
-        g
+        gather(&self.rows, f)
     }
 
     /// The trilinear sample at fine cell `q` of the block (x fastest) of the field whose
@@ -139,6 +154,71 @@ impl Block {
         let a1 = T::lerp(l(y0 + z1), l(y1 + z1), ty);
         T::lerp(a0, a1, tz)
     }
+}
+
+/// The cells of `seed`, dilated by `reach` cells along each axis (separably: along x
+/// within each row, then along y within each plane, then along z across planes).
+pub(super) fn dilate(seed: Vec<bool>, d: Dims, reach: usize) -> Vec<bool> {
+    let (nx, plane) = (d.nx, d.nx * d.ny);
+    let window = |p: usize, len: usize| p.saturating_sub(reach)..=(p + reach).min(len - 1);
+    let mut x = vec![false; d.cells()];
+    x.par_chunks_mut(nx)
+        .zip(seed.par_chunks(nx))
+        .for_each(|(out, row): (&mut [bool], &[bool])| {
+            // Each shift of the row within the reach, or-ed in.
+            for s in 0..=reach.min(nx - 1) {
+                out[s..].iter_mut().zip(row).for_each(|(o, &b)| *o |= b);
+                out.iter_mut().zip(&row[s..]).for_each(|(o, &b)| *o |= b);
+            }
+        });
+    let mut y = vec![false; d.cells()];
+    y.par_chunks_mut(plane)
+        .zip(x.par_chunks(plane))
+        .for_each(|(out, src)| {
+            for (j, row) in out.chunks_mut(nx).enumerate() {
+                for jj in window(j, d.ny) {
+                    let s = &src[jj * nx..(jj + 1) * nx];
+                    row.iter_mut().zip(s).for_each(|(o, &b)| *o |= b);
+                }
+            }
+        });
+    x.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
+        out.iter_mut().for_each(|o| *o = false);
+        for kk in window(k, d.nz) {
+            let s = &y[kk * plane..(kk + 1) * plane];
+            out.iter_mut().zip(s).for_each(|(o, &b)| *o |= b);
+        }
+    });
+    x
+}
+
+/// The fields `src` (of dimensions `d`) sampled trilinearly at the points `(x, y, z)` (fine
+/// cell-centre coordinates), with the vector sampler of the solver's advection.
+pub(super) fn trace_all(src: &[&[f32]], d: Dims, [x, y, z]: [&[f32]; 3]) -> Vec<Vec<f32>> {
+    use crate::sim::sample::Sampler;
+    use crate::sim::trace16::sample_row;
+    const RUN: usize = 4096;
+    let mut out: Vec<Vec<f32>> = src.iter().map(|_| vec![0.0f32; x.len()]).collect();
+    let s: Vec<Sampler> = src.iter().map(|f| Sampler::new(f, d)).collect();
+    let p = |r: usize| {
+        let at = r * RUN..((r + 1) * RUN).min(x.len());
+        [&x[at.clone()], &y[at.clone()], &z[at]]
+    };
+    match out.as_mut_slice() {
+        [a] => a.par_chunks_mut(RUN).enumerate().for_each(|(r, a)| {
+            sample_row(&[s[0]], p(r), [a], None);
+        }),
+        [a, b, c] => a
+            .par_chunks_mut(RUN)
+            .zip(b.par_chunks_mut(RUN))
+            .zip(c.par_chunks_mut(RUN))
+            .enumerate()
+            .for_each(|(r, ((a, b), c))| {
+                sample_row(&[s[0], s[1], s[2]], p(r), [a, b, c], None);
+            }),
+        _ => unreachable!("the pass carries one field or three"),
+    }
+    out
 }
 
 #[cfg(test)]
