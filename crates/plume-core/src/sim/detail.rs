@@ -156,6 +156,7 @@ fn corners(d: Dims, p: [f32; 3]) -> ([f32; 3], usize, [usize; 3]) {
 }
 
 /// The trilinear blend of the eight values `g` gives at the corners [`corners`] found.
+#[cfg(test)]
 #[inline(always)]
 fn blend(t: [f32; 3], o: usize, [sx, sy, sz]: [usize; 3], g: impl Fn(usize) -> f32) -> f32 {
     let l = |o: usize| g(o) + t[0] * (g(o + sx) - g(o));
@@ -166,6 +167,7 @@ fn blend(t: [f32; 3], o: usize, [sx, sy, sz]: [usize; 3], g: impl Fn(usize) -> f
 
 /// Trilinear sample of a cell-centred field of `d` at `p` (cell-centre coordinates),
 /// clamped to the grid.
+#[cfg(test)]
 #[inline(always)]
 fn trilerp(f: &[f32], d: Dims, p: [f32; 3]) -> f32 {
     let (t, o, s) = corners(d, p);
@@ -195,17 +197,7 @@ fn coarse_pos(i: usize, n: usize) -> f32 {
 pub fn upsample(coarse: &[f32], d: Dims, n: usize) -> Vec<f32> {
     let fd = Dims::new(d.nx * n, d.ny * n, d.nz * n);
     let mut out = vec![0.0f32; fd.cells()];
-    out.par_chunks_mut(fd.nx * fd.ny)
-        .enumerate()
-        .for_each(|(k, plane)| {
-            let z = coarse_pos(k, n);
-            for j in 0..fd.ny {
-                let y = coarse_pos(j, n);
-                for i in 0..fd.nx {
-                    plane[i + fd.nx * j] = trilerp(coarse, d, [coarse_pos(i, n), y, z]);
-                }
-            }
-        });
+    block::fill_blocks(coarse, d, n, &mut out, |_, _, _| false);
     out
 }
 
@@ -534,46 +526,20 @@ impl Detail {
                     self.held[c as usize] |= h;
                 }
             } else {
-                // Temperature: the coarse field interpolated outside the worked blocks. Each
-                // coarse plane fills its slab of n fine planes, block by block.
+                // Temperature: the coarse field interpolated outside the worked blocks.
                 let mut block_of = vec![u32::MAX; d.cells()];
                 for (b, &c) in list.iter().enumerate() {
                     block_of[c as usize] = b as u32;
                 }
-                let block_of = &block_of;
-                let slab = fd.nx * fd.ny * n;
-                self.fields[fi]
-                    .values
-                    .par_chunks_mut(slab)
-                    .enumerate()
-                    .for_each(|(ck, out)| {
-                        let mut vals = [0.0f32; 64];
-                        for cj in 0..d.ny {
-                            for ci in 0..d.nx {
-                                let cell = [ci, cj, ck];
-                                let b = block_of[ci + d.nx * (cj + d.ny * ck)];
-                                let vals = &mut vals[..n3];
-                                if b == u32::MAX {
-                                    let g = block::gather(&block::rows(d, cell), c_now);
-                                    let same = g.iter().all(|v| v.to_bits() == g[0].to_bits());
-                                    if same && g[0].is_finite() {
-                                        // Every sample blends equal finite values: a + t·0,
-                                        // the value itself (a zero of either sign: +0).
-                                        vals.fill(g[0] + 0.0);
-                                    } else {
-                                        let blk = block::Block::new(d, n, cell);
-                                        for (q, v) in vals.iter_mut().enumerate() {
-                                            *v = blk.sample(&g, q);
-                                        }
-                                    }
-                                } else {
-                                    corrected_block(b as usize, cell, vals);
-                                }
-                                // The block's place in the slab (its fine planes from 0).
-                                for_block(d, n, [ci, cj, 0], |q, at| out[at] = vals[q]);
-                            }
+                block::fill_blocks(c_now, d, n, &mut self.fields[fi].values, |c, cell, vals| {
+                    match block_of[c] {
+                        u32::MAX => false,
+                        b => {
+                            corrected_block(b as usize, cell, vals);
+                            true
                         }
-                    });
+                    }
+                });
             }
         }
         self.written = active;
