@@ -355,12 +355,19 @@ impl SimThread {
             Err(e) => worker.error = Some(format!("cannot start the export writer: {e}")),
         }
         let out = Arc::clone(&latest);
-        let publish = move |w: &mut Worker| {
+        // Publishes a snapshot; unless forced, only once the window has taken the last one
+        // (a snapshot of a fine grid is tens of megabytes to copy, and one the window never
+        // draws is work taken from the solver). Returns whether it published.
+        let publish = move |w: &mut Worker, force: bool| {
+            if !force && out.lock().is_ok_and(|slot| slot.is_some()) {
+                return false;
+            }
             let snap = w.snapshot();
             if let Ok(mut slot) = out.lock() {
                 *slot = Some(snap);
             }
             wake();
+            true
         };
         let handle = std::thread::Builder::new()
             .name("plume-sim".into())
@@ -422,8 +429,10 @@ impl Drop for SimThread {
     }
 }
 
-fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) {
-    publish(w);
+fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker, bool) -> bool) {
+    publish(w, true);
+    // Steps taken since the window's snapshot (published when it has taken the last).
+    let mut stale = false;
     let mut clock = Instant::now();
     let mut sim_at_clock = w.solver.time();
     loop {
@@ -449,7 +458,7 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
                 if let Some(rec) = &w.recorder {
                     rec.flush();
                 }
-                publish(w);
+                publish(w, true);
                 return;
             }
             let was_running = w.running;
@@ -466,7 +475,7 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
                     break;
                 }
             }
-            changed = true;
+            stale = true;
             if w.real_time {
                 // Do not let simulated time run ahead of the wall clock.
                 let ahead = (w.solver.time() - sim_at_clock) - clock.elapsed().as_secs_f64();
@@ -481,8 +490,9 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker)) 
             w.last_status = status;
             changed = true;
         }
-        if changed {
-            publish(w);
+        // A command or the writer's progress: at once; steps: when the window is ready.
+        if (changed || stale) && publish(w, changed) {
+            stale = false;
         }
     }
 }
@@ -557,6 +567,48 @@ mod priority_tests {
             nices.iter().all(|&n| n == (before + SIM_NICE).min(19)),
             "{nices:?} against {before} + {SIM_NICE}"
         );
+    }
+
+    /// Steps are published only once the window has taken the last snapshot (a snapshot
+    /// nobody draws is not copied), while a command is published at once, replacing an
+    /// untaken one.
+    #[test]
+    fn steps_wait_for_the_window_and_commands_do_not() {
+        let mut scene = Scene::preset("plume").expect("the default scene");
+        scene.grid.dims = [8, 8, 8];
+        let sim = SimThread::spawn(scene, true, || {}).expect("the thread starts");
+        let wait = |ms| std::thread::sleep(Duration::from_millis(ms));
+        let newest = |sim: &SimThread| -> Snapshot {
+            for _ in 0..200 {
+                if let Some(s) = sim.take_latest() {
+                    return s;
+                }
+                wait(10);
+            }
+            panic!("no snapshot in 2 s");
+        };
+        // Left untaken while the solver steps (about 18 steps in 300 ms at real-time pace):
+        // still one of the first two (the start, and the writer's first status), of step 0
+        // or 1.
+        wait(300);
+        let first = newest(&sim);
+        assert!(
+            first.serial <= 2 && first.frame.step <= 1,
+            "{}",
+            first.serial
+        );
+        // Taken: the next step publishes the next one, of the step the solver is at.
+        let second = newest(&sim);
+        assert_eq!(second.serial, first.serial + 1);
+        assert!(second.frame.step >= first.frame.step + 2 && second.running);
+        // An untaken snapshot is replaced at once by a command's (one step, then paused).
+        wait(100);
+        assert!(sim.send(SimCommand::StepOnce));
+        wait(300);
+        let paused = newest(&sim);
+        assert!(!paused.running, "the command's snapshot was not published");
+        assert!(paused.serial > second.serial);
+        assert!(sim.finish().is_none());
     }
 
     /// The nice values of this process's threads named plume-sim-N.
