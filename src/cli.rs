@@ -152,9 +152,9 @@ fn parse_quality(s: &str) -> Result<f32, String> {
 /// Scene and grid size options shared by the commands.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GridArgs {
-    /// Scene file (TOML), or the name of a preset: plume (the default), wind_tunnel, jets,
-    /// vortex_ring.
-    #[arg(long, value_name = "FILE")]
+    /// Scene file (TOML), or the name of a preset (the help lists them from
+    /// `scene::PRESETS`).
+    #[arg(long, value_name = "FILE", help = scene_help())]
     pub scene: Option<String>,
     /// N cells along the scene's longest axis, the others scaled to keep its proportions
     /// (3..=1024).
@@ -171,6 +171,21 @@ pub struct GridArgs {
     /// by the flow plus turbulent noise; the scene's [detail] settings, switched on.
     #[arg(long, value_name = "N", value_parser = parse_upres)]
     pub upres: Option<u32>,
+}
+
+/// The `--scene` help: every preset, from `scene::PRESETS`.
+fn scene_help() -> String {
+    let names: Vec<String> = crate::scene::PRESETS
+        .iter()
+        .map(|(name, _)| match *name {
+            "plume" => "plume (the default)".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    format!(
+        "Scene file (TOML), or the name of a preset: {}",
+        names.join(", ")
+    )
 }
 
 fn parse_upres(s: &str) -> Result<u32, String> {

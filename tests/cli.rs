@@ -752,3 +752,42 @@ fn a_bad_scene_file_is_named_with_its_line_by_every_command() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("the limit is 36000000 cells"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every command's help names every preset the binary carries (the list comes from the one
+/// table of presets, so a new preset cannot be missing from it), and each loads by name.
+#[test]
+fn help_names_every_preset() {
+    let names = plume::scene::Scene::preset_names();
+    assert!(names.len() >= 6, "{names:?}");
+    for cmd in ["view", "run", "simulate", "bench", "render"] {
+        let out = plume(&[cmd, "--help"]);
+        assert!(out.status.success());
+        let help = String::from_utf8_lossy(&out.stdout);
+        // The option's line and the next (clap puts the text there in its long layout).
+        let lines: Vec<&str> = help.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("--scene"))
+            .unwrap_or_else(|| panic!("{cmd} --help has no --scene: {help}"));
+        let line = lines[at..(at + 2).min(lines.len())].join(" ");
+        for name in &names {
+            assert!(line.contains(name), "{cmd} --help lacks {name}: {line}");
+        }
+    }
+    for name in names {
+        let out = plume(&[
+            "simulate",
+            "--scene",
+            name,
+            "--size",
+            "8",
+            "--seconds",
+            "0.05",
+        ]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
