@@ -73,13 +73,18 @@ pub struct RenderArgs {
     /// distance from the domain's centre in domain units (default: framed, 30,20).
     #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = parse_camera)]
     pub camera: Option<[f32; 3]>,
-    /// Output image: .png, or .jpg/.jpeg (JPEG, quality 92); with --every, the folder for the
-    /// numbered PNG sequence.
+    /// Output image: .png, or .jpg/.jpeg (JPEG, quality 92); with --every, an animated .gif
+    /// (a flipbook), or else the folder for the numbered PNG sequence.
     #[arg(long, value_name = "PATH")]
     pub out: std::path::PathBuf,
-    /// Write an image every K steps (frame_0001.png, …) into the --out folder.
+    /// Draw an image every K steps: frames of the --out flipbook (.gif), or frame_0001.png, …
+    /// in the --out folder.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub every: Option<u32>,
+    /// Frames per second the flipbook plays at (default: real time, each frame held for the
+    /// simulated time between frames; GIF frames last at least 1/50 s).
+    #[arg(long, value_name = "F", requires = "every", value_parser = parse_fps)]
+    pub fps: Option<f64>,
     /// Extinction per unit density per domain unit.
     #[arg(long, value_parser = parse_density_scale)]
     pub density_scale: Option<f32>,
@@ -141,6 +146,16 @@ fn parse_density_scale(s: &str) -> Result<f32, String> {
     crate::ranges::render::DENSITY_SCALE
         .parse(s)
         .map(|v| v as f32)
+}
+
+fn parse_fps(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.1..=50.0).contains(&v) => Ok(v),
+        Ok(v) => Err(format!(
+            "{v} frames per second is outside 0.1..=50 (GIF frames last 1/50 s at least)"
+        )),
+        Err(_) => Err(format!("'{s}' is not a number of frames per second")),
+    }
 }
 
 fn parse_quality(s: &str) -> Result<f32, String> {

@@ -134,6 +134,8 @@ pub fn render(a: RenderArgs) -> Result<()> {
     use crate::camera::OrbitCamera;
     use crate::render::{context, volume::VolumeBox, Offscreen, VolumeRenderer};
 
+    // With --every: a flipbook when --out names a .gif, else a folder of PNGs.
+    let flipbook = a.every.is_some() && crate::render::flipbook::is_gif(&a.out);
     if a.every.is_none() {
         crate::render::ImageFormat::of_path(&a.out)?;
     }
@@ -179,7 +181,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
         }
         None => scene.camera(a.width as f32 / a.height as f32),
     };
-    if let Some(_k) = a.every {
+    if a.every.is_some() && !flipbook {
         std::fs::create_dir_all(&a.out)
             .with_context(|| format!("cannot create the output folder {}", a.out.display()))?;
         if !a.out.is_dir() {
@@ -207,6 +209,11 @@ pub fn render(a: RenderArgs) -> Result<()> {
         solid: a.streamlines,
         ..Default::default()
     };
+    let mut book = match flipbook {
+        true => Some(crate::render::Flipbook::new(&a.out, a.width, a.height)?),
+        false => None,
+    };
+    let dt = f64::from(sim.params().dt);
     let mut frame = |sim: &dyn Simulation, path: std::path::PathBuf| -> Result<()> {
         let f = sim.frame(select);
         let up = renderer.upload_frame(&ctx, &f, settings.kelvin_per_unit)?;
@@ -216,13 +223,26 @@ pub fn render(a: RenderArgs) -> Result<()> {
             Vec::new()
         };
         let (img, ms) = target.render_with(&ctx, &renderer, &camera, &bx, &settings, &segments)?;
-        img.save(&path)?;
+        let what = match book.as_mut() {
+            Some(book) => {
+                // Held until the next frame's time: real time, or 1/fps a frame.
+                let n = book.frames() as f64 + 1.0;
+                let until = match a.fps {
+                    Some(fps) => n / fps,
+                    None => n * f64::from(a.every.unwrap_or(1)) * dt,
+                };
+                let cs = book.push(&img, until)?;
+                format!("frame {} of {} ({cs}/100 s)", book.frames(), path.display())
+            }
+            None => {
+                img.save(&path)?;
+                format!("wrote {}", path.display())
+            }
+        };
         if !a.json {
             println!(
-                "wrote {} (step {}, t = {:.2} s, upload {up:.2} ms, render {ms:.1} ms)",
-                path.display(),
-                f.step,
-                f.time
+                "{what} (step {}, t = {:.2} s, upload {up:.2} ms, render {ms:.1} ms)",
+                f.step, f.time
             );
         }
         uploads.push(up);
@@ -237,7 +257,11 @@ pub fn render(a: RenderArgs) -> Result<()> {
                 sim.step()?;
                 if s % k == 0 {
                     n += 1;
-                    frame(sim.as_ref(), a.out.join(format!("frame_{n:04}.png")))?;
+                    let path = match flipbook {
+                        true => a.out.clone(),
+                        false => a.out.join(format!("frame_{n:04}.png")),
+                    };
+                    frame(sim.as_ref(), path)?;
                 }
             }
             if n == 0 {
@@ -249,6 +273,17 @@ pub fn render(a: RenderArgs) -> Result<()> {
                 sim.step()?;
             }
             frame(sim.as_ref(), a.out.clone())?;
+        }
+    }
+    if let Some(book) = book {
+        let (frames, seconds) = (book.frames(), book.seconds());
+        let bytes = book.save()?;
+        if !a.json {
+            println!(
+                "wrote {}: {frames} frames, {seconds:.2} s a loop, {:.1} KiB",
+                a.out.display(),
+                bytes as f64 / 1024.0
+            );
         }
     }
     if a.json {

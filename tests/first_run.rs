@@ -225,3 +225,80 @@ fn run_shows_a_progress_bar_on_a_terminal_and_lines_in_a_pipe() {
     assert!(tty.join("plume_density_0003.npy").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// One frame of a flipbook: width, height, delay in 1/100 s, RGBA pixels.
+type GifFrame = (u16, u16, u16, Vec<u8>);
+
+/// The frames of a flipbook, read by the gif crate's decoder, and whether it loops forever.
+fn read_gif(path: &std::path::Path) -> (Vec<GifFrame>, bool) {
+    let file = std::fs::File::open(path).expect("the flipbook exists");
+    let mut opts = gif::DecodeOptions::new();
+    opts.set_color_output(gif::ColorOutput::RGBA);
+    let mut dec = opts.read_info(file).expect("a GIF a GIF decoder reads");
+    let mut frames = vec![];
+    while let Some(f) = dec.read_next_frame().expect("a whole frame") {
+        frames.push((f.width, f.height, f.delay, f.buffer.to_vec()));
+    }
+    (frames, dec.repeat() == gif::Repeat::Infinite)
+}
+
+/// `render --every K --out x.gif` writes one looping animated GIF, one frame every K steps,
+/// that plays at real time (the delays add up to the simulated time, every one at least
+/// 1/50 s) or at `--fps`; the smoke moves between frames; a bad rate is refused and leaves
+/// no file.
+#[test]
+fn render_every_writes_a_flipbook_that_plays_at_real_time() {
+    let dir = temp_dir("flipbook");
+    let path = dir.join("smoke.gif");
+    let p = path.to_str().expect("utf-8");
+    let common = [
+        "render", "--size", "16", "--width", "48", "--height", "32", "--steps", "24", "--every",
+        "3", "--out", p,
+    ];
+    let o = plume(&common);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (frames, loops) = read_gif(&path);
+    assert!(loops, "the flipbook does not loop");
+    assert_eq!(frames.len(), 8);
+    assert!(frames.iter().all(|f| (f.0, f.1) == (48, 32)));
+    // 24 steps of 1/60 s: 40/100 s in all, each frame held 5/100 s.
+    let delays: Vec<u16> = frames.iter().map(|f| f.2).collect();
+    assert_eq!(
+        delays.iter().map(|&d| u32::from(d)).sum::<u32>(),
+        40,
+        "{delays:?}"
+    );
+    assert!(delays.iter().all(|&d| d >= 2), "{delays:?}");
+    assert_ne!(
+        frames[0].3, frames[7].3,
+        "the first and last frames are the same"
+    );
+    // At a chosen rate: 1/10 s a frame.
+    let o = plume(&[&common[..], &["--fps", "10"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (frames, _) = read_gif(&path);
+    assert!(
+        frames.iter().all(|f| f.2 == 10),
+        "{:?}",
+        frames.iter().map(|f| f.2).collect::<Vec<_>>()
+    );
+    // A rate GIF cannot show is refused before anything is drawn.
+    let other = dir.join("fast.gif");
+    let o = plume(&[
+        "render",
+        "--size",
+        "16",
+        "--steps",
+        "4",
+        "--every",
+        "2",
+        "--fps",
+        "60",
+        "--out",
+        other.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--fps"), "{}", stderr(&o));
+    assert!(!other.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

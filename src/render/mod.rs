@@ -2,10 +2,12 @@
 //! outline and a background, drawn into a window's frame or an off-screen framebuffer.
 
 pub mod context;
+pub mod flipbook;
 pub mod offscreen;
 pub mod volume;
 pub mod window;
 
+pub use flipbook::Flipbook;
 pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 
 pub use crate::render_settings::MAX_OBSTACLES;

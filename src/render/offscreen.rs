@@ -105,8 +105,9 @@ impl ImageFormat {
             Some("jpg" | "jpeg") => Ok(Self::Jpeg),
             _ => Err(RenderError::Write {
                 path: path.to_path_buf(),
-                source: "images are written as PNG (.png) or JPEG (.jpg, .jpeg); name the file \
-                         with one of those extensions"
+                source: "images are written as PNG (.png) or JPEG (.jpg, .jpeg), and \
+                         flipbooks (plume render --every K) as animated GIF (.gif); name the \
+                         file with one of those extensions"
                     .into(),
             }),
         }
