@@ -50,3 +50,9 @@ VIEWER_PACKAGES=(gcc pkg-config libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libx
 # a minute to install, seconds to run).
 TEST_PACKAGES=("${VIEWER_PACKAGES[@]}" xvfb xauth python3 python3-numpy python3-openvdb
   python3-vtk9 blender)
+
+# Run rather than sourced (`bash scripts/packages.sh`): prints every package the tests need
+# (the viewer's included), for `sudo apt-get install $(bash scripts/packages.sh)`.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  echo "${TEST_PACKAGES[@]}"
+fi

@@ -42,8 +42,14 @@ fn assert_no_display_message(o: &Output) {
         err.contains("DISPLAY") && err.contains("WAYLAND_DISPLAY"),
         "{err}"
     );
-    for way in ["xvfb-run", "plume render", "plume run"] {
-        assert!(err.contains(way), "'{way}' not offered: {err}");
+    // The ways forward name the command as it was run, so they work as printed.
+    let me = env!("CARGO_BIN_EXE_plume");
+    for way in [
+        format!("xvfb-run -a {me} view"),
+        format!("{me} render"),
+        format!("{me} run"),
+    ] {
+        assert!(err.contains(&way), "'{way}' not offered: {err}");
     }
     assert!(err.lines().count() <= 2, "{err}");
     for bad in [".cargo", "registry", ".rs:", "panicked"] {
@@ -301,4 +307,45 @@ fn render_every_writes_a_flipbook_that_plays_at_real_time() {
     assert!(stderr(&o).contains("--fps"), "{}", stderr(&o));
     assert!(!other.exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The Debian packages are listed in one place: `scripts/packages.sh` prints them when run
+/// (every tool the tests call among them), and the README installs them through it instead
+/// of a copy of the list.
+#[test]
+fn the_package_list_has_one_source() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new("bash")
+        .arg(format!("{root}/scripts/packages.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list = String::from_utf8_lossy(&out.stdout).into_owned();
+    let names: Vec<&str> = list.split_whitespace().collect();
+    for needed in [
+        "gcc",
+        "libgl1-mesa-dri",
+        "xvfb",
+        "python3-openvdb",
+        "python3-vtk9",
+        "blender",
+    ] {
+        assert!(names.contains(&needed), "{needed} missing from {names:?}");
+    }
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README");
+    assert!(readme.contains("sudo apt-get install $(bash scripts/packages.sh)"));
+    // No second, hand-kept list: no line of the README names half the packages.
+    for line in readme.lines() {
+        let named = names
+            .iter()
+            .filter(|n| {
+                line.split_whitespace()
+                    .any(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-') == **n)
+            })
+            .count();
+        assert!(
+            named < names.len() / 2,
+            "a copy of the package list: {line}"
+        );
+    }
 }

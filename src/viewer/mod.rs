@@ -18,20 +18,37 @@ pub mod widgets;
 
 pub use app::{run, ViewOptions};
 
+/// The command as the user ran it (its first argument: `plume` when on the PATH, else the
+/// path typed, such as `target/release/plume`), so advice that names it works as printed;
+/// quoted when it holds a space.
+pub fn invoked_as() -> String {
+    let p = std::env::args_os()
+        .next()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| "plume".to_string());
+    match p.contains(char::is_whitespace) {
+        true => format!("'{p}'"),
+        false => p,
+    }
+}
+
 /// Errors that stop the viewer.
 #[derive(Debug, thiserror::Error)]
 pub enum ViewerError {
     /// No window or OpenGL context could be created (no driver, a display that refuses).
     #[error(
-        "cannot open a window: {0}\n  without a working display: `xvfb-run -a plume view` runs \
-         the viewer on a virtual screen, `plume render --out smoke.png` draws a picture"
+        "cannot open a window: {0}\n  without a working display: `xvfb-run -a {p} view` runs \
+         the viewer on a virtual screen, `{p} render --out smoke.png` draws a picture",
+        p = invoked_as()
     )]
     Window(#[from] crate::render::window::WindowError),
     /// Neither an X11 nor a Wayland display is named in the environment.
     #[error(
         "no display to open the viewer's window on (DISPLAY and WAYLAND_DISPLAY are not set)\n  \
-         without one: `xvfb-run -a plume view` runs it on a virtual screen, `plume render --out \
-         smoke.png` draws a picture, `plume run --frames 60 --out DIR` exports frames"
+         without one: `xvfb-run -a {p} view` runs it on a virtual screen, `{p} render --out \
+         smoke.png` draws a picture, `{p} run --frames 60 --out DIR` exports frames",
+        p = invoked_as()
     )]
     NoDisplay,
     /// `--record` was given settings that cannot be recorded.
