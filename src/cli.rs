@@ -48,8 +48,8 @@ pub enum Command {
     /// Measure the solver: ms per step overall and per stage.
     #[command(allow_negative_numbers = true)]
     Bench(BenchArgs),
-    /// Simulate headless and write an image (PNG or JPEG) of what the viewer shows, or a PNG
-    /// sequence.
+    /// Simulate headless and write an image (PNG or JPEG) of what the viewer shows, a PNG
+    /// sequence or an animated GIF (a flipbook).
     #[command(allow_negative_numbers = true)]
     Render(RenderArgs),
 }

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod docs;
 pub mod render;
 pub mod signals;
 pub mod viewer;

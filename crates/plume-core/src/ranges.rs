@@ -38,6 +38,8 @@ pub struct Param {
     pub scale: Scale,
     /// Whole numbers only.
     pub integer: bool,
+    /// What it means: the entry's documentation (the reference pages are generated from it).
+    pub doc: &'static str,
 }
 
 /// A closed range with a linear slider; the other shapes are built from it.
@@ -52,6 +54,7 @@ const fn closed(key: &'static str, unit: &'static str, default: f64, min: f64, m
         max_open: false,
         scale: Scale::Linear,
         integer: false,
+        doc: "",
     }
 }
 
@@ -70,6 +73,10 @@ impl Param {
     }
     const fn whole(mut self) -> Self {
         self.integer = true;
+        self
+    }
+    const fn doc(mut self, doc: &'static str) -> Self {
+        self.doc = doc;
         self
     }
 
@@ -189,152 +196,174 @@ impl Param {
     }
 }
 
+/// The entries of one table: each `pub const` keeps its doc comment, which also becomes the
+/// entry's [`Param::doc`], and `LIST` holds them in order.
+macro_rules! params {
+    ($($(#[doc = $d:literal])+ pub const $name:ident: Param = $e:expr;)+) => {
+        $($(#[doc = $d])+ pub const $name: Param = $e.doc(concat!($($d, "\n"),+));)+
+        /// This table's entries, in order.
+        pub const LIST: &[Param] = &[$($name),+];
+    };
+}
+
 /// Fluid parameters (`[fluid]` in a scene file, `FluidParams`).
 pub mod fluid {
     use super::{closed, Param};
-    /// Time step, s.
-    pub const DT: Param = closed("dt", "s", 1.0 / 60.0, 0.0, 1.0).open_min().log();
-    /// Largest CFL number of a sub-step, cells.
-    pub const MAX_CFL: Param = closed("max_cfl", "cells", 2.0, 0.25, 16.0).log();
-    /// Most sub-steps a step may take.
-    pub const MAX_SUBSTEPS: Param = closed("max_substeps", "", 64.0, 1.0, 1000.0).whole().log();
-    /// Density diffusion κ.
-    pub const DIFFUSION: Param = closed("diffusion", "u²/s", 0.0, 0.0, 1.0).log();
-    /// Kinematic viscosity ν.
-    pub const VISCOSITY: Param = closed("viscosity", "u²/s", 0.0, 0.0, 1.0).log();
-    /// Density fade rate.
-    pub const FADE: Param = closed("fade", "1/s", 0.05, 0.0, 1000.0).log();
-    /// Smoke weight α.
-    pub const SMOKE_WEIGHT: Param = closed("smoke_weight", "u/s²", 0.1, -1000.0, 1000.0).log();
-    /// Thermal buoyancy β.
-    pub const BUOYANCY: Param = closed("buoyancy", "u/s² per degree", 1.5, -1000.0, 1000.0).log();
-    /// Ambient temperature.
-    pub const AMBIENT_TEMPERATURE: Param = closed("ambient_temperature", "", 0.0, -1e4, 1e4).log();
-    /// Cooling rate.
-    pub const COOLING: Param = closed("cooling", "1/s", 0.5, 0.0, 1000.0).log();
-    /// Vorticity confinement ε.
-    pub const VORTICITY: Param = closed("vorticity", "", 0.0, 0.0, 100.0).log();
-    /// Relative tolerance of the pressure solve.
-    pub const PRESSURE_TOLERANCE: Param = closed("pressure_tolerance", "", 1e-3, 1e-7, 1.0)
-        .open_max()
-        .log();
-    /// Cap on pressure iterations.
-    pub const PRESSURE_MAX_ITERATIONS: Param =
-        closed("pressure_max_iterations", "", 200.0, 1.0, 100_000.0)
-            .whole()
+    params! {
+        /// Time step, s.
+        pub const DT: Param = closed("dt", "s", 1.0 / 60.0, 0.0, 1.0).open_min().log();
+        /// Largest CFL number of a sub-step, cells.
+        pub const MAX_CFL: Param = closed("max_cfl", "cells", 2.0, 0.25, 16.0).log();
+        /// Most sub-steps a step may take.
+        pub const MAX_SUBSTEPS: Param = closed("max_substeps", "", 64.0, 1.0, 1000.0).whole().log();
+        /// Density diffusion κ.
+        pub const DIFFUSION: Param = closed("diffusion", "u²/s", 0.0, 0.0, 1.0).log();
+        /// Kinematic viscosity ν.
+        pub const VISCOSITY: Param = closed("viscosity", "u²/s", 0.0, 0.0, 1.0).log();
+        /// Density fade rate.
+        pub const FADE: Param = closed("fade", "1/s", 0.05, 0.0, 1000.0).log();
+        /// Smoke weight α.
+        pub const SMOKE_WEIGHT: Param = closed("smoke_weight", "u/s²", 0.1, -1000.0, 1000.0).log();
+        /// Thermal buoyancy β.
+        pub const BUOYANCY: Param = closed("buoyancy", "u/s² per degree", 1.5, -1000.0, 1000.0).log();
+        /// Ambient temperature.
+        pub const AMBIENT_TEMPERATURE: Param = closed("ambient_temperature", "", 0.0, -1e4, 1e4).log();
+        /// Cooling rate.
+        pub const COOLING: Param = closed("cooling", "1/s", 0.5, 0.0, 1000.0).log();
+        /// Vorticity confinement ε.
+        pub const VORTICITY: Param = closed("vorticity", "", 0.0, 0.0, 100.0).log();
+        /// Relative tolerance of the pressure solve.
+        pub const PRESSURE_TOLERANCE: Param = closed("pressure_tolerance", "", 1e-3, 1e-7, 1.0)
+            .open_max()
             .log();
-    /// SOR over-relaxation ω.
-    pub const SOR_OMEGA: Param = closed("sor_omega", "", 1.9, 1.0, 2.0).open_max();
-    /// Relative tolerance of the implicit diffusion solves.
-    pub const DIFFUSION_TOLERANCE: Param = closed("diffusion_tolerance", "", 1e-5, 1e-7, 1.0)
-        .open_max()
-        .log();
-    /// Cap on Gauss-Seidel iterations of a diffusion solve.
-    pub const DIFFUSION_MAX_ITERATIONS: Param =
-        closed("diffusion_max_iterations", "", 50.0, 1.0, 10_000.0)
-            .whole()
+        /// Cap on pressure iterations.
+        pub const PRESSURE_MAX_ITERATIONS: Param =
+            closed("pressure_max_iterations", "", 200.0, 1.0, 100_000.0)
+                .whole()
+                .log();
+        /// SOR over-relaxation ω.
+        pub const SOR_OMEGA: Param = closed("sor_omega", "", 1.9, 1.0, 2.0).open_max();
+        /// Relative tolerance of the implicit diffusion solves.
+        pub const DIFFUSION_TOLERANCE: Param = closed("diffusion_tolerance", "", 1e-5, 1e-7, 1.0)
+            .open_max()
             .log();
+        /// Cap on Gauss-Seidel iterations of a diffusion solve.
+        pub const DIFFUSION_MAX_ITERATIONS: Param =
+            closed("diffusion_max_iterations", "", 50.0, 1.0, 10_000.0)
+                .whole()
+                .log();
+    }
 }
 
 /// Emitters and obstacles (`[[emitter]]`, `[[obstacle]]`).
 pub mod emitter {
     use super::{closed, Param};
-    /// Sphere radius, domain units.
-    pub const RADIUS: Param = closed("radius", "", 0.05, 0.0, 10.0).open_min().log();
-    /// Box edge length, domain units.
-    pub const SIZE: Param = closed("size", "", 0.1, 0.0, 20.0).open_min().log();
-    /// Each component of a centre, domain units.
-    pub const CENTER: Param = closed("center", "", 0.5, -1e6, 1e6);
-    /// Density added per second.
-    pub const DENSITY: Param = closed("density", "", 1.0, 0.0, 1e6).log();
-    /// Temperature of what it emits.
-    pub const TEMPERATURE: Param = closed("temperature", "", 0.0, -1e4, 1e4).log();
-    /// Each component of its velocity, domain-units/s.
-    pub const VELOCITY: Param = closed("velocity", "u/s", 0.0, -1e4, 1e4).log();
-    /// When it starts, s.
-    pub const START: Param = closed("start", "seconds", 0.0, 0.0, 1e6).log();
-    /// Pulse period, s.
-    pub const PERIOD: Param = closed("period", "seconds", 1.0, 0.0, 1e6).open_min().log();
-    /// Fraction of a period it is on.
-    pub const DUTY: Param = closed("duty", "", 0.5, 0.0, 1.0).open_min();
-    /// Fuel added per second.
-    pub const FUEL: Param = closed("fuel", "", 0.0, 0.0, 1e6).log();
-    /// Flame added per second.
-    pub const FLAME: Param = closed("flame", "", 0.0, 0.0, 1e6).log();
+    params! {
+        /// Sphere radius, domain units.
+        pub const RADIUS: Param = closed("radius", "", 0.05, 0.0, 10.0).open_min().log();
+        /// Box edge length, domain units.
+        pub const SIZE: Param = closed("size", "", 0.1, 0.0, 20.0).open_min().log();
+        /// Each component of a centre, domain units.
+        pub const CENTER: Param = closed("center", "", 0.5, -1e6, 1e6);
+        /// Density added per second.
+        pub const DENSITY: Param = closed("density", "", 1.0, 0.0, 1e6).log();
+        /// Temperature of what it emits.
+        pub const TEMPERATURE: Param = closed("temperature", "", 0.0, -1e4, 1e4).log();
+        /// Each component of its velocity, domain-units/s.
+        pub const VELOCITY: Param = closed("velocity", "u/s", 0.0, -1e4, 1e4).log();
+        /// When it starts, s.
+        pub const START: Param = closed("start", "seconds", 0.0, 0.0, 1e6).log();
+        /// Pulse period, s.
+        pub const PERIOD: Param = closed("period", "seconds", 1.0, 0.0, 1e6).open_min().log();
+        /// Fraction of a period it is on.
+        pub const DUTY: Param = closed("duty", "", 0.5, 0.0, 1.0).open_min();
+        /// Fuel added per second.
+        pub const FUEL: Param = closed("fuel", "", 0.0, 0.0, 1e6).log();
+        /// Flame added per second.
+        pub const FLAME: Param = closed("flame", "", 0.0, 0.0, 1e6).log();
+    }
 }
 
 /// Combustion (`[fire]`, `FireParams`).
 pub mod fire {
     use super::{closed, Param};
-    /// Temperature above which fuel burns (thousands of kelvin as Blender reads them).
-    pub const IGNITION: Param = closed("ignition", "", 1.5, -1e4, 1e4).log();
-    /// First-order burn rate, 1/s.
-    pub const BURN_RATE: Param = closed("burn_rate", "1/s", 4.0, 0.0, 1000.0).log();
-    /// Temperature rise per unit of fuel burned.
-    pub const HEAT: Param = closed("heat", "per fuel", 1.5, 0.0, 1e4).log();
-    /// Flame produced per unit of fuel burned.
-    pub const FLAME: Param = closed("flame", "per fuel", 1.0, 0.0, 1e4).log();
-    /// Flame decay rate, 1/s.
-    pub const FLAME_DECAY: Param = closed("flame_decay", "1/s", 6.0, 0.0, 1000.0).log();
-    /// Smoke produced per unit of fuel burned.
-    pub const SMOKE: Param = closed("smoke", "per fuel", 0.6, 0.0, 1e4).log();
-    /// Gas expansion: divergence per unit of fuel burned per second.
-    pub const EXPANSION: Param = closed("expansion", "per fuel", 0.0, 0.0, 100.0).log();
+    params! {
+        /// Temperature above which fuel burns (thousands of kelvin as Blender reads them).
+        pub const IGNITION: Param = closed("ignition", "", 1.5, -1e4, 1e4).log();
+        /// First-order burn rate, 1/s.
+        pub const BURN_RATE: Param = closed("burn_rate", "1/s", 4.0, 0.0, 1000.0).log();
+        /// Temperature rise per unit of fuel burned.
+        pub const HEAT: Param = closed("heat", "per fuel", 1.5, 0.0, 1e4).log();
+        /// Flame produced per unit of fuel burned.
+        pub const FLAME: Param = closed("flame", "per fuel", 1.0, 0.0, 1e4).log();
+        /// Flame decay rate, 1/s.
+        pub const FLAME_DECAY: Param = closed("flame_decay", "1/s", 6.0, 0.0, 1000.0).log();
+        /// Smoke produced per unit of fuel burned.
+        pub const SMOKE: Param = closed("smoke", "per fuel", 0.6, 0.0, 1e4).log();
+        /// Gas expansion: divergence per unit of fuel burned per second.
+        pub const EXPANSION: Param = closed("expansion", "per fuel", 0.0, 0.0, 100.0).log();
+    }
 }
 
 /// Rendering (`[render]`, `RenderSettings`).
 pub mod render {
     use super::{closed, Param};
-    /// Extinction per unit density per domain unit.
-    pub const DENSITY_SCALE: Param = closed("density_scale", "", 40.0, 0.0, 1e6).log();
-    /// Samples per voxel along a ray.
-    pub const STEP_QUALITY: Param = closed("step_quality", "", 1.5, 1.0, 8.0);
-    /// Samples of the shadow march.
-    pub const SHADOW_STEPS: Param = closed("shadow_steps", "", 24.0, 1.0, 256.0).whole().log();
-    /// Ambient light.
-    pub const AMBIENT: Param = closed("ambient", "", 0.25, 0.0, 10.0);
-    /// Each component of a colour.
-    pub const COLOR: Param = closed("color", "", 1.0, 0.0, 10.0);
-    /// Henyey–Greenstein anisotropy g.
-    pub const ANISOTROPY: Param = closed("anisotropy", "", 0.3, -0.95, 0.95);
-    /// Exposure, stops.
-    pub const EXPOSURE: Param = closed("exposure", "stops", 0.0, -10.0, 10.0);
-    /// Flame emission per domain unit at 1500 K.
-    pub const FLAME_INTENSITY: Param = closed("flame_intensity", "", 12.0, 0.0, 1e4).log();
-    /// How strongly the flame lights the smoke.
-    pub const FLAME_LIGHT: Param = closed("flame_light", "", 1.0, 0.0, 100.0).log();
-    /// Kelvin per unit of temperature.
-    pub const KELVIN_PER_UNIT: Param = closed("kelvin_per_unit", "K", 1000.0, 1.0, 1e5).log();
+    params! {
+        /// Extinction per unit density per domain unit.
+        pub const DENSITY_SCALE: Param = closed("density_scale", "", 40.0, 0.0, 1e6).log();
+        /// Samples per voxel along a ray.
+        pub const STEP_QUALITY: Param = closed("step_quality", "", 1.5, 1.0, 8.0);
+        /// Samples of the shadow march.
+        pub const SHADOW_STEPS: Param = closed("shadow_steps", "", 24.0, 1.0, 256.0).whole().log();
+        /// Ambient light.
+        pub const AMBIENT: Param = closed("ambient", "", 0.25, 0.0, 10.0);
+        /// Each component of a colour.
+        pub const COLOR: Param = closed("color", "", 1.0, 0.0, 10.0);
+        /// Henyey–Greenstein anisotropy g.
+        pub const ANISOTROPY: Param = closed("anisotropy", "", 0.3, -0.95, 0.95);
+        /// Exposure, stops.
+        pub const EXPOSURE: Param = closed("exposure", "stops", 0.0, -10.0, 10.0);
+        /// Flame emission per domain unit at 1500 K.
+        pub const FLAME_INTENSITY: Param = closed("flame_intensity", "", 12.0, 0.0, 1e4).log();
+        /// How strongly the flame lights the smoke.
+        pub const FLAME_LIGHT: Param = closed("flame_light", "", 1.0, 0.0, 100.0).log();
+        /// Kelvin per unit of temperature.
+        pub const KELVIN_PER_UNIT: Param = closed("kelvin_per_unit", "K", 1000.0, 1.0, 1e5).log();
+    }
 }
 
 /// The grid, camera and boundaries.
 pub mod scene {
     use super::{closed, Param};
-    /// Length of the domain's largest side.
-    pub const GRID_SIZE: Param = closed("grid.size", "", 1.0, 0.0, 1e4).open_min().log();
-    /// Camera pitch, degrees.
-    pub const PITCH: Param = closed("camera.pitch", "", 20.0, -89.0, 89.0);
-    /// Camera distance, domain units.
-    pub const DISTANCE: Param = closed("camera.distance", "", 2.5, 0.0, 1000.0)
-        .open_min()
-        .log();
-    /// Inflow speed of a boundary face, domain-units/s.
-    pub const INFLOW_SPEED: Param = closed("inflow speed", "", 1.0, 0.0, 1000.0)
-        .open_min()
-        .log();
+    params! {
+        /// Length of the domain's largest side.
+        pub const GRID_SIZE: Param = closed("grid.size", "", 1.0, 0.0, 1e4).open_min().log();
+        /// Camera pitch, degrees.
+        pub const PITCH: Param = closed("camera.pitch", "", 20.0, -89.0, 89.0);
+        /// Camera distance, domain units.
+        pub const DISTANCE: Param = closed("camera.distance", "", 2.5, 0.0, 1000.0)
+            .open_min()
+            .log();
+        /// Inflow speed of a boundary face, domain-units/s.
+        pub const INFLOW_SPEED: Param = closed("inflow speed", "", 1.0, 0.0, 1000.0)
+            .open_min()
+            .log();
+    }
 }
 
 /// The up-resolution pass (`[detail]`, `DetailParams`).
 pub mod detail {
     use super::{closed, Param};
-    /// Fine cells along a coarse cell's side.
-    pub const FACTOR: Param = closed("factor", "", 2.0, 2.0, 4.0).whole();
-    /// Turbulence against the coarse flow's unresolved part.
-    pub const STRENGTH: Param = closed("strength", "", 24.0, 0.0, 200.0);
-    /// Size of the noise's features, fine cells.
-    pub const NOISE_SCALE: Param = closed("noise_scale", "cells", 4.0, 0.5, 16.0).log();
-    /// Seconds between regenerations of each set of noise coordinates.
-    pub const REGENERATE: Param = closed("regenerate", "seconds", 1.0, 0.05, 100.0).log();
+    params! {
+        /// Fine cells along a coarse cell's side.
+        pub const FACTOR: Param = closed("factor", "", 2.0, 2.0, 4.0).whole();
+        /// Turbulence against the coarse flow's unresolved part.
+        pub const STRENGTH: Param = closed("strength", "", 24.0, 0.0, 200.0);
+        /// Size of the noise's features, fine cells.
+        pub const NOISE_SCALE: Param = closed("noise_scale", "cells", 4.0, 0.5, 16.0).log();
+        /// Seconds between regenerations of each set of noise coordinates.
+        pub const REGENERATE: Param = closed("regenerate", "seconds", 1.0, 0.05, 100.0).log();
+    }
 }
 
 /// Every entry, for listings and tests.
