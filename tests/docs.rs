@@ -72,3 +72,120 @@ fn the_command_line_reference_is_what_clap_generates() {
     assert!(text.contains("--upres") && text.contains("--fps"));
     matches_committed("command-line.md", &text);
 }
+
+/// Every relative link of the README, ARCHITECTURE.md and the guide leads to a file that
+/// exists (pictures included), so moving a page cannot leave a dead link behind.
+#[test]
+fn every_relative_link_in_the_docs_resolves() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    for dir in ["docs", "docs/reference"] {
+        for e in std::fs::read_dir(root.join(dir)).expect("docs/") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    assert!(pages.len() >= 12, "{pages:?}");
+    let mut dead = vec![];
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("readable");
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.starts_with("http") || target.starts_with('#') || target.contains(' ') {
+                continue;
+            }
+            let file = target.split('#').next().unwrap_or(target);
+            let full = page.parent().expect("a folder").join(file);
+            if !full.exists() {
+                dead.push(format!("{}: {target}", page.display()));
+            }
+        }
+    }
+    assert!(dead.is_empty(), "dead links: {dead:#?}");
+}
+
+/// The README's `sh` blocks' `plume …` commands, as written.
+fn readme_commands() -> Vec<Vec<String>> {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let mut out = vec![];
+    let mut in_sh = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let cmd = line.split(" #").next().unwrap_or("").trim();
+        if in_sh && cmd.starts_with("plume ") {
+            out.push(cmd.split_whitespace().skip(1).map(String::from).collect());
+        }
+    }
+    out
+}
+
+/// Every `plume …` command the README shows runs and succeeds, at a small size: the grid,
+/// steps, frames and image shrunk, files written into a scratch folder, the viewer on a
+/// virtual screen for two frames. A documented command that stops working fails here.
+#[test]
+fn the_readmes_commands_run() {
+    let cmds = readme_commands();
+    assert!(cmds.len() >= 5, "{cmds:?}");
+    let dir = std::env::temp_dir().join(format!("plume-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    for cmd in cmds {
+        let mut args: Vec<String> = vec![];
+        let mut it = cmd.iter().peekable();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--steps" | "--frames" | "--size" | "--width" | "--height" => {
+                    it.next();
+                }
+                "--out" => {
+                    let name = it.next().expect("--out takes a path");
+                    args.push(a.clone());
+                    args.push(dir.join(name).display().to_string());
+                }
+                _ => args.push(a.clone()),
+            }
+        }
+        let sub = args[0].clone();
+        let small: &[&str] = match sub.as_str() {
+            "view" => &["--size", "12", "--frames", "2"],
+            "run" => &["--size", "12", "--frames", "2"],
+            "render" if args.iter().any(|a| a == "--every") => &[
+                "--size", "12", "--steps", "8", "--width", "48", "--height", "32",
+            ],
+            "render" => &[
+                "--size", "12", "--steps", "4", "--width", "48", "--height", "32",
+            ],
+            "bench" => &["--size", "12", "--steps", "2", "--warmup", "1"],
+            _ => &["--size", "12"],
+        };
+        args.extend(small.iter().map(|s| s.to_string()));
+        let bin = env!("CARGO_BIN_EXE_plume");
+        let out = if sub == "view" {
+            std::process::Command::new("xvfb-run")
+                .args(["-a", "-s", "-screen 0 1280x800x24", bin])
+                .args(&args)
+                .output()
+                .expect("xvfb-run runs (the Debian package xvfb; scripts/test installs it)")
+        } else {
+            std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .expect("plume runs")
+        };
+        assert!(
+            out.status.success(),
+            "plume {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

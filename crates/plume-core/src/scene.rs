@@ -384,7 +384,7 @@ impl Scene {
             message: format!("cannot write the scene as TOML: {e}"),
         })?;
         Ok(format!(
-            "# Plume scene (see README.md, \"Scene files\", for every key).\n{body}"
+            "# Plume scene (see docs/scene-files.md for every key).\n{body}"
         ))
     }
 
