@@ -152,8 +152,12 @@ fn push_params(st: &mut UiState, out: &mut Vec<UiCommand>) {
 }
 
 fn fluid(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
+    // Open unless the scene burns: then the Fire section opens in its place, so the panel
+    // still fits 1280×800 with the slice view's section open.
+    let burns = st.scene.emitters.iter().any(|e| e.burns());
     egui::CollapsingHeader::new("Fluid")
-        .default_open(true)
+        .id_salt(("fluid", burns))
+        .default_open(!burns)
         .show(ui, |ui| {
             let mut changed = false;
             let p = &mut st.scene.fluid;

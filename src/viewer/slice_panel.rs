@@ -38,13 +38,20 @@ pub fn show(
             });
             handle.set(image, egui::TextureOptions::NEAREST);
             let (ha, va) = s.axis.image_axes();
-            ui.heading(format!(
-                "{} slice {} = {} of {}",
+            // One line however narrow the panel (cut with … and whole on hover): the title
+            // wrapped over two at the default window.
+            let title = format!(
+                "{}, {} = {} of {}",
                 s.field.label(),
                 AXIS_NAMES[s.axis.index()],
                 index,
                 dims.as_array()[s.axis.index()]
-            ));
+            );
+            ui.add(
+                egui::Label::new(egui::RichText::new(&title).strong().size(16.0))
+                    .wrap_mode(egui::TextWrapMode::Truncate),
+            )
+            .on_hover_text(&title);
             let avail = ui.available_width().max(50.0) - 24.0;
             let aspect = slice.height as f32 / slice.width as f32;
             let size = egui::vec2(avail, avail * aspect)
