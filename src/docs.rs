@@ -44,6 +44,68 @@ pub const TABLES: [(&str, &str, &[Param]); 6] = [
     ),
 ];
 
+/// The keys that are not a single number of the range table, with what they mean (their
+/// defaults come from the default scene as it writes itself).
+pub const OTHER: &[(&str, &str)] = &[
+    ("name", "The scene's name, 1–200 characters (required)."),
+    ("description", "What the scene shows (optional)."),
+    ("[grid].dims", "Cells along x, y (up) and z: 3..=1024 each, at most 36 M in all (required)."),
+    ("[grid].origin", "World position of the grid's minimum corner, domain units."),
+    ("[fluid].advection", "How density and temperature are carried: `semi_lagrangian` or `maccormack`."),
+    ("[fluid].velocity_advection", "How the velocity is carried: `semi_lagrangian` or `maccormack` (about 3× the stage's cost)."),
+    ("[fluid].pressure_method", "`multigrid` (multigrid-preconditioned conjugate gradients) or `red_black_sor`; `--pressure` on the command line."),
+    ("[boundaries].x_min", "A face: `wall`, `open` (alias `outflow`) or `{ inflow = SPEED }` (needs an open face somewhere). A face not named is a wall; a scene without `[boundaries]` has walls and an open top. The same for `x_max`, `y_min`, `y_max`, `z_min`, `z_max`."),
+    ("[boundaries].x_max", "As `x_min`."),
+    ("[boundaries].y_min", "As `x_min`."),
+    ("[boundaries].y_max", "As `x_min`."),
+    ("[boundaries].z_min", "As `x_min`."),
+    ("[boundaries].z_max", "As `x_min`."),
+    ("[[emitter]].shape", "`sphere` (takes `radius`) or `box` (takes `size`, three edge lengths)."),
+    ("[[emitter]].end", "Off from this second, after `start` (optional: on for good)."),
+    ("[[obstacle]].shape", "At most 16 obstacles: `sphere` (takes `radius`) or `box` (takes `size`); `center` is required; the ranges are an emitter's."),
+    ("[[obstacle]].center", "As an emitter's."),
+    ("[[obstacle]].radius", "As an emitter's."),
+    ("[[obstacle]].size", "As an emitter's."),
+    ("[camera].yaw", "Where the viewer and `plume render` start: degrees around the vertical axis (`target`, three numbers, is optional: the domain's centre)."),
+    ("[render].light_dir", "Direction towards the light, three numbers (normalised)."),
+    ("[render].light_color", "The light's colour, three numbers (each in the `color` range)."),
+    ("[render].smoke_color", "The smoke's albedo, three numbers (each in the `color` range)."),
+    ("[render].background_bottom", "The background gradient's bottom colour."),
+    ("[render].background_top", "The background gradient's top colour."),
+    ("[render].obstacle_color", "The obstacles' colour."),
+    ("[render].outline_color", "The domain outline's colour and opacity, four numbers."),
+    ("[render].shadows", "Self-shadowing on or off (`--no-shadows`)."),
+    ("[render].outline", "The domain's outline on or off (`--no-outline`)."),
+    ("[render].jitter", "Jittered ray starts (no banding) on or off."),
+    ("[render].tone_map", "The filmic tone map on or off."),
+    ("[detail].enabled", "The up-resolution pass on or off (default off; `--upres N` turns it on)."),
+    ("[detail].seed", "The noise tile's seed (default 1)."),
+];
+
+/// Whether the reference page covers key `path` (`[table].key`, `[[emitter]].key`, nested
+/// keys with dots): a number of the range table, or one of [`OTHER`].
+pub fn covered(path: &str) -> bool {
+    if path == "obstacle" || OTHER.iter().any(|(k, _)| *k == path) {
+        return true;
+    }
+    let (table, rest) = path.split_once('.').unwrap_or(("", path));
+    let last = rest.rsplit('.').next().unwrap_or(rest);
+    let numeric = |list: &[Param], key: &str| list.iter().any(|p| p.key == key);
+    match table {
+        "[fluid]" => numeric(ranges::fluid::LIST, last),
+        "[[emitter]]" => numeric(ranges::emitter::LIST, last),
+        "[fire]" => numeric(ranges::fire::LIST, last),
+        "[render]" => numeric(ranges::render::LIST, last),
+        "[detail]" => numeric(ranges::detail::LIST, last),
+        "[grid]" | "[camera]" => {
+            let t = table.trim_matches(|c| c == '[' || c == ']');
+            numeric(ranges::scene::LIST, &format!("{t}.{last}"))
+        }
+        "[boundaries]" => last == "inflow",
+        _ => false,
+    }
+}
+
 /// A number as the page writes it: whole numbers plainly, others to six significant digits.
 fn number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -86,6 +148,25 @@ pub fn scene_reference() -> String {
             ));
         }
     }
+    out.push_str(
+        "\n## Keys that are not a single number\n\nDefaults as a scene file that gives only \
+         `name` and `[grid].dims` holds them (— where the key is optional or required).\n\n| key | default | meaning |\n|---|---|---|\n",
+    );
+    // A scene file with only what is required: every other key as the types default it.
+    let minimal =
+        crate::scene::Scene::from_toml("name = \"defaults\"\n[grid]\ndims = [8, 8, 8]\n", None);
+    let defaults = scene_keys(&minimal.ok().into_iter().collect::<Vec<_>>());
+    for (key, meaning) in OTHER {
+        let d = defaults
+            .iter()
+            .filter(|_| !meaning.contains("(required)"))
+            .find(|(k, _)| k == key)
+            .map_or("—".to_string(), |(_, v)| format!("`{v}`"));
+        out.push_str(&format!(
+            "| `{key}` | {d} | {} |\n",
+            meaning.replace('|', "\\|")
+        ));
+    }
     out
 }
 
@@ -110,6 +191,49 @@ pub fn cli_reference() -> String {
         out.push_str(&format!("\n## plume {name}\n\n```text\n"));
         out.push_str(&sub.render_long_help().to_string());
         out.push_str("```\n");
+    }
+    out
+}
+
+/// Every key path (`[table].key`, `[[emitter]].key`) the scenes `scenes` write, with the
+/// value the first of them that has it writes.
+pub fn scene_keys(scenes: &[crate::scene::Scene]) -> Vec<(String, String)> {
+    fn walk(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
+        if let toml::Value::Table(t) = v {
+            for (k, x) in t {
+                let here = match (prefix, x) {
+                    ("", toml::Value::Table(_)) => format!("[{k}]"),
+                    ("", toml::Value::Array(a))
+                        if a.iter().all(|e| e.is_table()) && !a.is_empty() =>
+                    {
+                        format!("[[{k}]]")
+                    }
+                    ("", _) => k.clone(),
+                    (p, _) => format!("{p}.{k}"),
+                };
+                match x {
+                    toml::Value::Table(_) => walk(&here, x, out),
+                    toml::Value::Array(a) if !a.is_empty() && a.iter().all(|e| e.is_table()) => {
+                        for e in a {
+                            walk(&here, e, out);
+                        }
+                    }
+                    _ => {
+                        if !out.iter().any(|(k, _)| *k == here) {
+                            out.push((here, x.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = vec![];
+    for s in scenes {
+        if let Ok(text) = s.to_toml() {
+            if let Ok(t) = toml::from_str::<toml::Table>(&text) {
+                walk("", &toml::Value::Table(t), &mut out);
+            }
+        }
     }
     out
 }

@@ -189,3 +189,31 @@ fn the_readmes_commands_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The scenes whose keys the reference must cover: every preset, and the default with the
+/// detail pass on (a default `[detail]` is not written).
+fn every_scene() -> Vec<plume::scene::Scene> {
+    let mut scenes: Vec<plume::scene::Scene> = plume::scene::Scene::preset_names()
+        .iter()
+        .filter_map(|n| plume::scene::Scene::preset(n))
+        .collect();
+    let mut d = plume::scene::Scene::default_plume();
+    d.detail.enabled = true;
+    scenes.push(d);
+    scenes
+}
+
+/// Every key a scene file can hold (as the presets write them) is on the reference page:
+/// a number in its table's rows or a row of the other keys. A key added to the scene types
+/// without its line on the page fails here.
+#[test]
+fn every_key_the_scenes_write_is_on_the_reference() {
+    let keys = plume::docs::scene_keys(&every_scene());
+    assert!(keys.len() > 60, "{}", keys.len());
+    for (path, _) in keys {
+        assert!(
+            plume::docs::covered(&path),
+            "{path} is not on docs/reference/scene-file.md"
+        );
+    }
+}
