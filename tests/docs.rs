@@ -217,3 +217,197 @@ fn every_key_the_scenes_write_is_on_the_reference() {
         );
     }
 }
+
+/// The commands the guide shows (`docs/*.md`, inline or in code blocks, as `plume …` or
+/// `cargo run --release -- …`, with at least one flag), placeholders filled in: `N` and
+/// `20|45|120` take a value, `[--upres N]` its value, `DIR`, `FILE`, `IMAGE`, `…` a scratch
+/// path or a preset. The bare name of a command (`plume render`) is a reference, not a
+/// command.
+fn guide_commands() -> Vec<(String, Vec<String>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![];
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).expect("readable");
+        let mut spans: Vec<String> = vec![];
+        let mut in_block = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_block = !in_block;
+                continue;
+            }
+            if in_block {
+                spans.push(line.to_string());
+            }
+        }
+        let mut rest = text.as_str();
+        while let Some(a) = rest.find('`') {
+            let after = &rest[a + 1..];
+            let Some(b) = after.find('`') else { break };
+            spans.push(after[..b].to_string());
+            rest = &after[b + 1..];
+        }
+        for span in spans {
+            let span = span.split(" # ").next().unwrap_or("").replace('\n', " ");
+            let span = span.trim();
+            let command = ["plume ", "cargo run --release -- ", "xvfb-run "];
+            if !command.iter().any(|c| span.starts_with(c)) {
+                continue;
+            }
+            let words: Vec<&str> = span.split_whitespace().collect();
+            let start = words
+                .iter()
+                .position(|w| *w == "plume")
+                .map(|i| i + 1)
+                .or_else(|| {
+                    words
+                        .windows(3)
+                        .position(|w| w == ["run", "--release", "--"])
+                        .map(|i| i + 3)
+                });
+            let Some(start) = start else { continue };
+            if words
+                .first()
+                .is_some_and(|w| *w == "$" || w.starts_with('('))
+            {
+                continue;
+            }
+            let args: Vec<String> = words[start..].iter().map(|w| w.to_string()).collect();
+            // A synopsis (`[--size N | --dims X,Y,Z]`) is not a command either.
+            let synopsis = args.iter().any(|a| a == "|" || a == "[view");
+            if !args.iter().any(|a| a.starts_with("--")) || synopsis {
+                continue;
+            }
+            out.push((page.display().to_string(), args));
+        }
+    }
+    out
+}
+
+/// Every command the guide shows runs and succeeds at a small size.
+#[test]
+fn the_guides_commands_run() {
+    let cmds = guide_commands();
+    assert!(cmds.len() >= 15, "{cmds:?}");
+    let dir = std::env::temp_dir().join(format!("plume-guide-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let sized = [
+        "--steps",
+        "--frames",
+        "--size",
+        "--dims",
+        "--width",
+        "--height",
+        "--seconds",
+        "--warmup",
+        "--window",
+        "--every",
+    ];
+    for (n, (page, cmd)) in cmds.iter().enumerate() {
+        let mut args: Vec<String> = vec![];
+        let mut it = cmd.iter().map(|a| a.trim_matches(|c| c == '[' || c == ']'));
+        let mut every = false;
+        while let Some(a) = it.next() {
+            if sized.contains(&a) {
+                every |= a == "--every";
+                it.next();
+                continue;
+            }
+            let value =
+                |v: Option<&str>| v.unwrap_or("").split('|').next().unwrap_or("").to_string();
+            match a {
+                "--out" | "--screenshot" | "--record" => {
+                    let v = value(it.next());
+                    let name = std::path::Path::new(&v)
+                        .file_name()
+                        .map_or("out".into(), |f| f.to_string_lossy().into_owned());
+                    let is_render = cmd.first().is_some_and(|c| c == "render");
+                    let name = if name == "…" || name == "DIR" || name.is_empty() {
+                        match is_render && !cmd.iter().any(|c| c == "--every") {
+                            true => format!("out{n}.png"),
+                            false => format!("out{n}"),
+                        }
+                    } else {
+                        format!("{n}-{}", name.replace("NAME", "plume"))
+                    };
+                    args.push(a.to_string());
+                    args.push(dir.join(name).display().to_string());
+                }
+                "--scene" => {
+                    let v = value(it.next());
+                    args.push(a.to_string());
+                    args.push(if v == "NAME" || v == "FILE" {
+                        "plume".into()
+                    } else {
+                        v
+                    });
+                }
+                "--upres" => {
+                    it.next();
+                    args.extend(["--upres".to_string(), "2".to_string()]);
+                }
+                "…" | "" => {}
+                _ => args.push(a.to_string()),
+            }
+        }
+        let sub = match args.first().map(String::as_str) {
+            Some(s) if !s.starts_with("--") => s.to_string(),
+            _ => {
+                args.insert(0, "view".into());
+                "view".into()
+            }
+        };
+        let mut small: Vec<&str> = match sub.as_str() {
+            "view" => vec!["--size", "12", "--frames", "2"],
+            "run" => vec!["--size", "12", "--frames", "2"],
+            "render" => vec![
+                "--size", "12", "--steps", "4", "--width", "48", "--height", "32",
+            ],
+            "bench" => vec!["--size", "12", "--steps", "2", "--warmup", "1"],
+            "simulate" => vec!["--size", "12", "--seconds", "0.1"],
+            _ => vec!["--size", "12"],
+        };
+        if every {
+            small.extend(["--every", "2"]);
+        }
+        args.extend(small.iter().map(|s| s.to_string()));
+        if sub == "run" && !args.iter().any(|a| a == "--out") {
+            args.extend([
+                "--out".to_string(),
+                dir.join(format!("run{n}")).display().to_string(),
+            ]);
+        }
+        if sub == "render" && !args.iter().any(|a| a == "--out") {
+            args.extend([
+                "--out".to_string(),
+                dir.join(format!("r{n}.png")).display().to_string(),
+            ]);
+        }
+        let bin = env!("CARGO_BIN_EXE_plume");
+        let out = if sub == "view" {
+            std::process::Command::new("xvfb-run")
+                .args(["-a", "-s", "-screen 0 1280x800x24", bin])
+                .args(&args)
+                .output()
+                .expect("xvfb-run runs (the Debian package xvfb; scripts/test installs it)")
+        } else {
+            std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .expect("plume runs")
+        };
+        assert!(
+            out.status.success(),
+            "{page}: plume {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
