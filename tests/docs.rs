@@ -134,60 +134,13 @@ fn readme_commands() -> Vec<Vec<String>> {
 fn the_readmes_commands_run() {
     let cmds = readme_commands();
     assert!(cmds.len() >= 5, "{cmds:?}");
-    let dir = std::env::temp_dir().join(format!("plume-readme-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    for cmd in cmds {
-        let mut args: Vec<String> = vec![];
-        let mut it = cmd.iter().peekable();
-        while let Some(a) = it.next() {
-            match a.as_str() {
-                "--steps" | "--frames" | "--size" | "--width" | "--height" => {
-                    it.next();
-                }
-                "--out" => {
-                    let name = it.next().expect("--out takes a path");
-                    args.push(a.clone());
-                    args.push(dir.join(name).display().to_string());
-                }
-                _ => args.push(a.clone()),
-            }
-        }
-        let sub = args[0].clone();
-        let small: &[&str] = match sub.as_str() {
-            "view" => &["--size", "12", "--frames", "2"],
-            "run" => &["--size", "12", "--frames", "2"],
-            "render" if args.iter().any(|a| a == "--every") => &[
-                "--size", "12", "--steps", "8", "--width", "48", "--height", "32",
-            ],
-            "render" => &[
-                "--size", "12", "--steps", "4", "--width", "48", "--height", "32",
-            ],
-            "bench" => &["--size", "12", "--steps", "2", "--warmup", "1"],
-            _ => &["--size", "12"],
-        };
-        args.extend(small.iter().map(|s| s.to_string()));
-        let bin = env!("CARGO_BIN_EXE_plume");
-        let out = if sub == "view" {
-            std::process::Command::new("xvfb-run")
-                .args(["-a", "-s", "-screen 0 1280x800x24", bin])
-                .args(&args)
-                .output()
-                .expect("xvfb-run runs (the Debian package xvfb; scripts/test installs it)")
-        } else {
-            std::process::Command::new(bin)
-                .args(&args)
-                .output()
-                .expect("plume runs")
-        };
-        assert!(
-            out.status.success(),
-            "plume {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    run_small(
+        "readme",
+        &cmds
+            .into_iter()
+            .map(|c| ("README.md".to_string(), c))
+            .collect::<Vec<_>>(),
+    );
 }
 
 /// The scenes whose keys the reference must cover: every preset, and the default with the
@@ -294,7 +247,14 @@ fn guide_commands() -> Vec<(String, Vec<String>)> {
 fn the_guides_commands_run() {
     let cmds = guide_commands();
     assert!(cmds.len() >= 15, "{cmds:?}");
-    let dir = std::env::temp_dir().join(format!("plume-guide-{}", std::process::id()));
+    run_small("guide", &cmds);
+}
+
+/// Runs each `(where it is shown, arguments)` at a small size and asserts it succeeds: the
+/// grid, steps, frames, image and intervals shrunk, placeholders filled in, files written
+/// into a scratch folder, the viewer on a virtual screen for two frames.
+fn run_small(tag: &str, cmds: &[(String, Vec<String>)]) {
+    let dir = std::env::temp_dir().join(format!("plume-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
     let sized = [
