@@ -366,61 +366,30 @@ pub mod detail {
     }
 }
 
-/// Every entry, for listings and tests.
-pub const ALL: [Param; 52] = [
-    fluid::DT,
-    fluid::MAX_CFL,
-    fluid::MAX_SUBSTEPS,
-    fluid::DIFFUSION,
-    fluid::VISCOSITY,
-    fluid::FADE,
-    fluid::SMOKE_WEIGHT,
-    fluid::BUOYANCY,
-    fluid::AMBIENT_TEMPERATURE,
-    fluid::COOLING,
-    fluid::VORTICITY,
-    fluid::PRESSURE_TOLERANCE,
-    fluid::PRESSURE_MAX_ITERATIONS,
-    fluid::SOR_OMEGA,
-    fluid::DIFFUSION_TOLERANCE,
-    fluid::DIFFUSION_MAX_ITERATIONS,
-    emitter::RADIUS,
-    emitter::SIZE,
-    emitter::CENTER,
-    emitter::DENSITY,
-    emitter::TEMPERATURE,
-    emitter::VELOCITY,
-    emitter::START,
-    emitter::PERIOD,
-    emitter::DUTY,
-    emitter::FUEL,
-    emitter::FLAME,
-    fire::IGNITION,
-    fire::BURN_RATE,
-    fire::HEAT,
-    fire::FLAME,
-    fire::FLAME_DECAY,
-    fire::SMOKE,
-    fire::EXPANSION,
-    render::DENSITY_SCALE,
-    render::STEP_QUALITY,
-    render::SHADOW_STEPS,
-    render::AMBIENT,
-    render::COLOR,
-    render::ANISOTROPY,
-    render::EXPOSURE,
-    render::FLAME_INTENSITY,
-    render::FLAME_LIGHT,
-    render::KELVIN_PER_UNIT,
-    scene::GRID_SIZE,
-    scene::PITCH,
-    scene::DISTANCE,
-    scene::INFLOW_SPEED,
-    detail::FACTOR,
-    detail::STRENGTH,
-    detail::NOISE_SCALE,
-    detail::REGENERATE,
-];
+/// Every entry, for listings and tests: each table's `LIST` in turn.
+pub const ALL: [Param; 52] = {
+    let lists = [
+        fluid::LIST,
+        emitter::LIST,
+        fire::LIST,
+        render::LIST,
+        scene::LIST,
+        detail::LIST,
+    ];
+    let mut all = [fluid::DT; 52];
+    let (mut n, mut i) = (0, 0);
+    while i < lists.len() {
+        let mut j = 0;
+        while j < lists[i].len() {
+            all[n] = lists[i][j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(n == all.len(), "ALL's length is the tables' entries in all");
+    all
+};
 
 #[cfg(test)]
 mod tests {
