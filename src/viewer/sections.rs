@@ -258,6 +258,7 @@ fn emitter_edit(ui: &mut egui::Ui, e: &mut Emitter) -> bool {
                         e.size = Some([ext; 3]);
                         e.radius = None;
                     }
+                    ShapeKind::Mesh => {}
                 }
                 changed = true;
             }

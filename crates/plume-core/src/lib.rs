@@ -9,6 +9,7 @@ pub mod blackbody;
 pub mod camera;
 pub mod export;
 pub mod frame;
+pub mod geometry;
 pub mod ranges;
 pub mod render_settings;
 pub mod scene;

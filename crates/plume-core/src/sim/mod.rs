@@ -3,6 +3,7 @@
 
 pub mod active;
 pub mod advect;
+pub mod body;
 pub mod boundary;
 pub mod detail;
 pub mod diffuse;
@@ -38,7 +39,7 @@ pub use params::{Advection, FluidParams, PressureMethod};
 pub use pressure::operator::{det_sum, SolveStats};
 pub use simulation::Simulation;
 pub use solver::{Solver, StageTime, StepStats};
-pub use sources::{Emitter, Obstacle, Pulse, Shape, ShapeKind};
+pub use sources::{EmitFrom, Emitter, Obstacle, Pulse, Shape, ShapeKind};
 
 /// Errors from building or driving a solver.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]

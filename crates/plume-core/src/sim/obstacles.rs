@@ -1,11 +1,59 @@
 //! Solid cells from obstacles: the mask and what the solver derives from it (faces to hold at
 //! zero, cells to clear, the border to extrapolate into, the pressure operator's diagonal).
 
+use super::body::{point_velocity, Body, Form};
 use super::boundary::Boundaries;
 use super::grid::{Dims, Grid};
-use super::sources::Obstacle;
-use super::SimError;
+use crate::geometry::voxel;
 use rayon::prelude::*;
+
+/// Per axis, the normal velocity of each listed face: that of the body owning the solid cell
+/// it touches (the upper one where both are solid), from its pose at `t` to that at `t + dt`.
+fn face_velocities(
+    grid: &Grid,
+    bodies: &[Body],
+    owner: &[u8],
+    faces: &[Vec<u32>; 3],
+    t: f64,
+    dt: f64,
+) -> [Vec<f32>; 3] {
+    let d = grid.dims;
+    let dt = dt.max(1e-9);
+    let poses: Vec<_> = bodies
+        .iter()
+        .map(|b| {
+            b.moves()
+                .then(|| (b.pose_at(t).affine(), b.pose_at(t + dt).affine()))
+        })
+        .collect();
+    let h = f64::from(grid.h);
+    let o = grid.origin.map(f64::from);
+    [0, 1, 2].map(|axis| {
+        let fd = d.faces(axis);
+        faces[axis]
+            .par_iter()
+            .map(|&f| {
+                let p = unflatten(fd, f as usize);
+                let n = d.as_array();
+                let hi = (p[axis] < n[axis]).then(|| owner[d.idx(p[0], p[1], p[2])]);
+                let lo = (p[axis] > 0).then(|| {
+                    let mut q = p;
+                    q[axis] -= 1;
+                    owner[d.idx(q[0], q[1], q[2])]
+                });
+                let id = hi.filter(|&x| x != 0).or(lo).unwrap_or(0);
+                let Some(Some((a, b))) = (id as usize).checked_sub(1).map(|i| poses[i]) else {
+                    return 0.0;
+                };
+                let x = [0, 1, 2].map(|c| {
+                    let s = if c == axis { 0.0 } else { 0.5 };
+                    o[c] + (p[c] as f64 + s) * h
+                });
+                point_velocity(&a, &b, x, dt)[axis] as f32
+            })
+            .collect()
+    })
+}
 
 /// The solid cells of a grid. Empty (no allocation beyond the struct) when nothing is solid.
 #[derive(Clone, Debug, Default)]
@@ -16,48 +64,122 @@ pub struct Solids {
     pub cells: Vec<u32>,
     /// Per axis, indices of the faces (in that axis's face array) that touch a solid cell.
     pub faces: [Vec<u32>; 3],
+    /// Per axis, the normal velocity of each face in `faces` (the velocity of the solid it
+    /// touches); empty when nothing moves (every solid face is then held at 0).
+    pub face_vel: [Vec<f32>; 3],
     /// Solid cells with at least one fluid neighbour.
     pub border: Vec<u32>,
 }
 
+/// Cell index range `[lo, hi)` per axis of a world box, grown by one cell, within the grid.
+fn cell_range(grid: &Grid, lo: [f32; 3], hi: [f32; 3]) -> [(usize, usize); 3] {
+    let n = grid.dims.as_array();
+    [0, 1, 2].map(|a| {
+        let l = ((lo[a] - grid.origin[a]) / grid.h - 1.0).floor().max(0.0);
+        let h = ((hi[a] - grid.origin[a]) / grid.h + 1.0).ceil().max(0.0);
+        ((l as usize).min(n[a]), (h as usize).min(n[a]))
+    })
+}
+
 impl Solids {
-    /// Rasterises the obstacles: a cell is solid when its centre lies inside one.
-    pub fn build(grid: &Grid, obstacles: &[Obstacle]) -> Result<Self, SimError> {
-        let shapes = obstacles
-            .iter()
-            .map(Obstacle::shape)
-            .collect::<Result<Vec<_>, _>>()?;
+    /// Rasterises the bodies standing where they are at time `t`: a cell is solid when its
+    /// centre lies inside one. A body that moves gives the faces it touches the velocity it
+    /// has from `t` to `t + dt`; the others hold their faces at 0. Returns the solids and,
+    /// per cell, which body (its index + 1) owns it when any moves (else empty).
+    pub fn build(grid: &Grid, bodies: &[Body], t: f64, dt: f64) -> Self {
         let d = grid.dims;
-        if shapes.is_empty() {
-            return Ok(Self::default());
+        if bodies.is_empty() {
+            return Self::default();
         }
         let plane = d.nx * d.ny;
-        let mut mask = vec![0u8; d.cells()];
-        mask.par_chunks_mut(plane).enumerate().for_each(|(k, pl)| {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    let c = grid.cell_center(i, j, k);
-                    if shapes.iter().any(|s| s.contains(c)) {
-                        pl[i + d.nx * j] = 1;
+        let mut owner = vec![0u8; d.cells()];
+        let mut region: Option<[(usize, usize); 3]> = None;
+        for (id, b) in bodies.iter().enumerate() {
+            let id = id as u8 + 1;
+            let pose = b.pose_at(t);
+            let (wlo, whi) = b.bounds_in(&pose);
+            let r = cell_range(grid, wlo, whi);
+            if r.iter().any(|&(l, h)| l >= h) {
+                continue;
+            }
+            region = Some(match region {
+                None => r,
+                Some(q) => [0, 1, 2].map(|a| (q[a].0.min(r[a].0), q[a].1.max(r[a].1))),
+            });
+            let [(i0, i1), (j0, j1), (k0, k1)] = r;
+            let rows = &mut owner[k0 * plane..k1 * plane];
+            if let Some(shape) = b.plain_shape() {
+                rows.par_chunks_mut(plane).enumerate().for_each(|(dk, pl)| {
+                    for j in j0..j1 {
+                        for i in i0..i1 {
+                            if shape.contains(grid.cell_center(i, j, k0 + dk)) {
+                                pl[i + d.nx * j] = id;
+                            }
+                        }
+                    }
+                });
+            } else if matches!(b.form, Form::Mesh { .. }) && !b.moves() {
+                // A mesh that stays put: voxelised exactly on the grid's own cells.
+                let open = matches!(b.form, Form::Mesh { open: true, .. });
+                let tris: Vec<_> = b
+                    .index_triangles(grid, &pose)
+                    .into_iter()
+                    .map(|t| t.map(|p| [p[0] - i0 as f64, p[1] - j0 as f64, p[2] - k0 as f64]))
+                    .collect();
+                let sub = [i1 - i0, j1 - j0, k1 - k0];
+                let m = voxel::voxelise(&tris, sub, open);
+                rows.par_chunks_mut(plane).enumerate().for_each(|(dk, pl)| {
+                    for j in 0..sub[1] {
+                        for i in 0..sub[0] {
+                            if m[i + sub[0] * (j + sub[1] * dk)] != 0 {
+                                pl[i0 + i + d.nx * (j0 + j)] = id;
+                            }
+                        }
+                    }
+                });
+            } else {
+                let a = pose.affine();
+                rows.par_chunks_mut(plane).enumerate().for_each(|(dk, pl)| {
+                    for j in j0..j1 {
+                        for i in i0..i1 {
+                            let c = grid.cell_center(i, j, k0 + dk).map(f64::from);
+                            if b.inside(&a, c) {
+                                pl[i + d.nx * j] = id;
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        let Some([(i0, i1), (j0, j1), (k0, k1)]) = region else {
+            return Self::default();
+        };
+        let mut cells = Vec::new();
+        for k in k0..k1 {
+            for j in j0..j1 {
+                for i in i0..i1 {
+                    let c = d.idx(i, j, k);
+                    if owner[c] != 0 {
+                        cells.push(c as u32);
                     }
                 }
             }
-        });
-        let cells: Vec<u32> = (0..mask.len())
-            .filter(|&c| mask[c] != 0)
-            .map(|c| c as u32)
-            .collect();
-        if cells.is_empty() {
-            return Ok(Self::default());
         }
-        let solid = |i: usize, j: usize, k: usize| mask[d.idx(i, j, k)] != 0;
+        if cells.is_empty() {
+            return Self::default();
+        }
+        let solid = |i: usize, j: usize, k: usize| owner[d.idx(i, j, k)] != 0;
         let mut faces: [Vec<u32>; 3] = Default::default();
         let n = d.as_array();
+        let lo = [i0, j0, k0];
+        let hi = [i1, j1, k1];
         for (axis, list) in faces.iter_mut().enumerate() {
             let fd = d.faces(axis);
-            for k in 0..fd.nz {
-                for j in 0..fd.ny {
-                    for i in 0..fd.nx {
+            // Faces of the region's cells: one more along `axis`.
+            let top = |a: usize| if a == axis { hi[a] + 1 } else { hi[a] };
+            for k in lo[2]..top(2) {
+                for j in lo[1]..top(1) {
+                    for i in lo[0]..top(0) {
                         let p = [i, j, k];
                         // The cells on either side of face p along `axis`.
                         let lo = (p[axis] > 0).then(|| {
@@ -85,12 +207,24 @@ impl Solids {
                 neighbours(d, [i, j, k]).any(|q| !solid(q[0], q[1], q[2]))
             })
             .collect();
-        Ok(Self {
+        let face_vel = if bodies.iter().any(Body::moves) {
+            face_velocities(grid, bodies, &owner, &faces, t, dt)
+        } else {
+            Default::default()
+        };
+        let mask = if bodies.len() == 1 {
+            owner
+        } else {
+            owner.par_iter_mut().for_each(|m| *m = u8::from(*m != 0));
+            owner
+        };
+        Self {
             mask,
             cells,
             faces,
+            face_vel,
             border,
-        })
+        }
     }
 
     /// `true` when no cell is solid.
@@ -103,13 +237,25 @@ impl Solids {
         !self.mask.is_empty() && self.mask[c] != 0
     }
 
-    /// Sets the normal velocity of every face touching a solid cell to zero (static solids).
-    pub fn zero_faces(&self, vel: [&mut [f32]; 3]) {
-        for (f, list) in vel.into_iter().zip(&self.faces) {
-            for &i in list {
-                f[i as usize] = 0.0;
+    /// Sets the normal velocity of every face touching a solid cell to the solid's (0 where
+    /// it stands still).
+    pub fn set_faces(&self, vel: [&mut [f32]; 3]) {
+        for ((f, list), v) in vel.into_iter().zip(&self.faces).zip(&self.face_vel) {
+            if v.is_empty() {
+                for &i in list {
+                    f[i as usize] = 0.0;
+                }
+            } else {
+                for (&i, &x) in list.iter().zip(v) {
+                    f[i as usize] = x;
+                }
             }
         }
+    }
+
+    /// `true` when some solid face moves.
+    pub fn moving(&self) -> bool {
+        self.face_vel.iter().any(|v| !v.is_empty())
     }
 
     /// Sets `value` in every solid cell of a cell-centred field.

@@ -2,6 +2,7 @@
 
 use super::active;
 use super::advect::{self, Exits, Scalar, VelocityRef, CENTER};
+use super::body::Body;
 use super::boundary::{Boundaries, Face};
 use super::diffuse;
 use super::fire::{self, FireParams};
@@ -21,6 +22,7 @@ mod combustion;
 mod diagnostics;
 mod inject;
 pub mod memory;
+mod moving;
 mod scalars;
 mod stages;
 mod stats;
@@ -38,6 +40,10 @@ pub struct Solver {
     boundaries: Boundaries,
     emitters: Vec<Emitter>,
     obstacles: Vec<Obstacle>,
+    /// The obstacles resolved (meshes read, moving meshes voxelised in their own frame).
+    bodies: Vec<Body>,
+    /// The emitters resolved, where one is more than a plain sphere or box (else `None`).
+    emitter_bodies: Vec<Option<Body>>,
     solids: Solids,
     /// Per-cell diagonal of the pressure operator when there are solid cells, else empty.
     pressure_diag: Vec<f32>,
@@ -136,6 +142,8 @@ impl Solver {
             boundaries,
             emitters: Vec::new(),
             obstacles: Vec::new(),
+            bodies: Vec::new(),
+            emitter_bodies: Vec::new(),
             solids: Solids::default(),
             pressure_diag: Vec::new(),
             density: zeros(n)?,
@@ -322,7 +330,9 @@ impl Solver {
     /// Replaces the obstacles after validating them: rasterises them into solid cells, clears
     /// the smoke inside and stops the flow through their faces.
     pub fn set_obstacles(&mut self, obstacles: Vec<Obstacle>) -> Result<(), SimError> {
-        self.solids = Solids::build(&self.grid, &obstacles)?;
+        let bodies = Self::resolve_bodies(&obstacles, self.grid.h)?;
+        self.solids = Solids::build(&self.grid, &bodies, self.time, f64::from(self.params.dt));
+        self.bodies = bodies;
         self.obstacles = obstacles;
         self.scalar_maxima = [None; 4];
         self.update_pressure_diag();
@@ -350,23 +360,28 @@ impl Solver {
         let d = self.grid.dims;
         let [u, v, w] = &mut self.vel;
         forces::enforce_walls(d, &self.boundaries, u, v, w);
-        self.solids.zero_faces([u, v, w]);
+        self.solids.set_faces([u, v, w]);
     }
 
     /// Adds an emitter after validating it.
     pub fn add_emitter(&mut self, e: Emitter) -> Result<(), SimError> {
         e.validate()?;
+        let b = self.emitter_body(&e)?;
         self.scalar_maxima = [None; 4];
         self.emitters.push(e);
+        self.emitter_bodies.push(b);
         Ok(())
     }
 
     /// Replaces all emitters after validating each.
     pub fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        let mut bodies = Vec::with_capacity(es.len());
         for e in &es {
             e.validate()?;
+            bodies.push(self.emitter_body(e)?);
         }
         self.emitters = es;
+        self.emitter_bodies = bodies;
         self.scalar_maxima = [None; 4];
         Ok(())
     }
@@ -489,6 +504,12 @@ impl Solver {
         self.time = 0.0;
         self.steps = 0;
         self.stats = StepStats::default();
+        if self.obstacles_move() {
+            self.solids = Solids::build(&self.grid, &self.bodies, 0.0, f64::from(self.params.dt));
+            self.update_pressure_diag();
+            self.solids
+                .fill_cells(&mut self.temperature, self.params.ambient_temperature);
+        }
         self.start_flow();
     }
 
@@ -562,7 +583,7 @@ impl Solver {
         let [u, v, w] = &mut self.vel;
         let scan = project::subtract_gradient(d, &self.boundaries, &self.pressure, u, v, w, h, dt);
         self.scan = self.solids.is_empty().then_some(scan);
-        self.solids.zero_faces([u, v, w]);
+        self.solids.set_faces([u, v, w]);
         // The divergence left equals the Poisson residual (scaled back to 1/s).
         let rhs_max = s.rhs_max.unwrap_or_else(|| st.max_abs(&self.rhs));
         let after = s.relative_residual * rhs_max * dt / (h * h);

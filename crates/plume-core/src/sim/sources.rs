@@ -1,8 +1,11 @@
-//! Emitters (sphere or box sources of smoke, heat and motion) and obstacles (solid spheres and
-//! boxes), with the shapes they share.
+//! Emitters (sources of smoke, heat and motion) and obstacles (solids): spheres, boxes or
+//! meshes read from files, each placed, turned and scaled, and moved by key frames.
 
+use super::body::{Body, Form};
 use super::SimError;
+use crate::geometry::{self, mesh, Key, Pose, Scale};
 use crate::ranges::emitter as ranges;
+use std::path::Path;
 
 /// Which shape an emitter or obstacle has. In a scene file: `shape = "sphere"` (with
 /// `radius`) or `shape = "box"` (with `size`).
@@ -12,8 +15,21 @@ pub enum ShapeKind {
     /// A sphere of `radius` around `center`.
     #[default]
     Sphere,
-    /// An axis-aligned box of edge lengths `size` centred on `center`.
+    /// A box of edge lengths `size` centred on `center`.
     Box,
+    /// A triangle mesh read from `file` (Wavefront OBJ or STL), its origin at `center`.
+    Mesh,
+}
+
+/// Where an emitter emits: through its volume, or from a layer one cell thick at its surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmitFrom {
+    /// Every covered cell.
+    #[default]
+    Volume,
+    /// The cells at the surface.
+    Surface,
 }
 
 /// A resolved shape in world coordinates.
@@ -146,11 +162,101 @@ fn resolve_shape(
                 half: s.map(|v| 0.5 * v),
             })
         }
+        ShapeKind::Mesh => Err(SimError::field(
+            "shape",
+            "a mesh has no analytic shape (this is a bug: callers ask for its body)",
+        )),
+    }
+}
+
+/// The geometry fields emitters and obstacles share, borrowed.
+pub(crate) struct Geometry<'a> {
+    pub kind: ShapeKind,
+    pub center: [f32; 3],
+    pub radius: Option<f32>,
+    pub size: Option<[f32; 3]>,
+    pub file: Option<&'a str>,
+    pub rotation: Option<[f32; 3]>,
+    pub scale: Option<Scale>,
+    pub keys: &'a [Key],
+    pub looped: bool,
+    pub smooth: bool,
+}
+
+impl Geometry<'_> {
+    /// Checks the fields and resolves the body (reading a mesh file, once per file).
+    pub fn body(&self) -> Result<Body, SimError> {
+        let form = match self.kind {
+            ShapeKind::Mesh => {
+                if self.radius.is_some() || self.size.is_some() {
+                    let f = if self.radius.is_some() {
+                        "radius"
+                    } else {
+                        "size"
+                    };
+                    return Err(SimError::field(
+                        f,
+                        format!("a mesh takes `file` and `scale`, not `{f}`"),
+                    ));
+                }
+                check_center(self.center)?;
+                let file = self.file.ok_or_else(|| {
+                    SimError::field(
+                        "file",
+                        "a mesh needs `file` = \"path/to/mesh.obj\" (OBJ or STL)",
+                    )
+                })?;
+                let m = mesh::load_cached(Path::new(file))
+                    .map_err(|e| SimError::field("file", e.to_string()))?;
+                let open = m.open_edges > 0;
+                Form::Mesh { mesh: m, open }
+            }
+            kind => {
+                if self.file.is_some() {
+                    return Err(SimError::field("file", "`file` is for shape = \"mesh\""));
+                }
+                match resolve_shape(kind, self.center, self.radius, self.size)? {
+                    Shape::Sphere { radius, .. } => Form::Sphere(radius),
+                    Shape::Box { half, .. } => Form::Box(half),
+                }
+            }
+        };
+        let mut base = Pose {
+            position: self.center,
+            ..Pose::default()
+        };
+        if let Some(r) = self.rotation {
+            geometry::check_rotation(r).map_err(|m| SimError::field("rotation", m))?;
+            base.rotation = r;
+        }
+        if let Some(sc) = self.scale {
+            geometry::check_scale(sc.axes()).map_err(|m| SimError::field("scale", m))?;
+            base.scale = sc.axes();
+        }
+        geometry::check_keys(self.keys, |p| {
+            check_center(p).map_err(|e| e.to_string().replace("center", "position"))
+        })
+        .map_err(|(f, m)| SimError::field(&f, m))?;
+        Ok(Body::new(
+            form,
+            base,
+            self.keys.to_vec(),
+            self.looped,
+            self.smooth,
+        ))
     }
 }
 
 fn is_zero(x: &f32) -> bool {
     *x == 0.0
+}
+
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
+fn is_volume(x: &EmitFrom) -> bool {
+    *x == EmitFrom::Volume
 }
 
 /// Periodic switching of an emitter: on for `duty·period` seconds at the start of every
@@ -172,7 +278,8 @@ pub struct Emitter {
     /// Shape: sphere (default) or box.
     #[serde(default)]
     pub shape: ShapeKind,
-    /// Centre in world coordinates (domain units).
+    /// Centre in world coordinates (domain units); `position` in a scene file means the same.
+    #[serde(alias = "position")]
     pub center: [f32; 3],
     /// Sphere radius in domain units; allowed (0, 10].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,6 +287,28 @@ pub struct Emitter {
     /// Box edge lengths in domain units; each allowed (0, 20].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<[f32; 3]>,
+    /// Mesh file (Wavefront OBJ or STL) for `shape = "mesh"`; a relative path is taken from
+    /// the scene file's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Rotation in degrees about x, then y, then z (Blender's XYZ Euler).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<[f32; 3]>,
+    /// Scale: one number, or one per axis (of the shape's own axes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Scale>,
+    /// Key frames (`[[obstacle.key]]` / `[[emitter.key]]`): time, position, rotation, scale.
+    #[serde(default, rename = "key", skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Key>,
+    /// Repeat the key frames' span for ever.
+    #[serde(default, rename = "loop", skip_serializing_if = "is_false")]
+    pub looped: bool,
+    /// Ease in and out between key frames instead of moving at constant speed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub smooth: bool,
+    /// Emit through the volume (default) or from the surface.
+    #[serde(default, skip_serializing_if = "is_volume")]
+    pub emit: EmitFrom,
     /// Density added per second to each covered cell; allowed [0, 1e6].
     #[serde(default)]
     pub density: f32,
@@ -217,6 +346,13 @@ impl Default for Emitter {
             center: [0.5, 0.12, 0.5],
             radius: Some(0.07),
             size: None,
+            file: None,
+            rotation: None,
+            scale: None,
+            keys: Vec::new(),
+            looped: false,
+            smooth: false,
+            emit: EmitFrom::Volume,
             density: 2.0,
             fuel: 0.0,
             flame: 0.0,
@@ -242,14 +378,47 @@ impl Emitter {
         }
     }
 
-    /// The emitter's shape, after checking the shape fields.
+    /// The emitter's analytic shape (spheres and boxes; an error for a mesh), after checking
+    /// the shape fields.
     pub fn shape(&self) -> Result<Shape, SimError> {
         resolve_shape(self.shape, self.center, self.radius, self.size)
     }
 
+    pub(crate) fn geometry(&self) -> Geometry<'_> {
+        Geometry {
+            kind: self.shape,
+            center: self.center,
+            radius: self.radius,
+            size: self.size,
+            file: self.file.as_deref(),
+            rotation: self.rotation,
+            scale: self.scale,
+            keys: &self.keys,
+            looped: self.looped,
+            smooth: self.smooth,
+        }
+    }
+
+    /// The resolved geometry (reads a mesh file the first time), after checking its fields.
+    pub fn body(&self) -> Result<Body, SimError> {
+        self.geometry().body()
+    }
+
+    /// `true` when it moves (two key frames or more).
+    pub fn moves(&self) -> bool {
+        self.keys.len() >= 2
+    }
+
+    /// The resolved geometry with where it emits from.
+    pub fn emitter_body(&self) -> Result<Body, SimError> {
+        let mut b = self.body()?;
+        b.surface = self.emit == EmitFrom::Surface;
+        Ok(b)
+    }
+
     /// Checks every field against its documented range.
     pub fn validate(&self) -> Result<(), SimError> {
-        self.shape()?;
+        self.body()?;
         ranges::DENSITY.check(self.density)?;
         ranges::FUEL.check(self.fuel)?;
         ranges::FLAME.check(self.flame)?;
@@ -315,7 +484,8 @@ pub struct Obstacle {
     /// Shape: sphere (default) or box.
     #[serde(default)]
     pub shape: ShapeKind,
-    /// Centre in world coordinates (domain units).
+    /// Centre in world coordinates (domain units); `position` in a scene file means the same.
+    #[serde(alias = "position")]
     pub center: [f32; 3],
     /// Sphere radius in domain units; allowed (0, 10].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -323,6 +493,25 @@ pub struct Obstacle {
     /// Box edge lengths in domain units; each allowed (0, 20].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<[f32; 3]>,
+    /// Mesh file (Wavefront OBJ or STL) for `shape = "mesh"`; a relative path is taken from
+    /// the scene file's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Rotation in degrees about x, then y, then z (Blender's XYZ Euler).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<[f32; 3]>,
+    /// Scale: one number, or one per axis (of the shape's own axes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Scale>,
+    /// Key frames (`[[obstacle.key]]` / `[[emitter.key]]`): time, position, rotation, scale.
+    #[serde(default, rename = "key", skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Key>,
+    /// Repeat the key frames' span for ever.
+    #[serde(default, rename = "loop", skip_serializing_if = "is_false")]
+    pub looped: bool,
+    /// Ease in and out between key frames instead of moving at constant speed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub smooth: bool,
 }
 
 impl Obstacle {
@@ -333,6 +522,12 @@ impl Obstacle {
             center,
             radius: Some(radius),
             size: None,
+            file: None,
+            rotation: None,
+            scale: None,
+            keys: Vec::new(),
+            looped: false,
+            smooth: false,
         }
     }
 
@@ -343,11 +538,43 @@ impl Obstacle {
             center,
             radius: None,
             size: Some(size),
+            file: None,
+            rotation: None,
+            scale: None,
+            keys: Vec::new(),
+            looped: false,
+            smooth: false,
         }
     }
 
-    /// The obstacle's shape, after checking the shape fields.
+    /// The obstacle's analytic shape (spheres and boxes; an error for a mesh), after
+    /// checking the shape fields.
     pub fn shape(&self) -> Result<Shape, SimError> {
         resolve_shape(self.shape, self.center, self.radius, self.size)
+    }
+
+    pub(crate) fn geometry(&self) -> Geometry<'_> {
+        Geometry {
+            kind: self.shape,
+            center: self.center,
+            radius: self.radius,
+            size: self.size,
+            file: self.file.as_deref(),
+            rotation: self.rotation,
+            scale: self.scale,
+            keys: &self.keys,
+            looped: self.looped,
+            smooth: self.smooth,
+        }
+    }
+
+    /// The resolved geometry (reads a mesh file the first time), after checking its fields.
+    pub fn body(&self) -> Result<Body, SimError> {
+        self.geometry().body()
+    }
+
+    /// `true` when it moves (two key frames or more).
+    pub fn moves(&self) -> bool {
+        self.keys.len() >= 2
     }
 }

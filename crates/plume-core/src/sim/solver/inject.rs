@@ -1,6 +1,7 @@
 //! What emitters and the user add: smoke, heat and velocity splatted onto the grid.
 
 use super::*;
+use crate::geometry::Pose;
 
 impl Solver {
     /// Adds `amount` to the density of one cell (negative removes smoke, never below 0).
@@ -91,8 +92,42 @@ impl Solver {
         if self.emitters.iter().any(|e| e.burns() && e.active_at(t)) {
             self.activate_fire();
         }
-        for e in &self.emitters {
+        for (e, body) in self.emitters.iter().zip(&self.emitter_bodies) {
             if !e.active_at(t) {
+                continue;
+            }
+            if let Some(b) = body {
+                let pose = b.pose_at(t);
+                let covered = |fd: Dims, st: [f32; 3]| covered_by(&g, fd, st, b, &pose);
+                let blend =
+                    |field: &mut [f32], fd: Dims, st, f: &(dyn Fn(&mut f32, f32) + Sync)| {
+                        for (i, c) in covered(fd, st) {
+                            f(&mut field[i], c);
+                        }
+                    };
+                if e.density > 0.0 {
+                    let add = e.density * dt;
+                    blend(&mut self.density, g.dims, CENTER, &|v, c| *v += c * add);
+                }
+                for (rate, field) in [(e.fuel, &mut self.fuel), (e.flame, &mut self.flame)] {
+                    let add = rate * dt;
+                    if add > 0.0 {
+                        blend(field, g.dims, CENTER, &|v, c| *v += c * add);
+                    }
+                }
+                if let Some(te) = e.temperature {
+                    self.temperature_active = true;
+                    blend(&mut self.temperature, g.dims, CENTER, &|v, c| {
+                        *v += c * (te - *v)
+                    });
+                }
+                if let Some(ev) = e.velocity {
+                    for (a, f) in self.vel.iter_mut().enumerate() {
+                        let target = ev[a].clamp(-lim, lim);
+                        let st = advect::face_stagger(a);
+                        blend(f, g.dims.faces(a), st, &|v, c| *v += c * (target - *v));
+                    }
+                }
                 continue;
             }
             let Ok(world) = e.shape() else { continue };
@@ -138,6 +173,17 @@ impl Solver {
             self.solids.fill_cells(&mut self.flame, 0.0);
         }
         self.enforce_boundaries();
+    }
+
+    /// An emitter's body when it is more than a plain sphere or box (turned, scaled, moving,
+    /// a mesh, or emitting from its surface), prepared for this grid.
+    pub(super) fn emitter_body(&self, e: &Emitter) -> Result<Option<Body>, SimError> {
+        let mut b = e.emitter_body()?;
+        if b.plain_shape().is_some() {
+            return Ok(None);
+        }
+        b.prepare(self.grid.h);
+        Ok(Some(b))
     }
 
     pub(super) fn index_shape(&self, s: &Shape) -> Shape {
@@ -189,6 +235,36 @@ pub(super) fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
             "sphere at {c:?} with radius {r} must be finite with radius in (0, 10]"
         )))
     }
+}
+
+/// The samples of a field (dimensions `fd`, stagger `st`) that a body in `pose` covers, with
+/// how much: (index, coverage > 0).
+fn covered_by(g: &Grid, fd: Dims, st: [f32; 3], b: &Body, pose: &Pose) -> Vec<(usize, f32)> {
+    let a = pose.affine();
+    let (lo, hi) = b.bounds_in(pose);
+    let n = fd.as_array();
+    let range = |x: usize| {
+        let l = ((lo[x] - g.origin[x]) / g.h - st[x] - 1.0).floor().max(0.0) as usize;
+        let h = ((hi[x] - g.origin[x]) / g.h - st[x] + 2.0).ceil().max(0.0) as usize;
+        (l.min(n[x]), h.min(n[x]))
+    };
+    let [(i0, i1), (j0, j1), (k0, k1)] = [range(0), range(1), range(2)];
+    let h = f64::from(g.h);
+    (k0..k1)
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let a = &a;
+            (j0..j1).flat_map(move |j| {
+                (i0..i1).filter_map(move |i| {
+                    let p = [i, j, k];
+                    let w = [0, 1, 2]
+                        .map(|x| f64::from(g.origin[x]) + (p[x] as f64 + f64::from(st[x])) * h);
+                    let c = b.coverage(pose, a, w, g.h);
+                    (c > 0.0).then(|| (fd.idx(i, j, k), c.min(1.0)))
+                })
+            })
+        })
+        .collect()
 }
 
 /// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `st`)

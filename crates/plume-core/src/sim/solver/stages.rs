@@ -18,10 +18,15 @@ fn always(_: &Solver) -> bool {
     true
 }
 
-/// The stages of one sub-step, in order: sources → advect velocity → buoyancy → vorticity
+/// The stages of one sub-step, in order: moving obstacles → sources → advect velocity → buoyancy → vorticity
 /// confinement → viscosity → speed limit → project → advect density and temperature (with
 /// the mass correction, and fuel and flame while anything burns) → combustion → diffuse density.
-pub(super) const STAGES: [Stage; 10] = [
+pub(super) const STAGES: [Stage; 11] = [
+    Stage {
+        name: "obstacles",
+        active: Solver::obstacles_move,
+        run: Solver::stage_obstacles,
+    },
     Stage {
         name: "sources",
         active: always,

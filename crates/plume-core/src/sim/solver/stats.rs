@@ -40,6 +40,9 @@ pub struct StepStats {
     /// Faces the speed limit `max_cfl·max_substeps·h/dt` held back during the step (0 in
     /// any flow the sub-steps can carry).
     pub speed_limited: u64,
+    /// Smoke that moving obstacles swept over and found no fluid cell for within 4 cells
+    /// (Σ density, cell units; 0 unless a solid moves several cells in one sub-step).
+    pub swept_loss: f64,
     /// Smoke that left through open faces during the step (Σ density·h³, estimated upwind
     /// from the projected velocity at the faces).
     pub outflow: f64,
@@ -77,6 +80,7 @@ impl StepStats {
         self.total_ms += s.total_ms;
         self.speed_limited += s.speed_limited;
         self.outflow += s.outflow;
+        self.swept_loss += s.swept_loss;
         self.mass_correction = s.mass_correction;
         self.source_added += s.source_added;
         self.fuel_burned += s.fuel_burned;

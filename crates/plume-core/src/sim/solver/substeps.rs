@@ -142,13 +142,20 @@ impl Solver {
     /// The largest velocity component an emitter on at the current time sets
     /// (domain-units/s, within the speed limit as the sources apply it; 0 without such
     /// emitters).
+    /// Moving obstacles count with the speed their faces had in the last sub-step.
     pub(super) fn emitter_speed(&self) -> f32 {
+        let solid = self
+            .solids
+            .face_vel
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, v| m.max(v.abs()));
         self.emitters
             .iter()
             .filter(|e| e.active_at(self.time))
             .filter_map(|e| e.velocity)
             .flat_map(|v| v.map(f32::abs))
-            .fold(0.0, f32::max)
+            .fold(solid, f32::max)
             .min(self.speed_limit())
     }
 

@@ -1,0 +1,214 @@
+//! An obstacle's or emitter's geometry resolved for the solver: its form (sphere, box or a
+//! mesh read from a file), its pose over time, and the tests the solver asks of it (is a
+//! point inside; how much of a cell does it cover; how fast does a point of it move).
+
+use super::grid::Grid;
+use super::sources::{coverage, Shape};
+use crate::geometry::mesh::Mesh;
+use crate::geometry::voxel::{self, Tri, Voxels};
+use crate::geometry::{Affine, Key, Motion, Pose};
+use std::sync::Arc;
+
+/// Most cells along an axis of a mesh's own voxel grid (what a moving mesh or a mesh
+/// emitter is sampled from).
+const MAX_LOCAL_CELLS: usize = 384;
+
+/// What an object is made of.
+#[derive(Clone, Debug)]
+pub enum Form {
+    /// A sphere of this radius around its position.
+    Sphere(f32),
+    /// A box of these half edge lengths centred on its position.
+    Box([f32; 3]),
+    /// A triangle mesh in its file's coordinates (its origin at the position).
+    Mesh {
+        /// The triangles.
+        mesh: Arc<Mesh>,
+        /// `true` when some edge is not shared by two triangles.
+        open: bool,
+    },
+}
+
+/// A resolved obstacle or emitter.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// Sphere, box or mesh.
+    pub form: Form,
+    /// The pose without key frames.
+    pub base: Pose,
+    /// Key frames.
+    pub keys: Vec<Key>,
+    /// Repeat the keys.
+    pub looped: bool,
+    /// Ease between keys.
+    pub smooth: bool,
+    /// Emit from the surface (emitters), not the volume.
+    pub surface: bool,
+    /// The mesh voxelised in its own coordinates (moving mesh obstacles, mesh emitters), built
+    /// by [`Body::prepare`].
+    vox: Option<Arc<Voxels>>,
+}
+
+impl Body {
+    /// A body from its parts.
+    pub fn new(form: Form, base: Pose, keys: Vec<Key>, looped: bool, smooth: bool) -> Self {
+        Self {
+            form,
+            base,
+            keys,
+            looped,
+            smooth,
+            surface: false,
+            vox: None,
+        }
+    }
+
+    /// Its motion.
+    pub fn motion(&self) -> Motion<'_> {
+        Motion {
+            base: self.base,
+            keys: &self.keys,
+            looped: self.looped,
+            smooth: self.smooth,
+        }
+    }
+
+    /// `true` when it moves (two key frames or more).
+    pub fn moves(&self) -> bool {
+        self.motion().moves()
+    }
+
+    /// The pose at time `t`.
+    pub fn pose_at(&self, t: f64) -> Pose {
+        self.motion().pose_at(t)
+    }
+
+    /// The analytic shape when the body is a sphere or box that neither moves, turns nor
+    /// scales (the solver then takes the same path as before bodies could do more).
+    pub fn plain_shape(&self) -> Option<Shape> {
+        if self.moves() || !self.base.is_plain() || self.surface {
+            return None;
+        }
+        let center = self.base.position;
+        match self.form {
+            Form::Sphere(radius) => Some(Shape::Sphere { center, radius }),
+            Form::Box(half) => Some(Shape::Box { center, half }),
+            Form::Mesh { .. } => None,
+        }
+    }
+
+    /// Bounds in its own coordinates.
+    pub fn local_bounds(&self) -> ([f32; 3], [f32; 3]) {
+        match &self.form {
+            Form::Sphere(r) => ([-r; 3], [*r; 3]),
+            Form::Box(h) => (h.map(|x| -x), *h),
+            Form::Mesh { mesh, .. } => mesh.bounds(),
+        }
+    }
+
+    /// World bounds in pose `p`.
+    pub fn bounds_in(&self, p: &Pose) -> ([f32; 3], [f32; 3]) {
+        let (lo, hi) = self.local_bounds();
+        p.bounds_of(lo, hi)
+    }
+
+    /// World bounds over every pose its key frames name (for "is it in the domain at all").
+    pub fn bounds_over_motion(&self) -> ([f32; 3], [f32; 3]) {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for p in self.motion().key_poses() {
+            let (a, b) = self.bounds_in(&p);
+            for x in 0..3 {
+                lo[x] = lo[x].min(a[x]);
+                hi[x] = hi[x].max(b[x]);
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Builds what sampling a mesh needs for cells of size `h`: its own voxel grid, fine
+    /// enough for half a cell at its largest scale. No-op for spheres and boxes.
+    pub fn prepare(&mut self, h: f32) {
+        let Form::Mesh { mesh, open } = &self.form else {
+            return;
+        };
+        let local_h = f64::from(h) / (2.0 * f64::from(self.motion().max_scale().max(1e-6)));
+        let tris = voxel::unique(mesh.corners());
+        let v = if self.surface {
+            Voxels::surface_of(&tris, local_h, MAX_LOCAL_CELLS)
+        } else {
+            Voxels::build(&tris, local_h, MAX_LOCAL_CELLS, *open)
+        };
+        self.vox = Some(Arc::new(v));
+    }
+
+    /// Whether the world point lies inside, the body standing at `a`.
+    #[inline]
+    pub fn inside(&self, a: &Affine, p: [f64; 3]) -> bool {
+        let l = a.invert(p);
+        match &self.form {
+            Form::Sphere(r) => {
+                let r = f64::from(*r);
+                l[0] * l[0] + l[1] * l[1] + l[2] * l[2] <= r * r
+            }
+            Form::Box(h) => (0..3).all(|x| l[x].abs() <= f64::from(h[x])),
+            Form::Mesh { .. } => self.vox.as_ref().is_some_and(|v| v.sample(l) >= 0.5),
+        }
+    }
+
+    /// How much of a cell of size `h` centred at world point `p` the body covers (or, for a
+    /// surface emitter, how near the cell is to its surface), the body standing in `pose`.
+    #[inline]
+    pub fn coverage(&self, pose: &Pose, a: &Affine, p: [f64; 3], h: f32) -> f32 {
+        let l = a.invert(p);
+        let s = pose.scale;
+        let smin = s[0].min(s[1]).min(s[2]);
+        match &self.form {
+            Form::Sphere(r) => {
+                let dist = (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt() as f32;
+                if self.surface {
+                    (1.0 - ((dist - r) * smin).abs() / h).clamp(0.0, 1.0)
+                } else {
+                    coverage(dist * smin, r * smin, h)
+                }
+            }
+            Form::Box(half) => {
+                if self.surface {
+                    let d = (0..3)
+                        .map(|x| (l[x].abs() as f32 - half[x]) * s[x])
+                        .fold(f32::NEG_INFINITY, f32::max);
+                    (1.0 - d.abs() / h).clamp(0.0, 1.0)
+                } else {
+                    (0..3)
+                        .map(|x| coverage(l[x].abs() as f32 * s[x], half[x] * s[x], h))
+                        .product()
+                }
+            }
+            Form::Mesh { .. } => self.vox.as_ref().map_or(0.0, |v| v.sample(l)),
+        }
+    }
+
+    /// The mesh's triangles in grid-index coordinates in pose `p`.
+    pub fn index_triangles(&self, grid: &Grid, p: &Pose) -> Vec<Tri> {
+        let Form::Mesh { mesh, .. } = &self.form else {
+            return Vec::new();
+        };
+        let a = p.affine();
+        let o = grid.origin.map(f64::from);
+        let h = f64::from(grid.h);
+        voxel::unique(mesh.corners().map(|t| {
+            t.map(|v| {
+                let w = a.apply(v);
+                [0, 1, 2].map(|x| (w[x] - o[x]) / h)
+            })
+        }))
+    }
+}
+
+/// The velocity at world point `x` of a body that moves from pose `a` to pose `b` in `dt`
+/// seconds: where the body's material point at `x` goes, minus `x`, over `dt`.
+#[inline]
+pub fn point_velocity(a: &Affine, b: &Affine, x: [f64; 3], dt: f64) -> [f64; 3] {
+    let to = b.apply(a.invert(x));
+    [0, 1, 2].map(|i| (to[i] - x[i]) / dt)
+}
