@@ -15,7 +15,7 @@ mod lint;
 use std::path::Path;
 
 /// The presets shipped with Plume: name and TOML text (the files in `scenes/`).
-pub const PRESETS: [(&str, &str); 6] = [
+pub const PRESETS: [(&str, &str); 8] = [
     ("plume", include_str!("../../../scenes/plume.toml")),
     (
         "wind_tunnel",
@@ -28,6 +28,8 @@ pub const PRESETS: [(&str, &str); 6] = [
     ),
     ("campfire", include_str!("../../../scenes/campfire.toml")),
     ("explosion", include_str!("../../../scenes/explosion.toml")),
+    ("paddle", include_str!("../../../scenes/paddle.toml")),
+    ("chimney", include_str!("../../../scenes/chimney.toml")),
 ];
 
 /// Largest scene file read, in bytes.
@@ -248,7 +250,18 @@ fn field_error(prefix: Vec<Seg>, e: SimError) -> Invalid {
     match e {
         SimError::Field { field, message } => {
             let mut p = prefix;
-            p.push(key(&field));
+            // `key[1].time` → key, [1], time
+            for part in field.split('.') {
+                match part.split_once('[') {
+                    Some((k, rest)) => {
+                        p.push(key(k));
+                        if let Ok(n) = rest.trim_end_matches(']').parse() {
+                            p.push(Seg::Index(n));
+                        }
+                    }
+                    None => p.push(key(part)),
+                }
+            }
             Invalid::at(
                 p,
                 if what.is_empty() {
@@ -363,17 +376,74 @@ impl Scene {
                 message: l.message,
             });
         }
-        let scene: Scene = toml::from_str(text).map_err(|e| SceneError {
+        let mut scene: Scene = toml::from_str(text).map_err(|e| SceneError {
             file: file.map(str::to_string),
             line: e.span().map(|s| line_of(text, s.start)),
             message: e.message().trim().to_string(),
         })?;
+        scene.resolve_mesh_paths(file);
         scene.validate_inner().map_err(|inv| SceneError {
             file: file.map(str::to_string),
             line: locate(text, &inv.path).map(|o| line_of(text, o)),
             message: inv.message,
         })?;
         Ok(scene)
+    }
+
+    /// Makes every mesh `file` usable from anywhere: a relative path is taken from the scene
+    /// file's folder (`source`), or, in a built-in preset, names a mesh that ships inside
+    /// Plume (`builtin:…`).
+    fn resolve_mesh_paths(&mut self, source: Option<&str>) {
+        let preset = source.is_some_and(|f| f.starts_with("preset "));
+        let base = source
+            .filter(|_| !preset)
+            .and_then(|f| Path::new(f).parent())
+            .map(Path::to_path_buf);
+        let files = self
+            .obstacles
+            .iter_mut()
+            .map(|o| &mut o.file)
+            .chain(self.emitters.iter_mut().map(|e| &mut e.file));
+        for f in files.flatten() {
+            if f.starts_with("builtin:") || Path::new(f.as_str()).is_absolute() {
+                continue;
+            }
+            if preset {
+                *f = format!("builtin:{f}");
+            } else if let Some(b) = &base {
+                if !b.as_os_str().is_empty() {
+                    *f = b.join(&*f).to_string_lossy().into_owned();
+                }
+            }
+        }
+    }
+
+    /// Things worth telling the user once about a valid scene: meshes that are not closed.
+    pub fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let items = self
+            .obstacles
+            .iter()
+            .map(|o| ("obstacle", o.body()))
+            .chain(self.emitters.iter().map(|e| ("emitter", e.body())));
+        let mut counts = std::collections::HashMap::new();
+        for (what, b) in items {
+            let i = counts.entry(what).or_insert(0usize);
+            if let Ok(crate::sim::body::Body {
+                form: crate::sim::body::Form::Mesh { mesh, open: true },
+                ..
+            }) = &b
+            {
+                out.push(format!(
+                    "{what}[{i}]: the mesh is not closed ({} edges are not shared by two \
+                     triangles); it is voxelised by votes of rays along x, y and z, and the \
+                     cells its surface passes through are solid too",
+                    mesh.open_edges
+                ));
+            }
+            *i += 1;
+        }
+        out
     }
 
     /// The scene as TOML that [`Scene::from_toml`] reads back to an equal scene.
@@ -479,32 +549,45 @@ impl Scene {
             "the domain [{}, {}, {}] to [{}, {}, {}]",
             lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]
         );
-        for (i, e) in self.emitters.iter().enumerate() {
-            let pre = vec![key("emitter"), Seg::Index(i)];
-            e.validate().map_err(|err| field_error(pre.clone(), err))?;
-            if !inside(e.center) {
-                let mut p = pre;
-                p.push(key("center"));
-                return Err(Invalid::at(
-                    p,
-                    format!("emitter[{i}].center = {:?} lies outside {domain}", e.center),
-                ));
+        let place = |what: &str, i: usize, body: &crate::sim::body::Body, center: [f32; 3]| {
+            let pre = vec![key(what), Seg::Index(i)];
+            if body.plain_shape().is_some()
+                || !matches!(body.form, crate::sim::body::Form::Mesh { .. })
+            {
+                if !inside(center) {
+                    let mut p = pre;
+                    p.push(key("center"));
+                    return Err(Invalid::at(
+                        p,
+                        format!("{what}[{i}].center = {center:?} lies outside {domain}"),
+                    ));
+                }
+                return Ok(());
             }
-        }
-        for (i, o) in self.obstacles.iter().enumerate() {
-            let pre = vec![key("obstacle"), Seg::Index(i)];
-            o.shape().map_err(|err| field_error(pre.clone(), err))?;
-            if !inside(o.center) {
+            let (blo, bhi) = body.bounds_over_motion();
+            if (0..3).any(|a| bhi[a] < lo[a] || blo[a] > hi[a]) {
                 let mut p = pre;
-                p.push(key("center"));
+                p.push(key("file"));
                 return Err(Invalid::at(
                     p,
                     format!(
-                        "obstacle[{i}].center = {:?} lies outside {domain}",
-                        o.center
+                        "{what}[{i}]: the mesh, placed and scaled, spans {blo:?} to {bhi:?}, \
+                         wholly outside {domain} (set `position` and `scale`)"
                     ),
                 ));
             }
+            Ok(())
+        };
+        for (i, e) in self.emitters.iter().enumerate() {
+            let pre = vec![key("emitter"), Seg::Index(i)];
+            e.validate().map_err(|err| field_error(pre.clone(), err))?;
+            let body = e.body().map_err(|err| field_error(pre.clone(), err))?;
+            place("emitter", i, &body, e.center)?;
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let pre = vec![key("obstacle"), Seg::Index(i)];
+            let body = o.body().map_err(|err| field_error(pre.clone(), err))?;
+            place("obstacle", i, &body, o.center)?;
         }
         if self.obstacles.len() > MAX_OBSTACLES {
             return Err(Invalid::at(

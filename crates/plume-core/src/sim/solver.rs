@@ -106,6 +106,9 @@ pub struct Solver {
     /// reach, the sub-steps' lengths and the finite check take it instead of reading the
     /// arrays again.
     scan: Option<project::GradientScan>,
+    /// Σ density moving obstacles covered (and cleared) in the current sub-step, given back
+    /// by the mass correction.
+    swept: f64,
     /// Σ density after the sources of the current sub-step.
     before_advection: f64,
     /// Σ density before the sources of the current sub-step.
@@ -178,6 +181,7 @@ impl Solver {
             scan: None,
             before_advection: 0.0,
             before_sources: 0.0,
+            swept: 0.0,
         };
         s.start_flow();
         Ok(s)

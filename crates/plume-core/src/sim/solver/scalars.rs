@@ -15,11 +15,13 @@ impl Solver {
         let cool = (-self.params.cooling * dt).exp();
         // What the density should total after advection: what it held, less what leaves
         // through open faces in this sub-step, faded (before the extrapolation into solids,
-        // which advection reads from but which holds no smoke).
+        // which advection reads from but which holds no smoke), with what moving obstacles
+        // covered this sub-step (see `solver/moving.rs`).
         let before = det_sum(&self.density);
         self.before_advection = before;
         self.outflow = self.outflow_estimate(k_dt);
-        let target = f64::from(fade) * (before - self.outflow).max(0.0);
+        let target =
+            f64::from(fade) * (before + std::mem::take(&mut self.swept) - self.outflow).max(0.0);
         let solids = &self.solids;
         let n = d.cells();
         // Every field moves with the same velocity: one pass locates each trace once for all.

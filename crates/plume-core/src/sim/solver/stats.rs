@@ -40,9 +40,10 @@ pub struct StepStats {
     /// Faces the speed limit `max_cfl·max_substeps·h/dt` held back during the step (0 in
     /// any flow the sub-steps can carry).
     pub speed_limited: u64,
-    /// Smoke that moving obstacles swept over and found no fluid cell for within 4 cells
-    /// (Σ density, cell units; 0 unless a solid moves several cells in one sub-step).
-    pub swept_loss: f64,
+    /// Smoke in the cells moving obstacles covered during the step (Σ density·h³), cleared
+    /// there: the advection had carried it ahead of the solid already (see
+    /// `sim/solver/moving.rs`).
+    pub swept: f64,
     /// Smoke that left through open faces during the step (Σ density·h³, estimated upwind
     /// from the projected velocity at the faces).
     pub outflow: f64,
@@ -80,7 +81,7 @@ impl StepStats {
         self.total_ms += s.total_ms;
         self.speed_limited += s.speed_limited;
         self.outflow += s.outflow;
-        self.swept_loss += s.swept_loss;
+        self.swept += s.swept;
         self.mass_correction = s.mass_correction;
         self.source_added += s.source_added;
         self.fuel_burned += s.fuel_burned;
