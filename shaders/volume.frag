@@ -38,8 +38,8 @@ uniform bool shadows;
 uniform int shadow_steps;
 uniform bool jitter;
 uniform int max_steps;
-uniform sampler2D obstacles;    // MAX × 2 RGBA32F: (centre, kind 1 sphere / 2 box), (extent, 0)
-uniform int obstacle_count;
+uniform sampler2D solid_hits;   // RGBA32F per pixel of the viewport (solid.frag): the nearest
+                                // obstacle's normal and distance from the eye (1e30: none)
 uniform vec3 obstacle_color;    // linear
 
 out vec4 color;
@@ -133,46 +133,12 @@ float light_transmittance(vec3 p) {
     return exp(-tau * density_scale * ds);
 }
 
-// Nearest obstacle hit along the ray beyond t_min: distance (1e30 when none) and normal.
-float hit_obstacles(vec3 ro, vec3 rd, float t_min, out vec3 normal) {
-    float best = 1e30;
-    normal = vec3(0.0, 1.0, 0.0);
-    for (int i = 0; i < obstacle_count; ++i) {
-        vec4 a = texelFetch(obstacles, ivec2(i, 0), 0);
-        vec3 e = texelFetch(obstacles, ivec2(i, 1), 0).xyz;
-        vec3 c = a.xyz;
-        if (a.w < 1.5) {
-            // Sphere of radius e.x.
-            vec3 oc = ro - c;
-            float b = dot(oc, rd);
-            float h = b * b - (dot(oc, oc) - e.x * e.x);
-            if (h < 0.0) {
-                continue;
-            }
-            float t = -b - sqrt(h);
-            if (t > t_min && t < best) {
-                best = t;
-                normal = normalize(ro + rd * t - c);
-            }
-        } else {
-            // Axis-aligned box of half size e.
-            vec3 inv = 1.0 / rd;
-            vec3 ta = (c - e - ro) * inv;
-            vec3 tb = (c + e - ro) * inv;
-            vec3 lo = min(ta, tb);
-            vec3 hi = max(ta, tb);
-            float tn = max(max(lo.x, lo.y), lo.z);
-            float tf = min(min(hi.x, hi.y), hi.z);
-            if (tf < tn || tn <= t_min || tn >= best) {
-                continue;
-            }
-            best = tn;
-            vec3 s = -sign(rd);
-            normal = tn == lo.x ? vec3(s.x, 0.0, 0.0)
-                   : (tn == lo.y ? vec3(0.0, s.y, 0.0) : vec3(0.0, 0.0, s.z));
-        }
-    }
-    return best;
+// The nearest obstacle along this pixel's ray, as the solid pass drew it: distance (1e30
+// when none) and normal.
+float hit_obstacles(out vec3 normal) {
+    vec4 h = texelFetch(solid_hits, ivec2(gl_FragCoord.xy - viewport_origin), 0);
+    normal = h.xyz;
+    return h.w;
 }
 
 void main() {
@@ -184,7 +150,7 @@ void main() {
         discard;
     }
     vec3 n_solid;
-    float t_solid = hit_obstacles(eye, rd, t0, n_solid);
+    float t_solid = hit_obstacles(n_solid);
     bool solid = t_solid < t1;
     if (solid) {
         t1 = t_solid;

@@ -171,7 +171,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
     let ctx = context::headless()?;
     let gl = context::info(&ctx);
     let mut renderer = VolumeRenderer::new(&ctx)?;
-    renderer.set_obstacles(&ctx, &scene.obstacle_shapes()?)?;
+    renderer.set_obstacles(&ctx, &scene.obstacles)?;
     let target = Offscreen::new(&ctx, a.width, a.height)?;
     let bx = VolumeBox::of_grid(sim.grid());
     let camera = match a.camera {

@@ -4,6 +4,7 @@
 pub mod context;
 pub mod flipbook;
 pub mod offscreen;
+pub mod solids;
 pub mod volume;
 pub mod window;
 

@@ -5,7 +5,6 @@ use super::RenderError;
 use crate::camera::OrbitCamera;
 pub use crate::render_settings::RenderSettings;
 use crate::sim::Dims;
-use crate::sim::Shape;
 use glium::backend::Facade;
 use glium::index::{NoIndices, PrimitiveType};
 use glium::program::ProgramCreationInput;
@@ -73,7 +72,7 @@ struct LineVertex {
 }
 implement_vertex!(LineVertex, position);
 
-fn program(
+pub(super) fn program(
     facade: &impl Facade,
     name: &'static str,
     vertex: &str,
@@ -109,9 +108,9 @@ pub struct VolumeRenderer {
     stream: Program,
     texture: Option<(Texture3d, Dims)>,
     staging: Option<PixelBuffer<f32>>,
-    /// Obstacles as a MAX_OBSTACLES × 2 RGBA32F table (row 0: centre and kind, row 1: radius
-    /// or half size) and how many are used.
-    obstacles: Option<(Texture2d, i32)>,
+    /// The obstacles as triangles, drawn into a hit buffer the volume and streamline passes
+    /// read.
+    solids: super::solids::SolidPass,
     /// Temperature and flame (RG32F) while the frame holds flame, and the flame as one soft
     /// light for the smoke around it.
     heat: Option<HeatTexture>,
@@ -251,7 +250,7 @@ impl VolumeRenderer {
     /// Compiles the shaders.
     pub fn new(facade: &impl Facade) -> Result<Self, RenderError> {
         let table = crate::blackbody::table();
-        let mut r = Self {
+        let r = Self {
             volume: program(facade, "volume", FULLSCREEN_VERT, VOLUME_FRAG)?,
             background: program(facade, "background", FULLSCREEN_VERT, BACKGROUND_FRAG)?,
             lines: program(facade, "outline", LINE_VERT, LINE_FRAG)?,
@@ -259,7 +258,7 @@ impl VolumeRenderer {
             stream: program(facade, "streamlines", STREAM_VERT, STREAM_FRAG)?,
             texture: None,
             staging: None,
-            obstacles: None,
+            solids: super::solids::SolidPass::new(facade)?,
             heat: None,
             fire: None,
             blackbody: Texture2d::with_format(
@@ -272,42 +271,24 @@ impl VolumeRenderer {
             blackbody_values: table,
             last_upload_ms: 0.0,
         };
-        r.set_obstacles(facade, &[])?;
         Ok(r)
     }
 
-    /// Sets the solid obstacles drawn with the volume (at most [`super::MAX_OBSTACLES`]).
+    /// Sets the solid obstacles drawn with the volume (at most [`super::MAX_OBSTACLES`]):
+    /// spheres, boxes and meshes, turned and scaled, standing where their key frames put them
+    /// at the time of the last frame uploaded ([`VolumeRenderer::set_time`]).
     pub fn set_obstacles(
         &mut self,
         facade: &impl Facade,
-        shapes: &[Shape],
+        obstacles: &[crate::sim::Obstacle],
     ) -> Result<(), RenderError> {
-        let n = super::MAX_OBSTACLES;
-        if shapes.len() > n {
-            return Err(RenderError::InvalidSetting(format!(
-                "{} obstacles; at most {n} can be drawn",
-                shapes.len()
-            )));
-        }
-        let mut rows = vec![vec![(0.0f32, 0.0f32, 0.0f32, 0.0f32); n]; 2];
-        for (i, s) in shapes.iter().enumerate() {
-            let c = s.center();
-            let (kind, e) = match *s {
-                Shape::Sphere { radius, .. } => (1.0, [radius; 3]),
-                Shape::Box { half, .. } => (2.0, half),
-            };
-            rows[0][i] = (c[0], c[1], c[2], kind);
-            rows[1][i] = (e[0], e[1], e[2], 0.0);
-        }
-        let tex = Texture2d::with_format(
-            facade,
-            rows,
-            UncompressedFloatFormat::F32F32F32F32,
-            MipmapsOption::NoMipmap,
-        )
-        .map_err(|e| RenderError::resource("obstacle table", e))?;
-        self.obstacles = Some((tex, shapes.len() as i32));
-        Ok(())
+        self.solids.set_obstacles(facade, obstacles)
+    }
+
+    /// Places moving obstacles where they are at simulated time `t` (set by
+    /// [`VolumeRenderer::upload_frame`] from the frame's time).
+    pub fn set_time(&mut self, t: f64) {
+        self.solids.time = t;
     }
 
     /// Dimensions of the texture currently held, if any.
@@ -358,6 +339,7 @@ impl VolumeRenderer {
     ) -> Result<f64, RenderError> {
         let dims = frame.grid.dims;
         let t = Instant::now();
+        self.solids.time = frame.time;
         self.upload(facade, frame.density(), dims)?;
         self.fire = None;
         if let (Some(temp), Some(flame)) = (&frame.temperature, &frame.flame) {
@@ -484,18 +466,6 @@ impl VolumeRenderer {
             .minify_filter(MinifySamplerFilter::Linear)
             .wrap_function(SamplerWrapFunction::Clamp);
         let _ = dims;
-        let (obst_tex, obst_n) = match &self.obstacles {
-            Some((t, n)) => (t, *n),
-            None => {
-                return Err(RenderError::resource_msg(
-                    "the obstacle table was not created",
-                ))
-            }
-        };
-        let obst = obst_tex
-            .sampled()
-            .magnify_filter(MagnifySamplerFilter::Nearest)
-            .minify_filter(MinifySamplerFilter::Nearest);
         let fire = self.fire.filter(|_| self.heat.is_some());
         let heat_tex = match (&self.heat, fire) {
             (Some((h, _, _)), Some(_)) => h,
@@ -520,51 +490,55 @@ impl VolumeRenderer {
         let fl_scale = settings.flame_intensity * settings.flame_light;
         let lin = RenderSettings::linear;
         let (kmin, kmax) = crate::blackbody::TABLE_KELVIN;
-        surface
-            .draw(
-                tri(),
-                tris,
-                &self.volume,
-                &uniform! {
-                    density: sampler,
-                    fire: fire.is_some(),
-                    heat: heat,
-                    blackbody: bb,
-                    bb_range: [kmin, kmax],
-                    kelvin_per_unit: settings.kelvin_per_unit,
-                    flame_intensity: settings.flame_intensity,
-                    flame_light_pos: fl.center,
-                    flame_light_rgb: fl.power.map(|p| p * fl_scale),
-                    flame_light_r2: fl.spread2,
-                    phase_g: settings.anisotropy,
-                    exposure: settings.exposure.exp2(),
-                    tone_map: settings.tone_map,
-                    bg_bottom: settings.background_bottom,
-                    bg_top: settings.background_top,
-                    inv_view_proj: inv_m,
-                    eye: [eye.x, eye.y, eye.z],
-                    box_min: bx.min,
-                    box_max: bx.max,
-                    viewport_origin: vorigin,
-                    viewport_size: vsize,
-                    step_len: step,
-                    density_scale: settings.density_scale,
-                    light_dir: settings.light_unit(),
-                    light_color: lin(settings.light_color),
-                    ambient: settings.ambient,
-                    smoke_color: lin(settings.smoke_color),
-                    shadows: settings.shadows,
-                    shadow_steps: settings.shadow_steps as i32,
-                    jitter: settings.jitter,
-                    max_steps: max_steps,
-                    obstacles: obst,
-                    obstacle_count: obst_n,
-                    obstacle_color: lin(settings.obstacle_color),
-                },
-                &premultiplied(viewport),
-            )
-            .map_err(|e| RenderError::draw("the volume", e))?;
-        Ok(())
+        self.solids.with_hits(facade, viewport, camera, |hits| {
+            let obst = hits
+                .sampled()
+                .magnify_filter(MagnifySamplerFilter::Nearest)
+                .minify_filter(MinifySamplerFilter::Nearest);
+            surface
+                .draw(
+                    tri(),
+                    tris,
+                    &self.volume,
+                    &uniform! {
+                        density: sampler,
+                        fire: fire.is_some(),
+                        heat: heat,
+                        blackbody: bb,
+                        bb_range: [kmin, kmax],
+                        kelvin_per_unit: settings.kelvin_per_unit,
+                        flame_intensity: settings.flame_intensity,
+                        flame_light_pos: fl.center,
+                        flame_light_rgb: fl.power.map(|p| p * fl_scale),
+                        flame_light_r2: fl.spread2,
+                        phase_g: settings.anisotropy,
+                        exposure: settings.exposure.exp2(),
+                        tone_map: settings.tone_map,
+                        bg_bottom: settings.background_bottom,
+                        bg_top: settings.background_top,
+                        inv_view_proj: inv_m,
+                        eye: [eye.x, eye.y, eye.z],
+                        box_min: bx.min,
+                        box_max: bx.max,
+                        viewport_origin: vorigin,
+                        viewport_size: vsize,
+                        step_len: step,
+                        density_scale: settings.density_scale,
+                        light_dir: settings.light_unit(),
+                        light_color: lin(settings.light_color),
+                        ambient: settings.ambient,
+                        smoke_color: lin(settings.smoke_color),
+                        shadows: settings.shadows,
+                        shadow_steps: settings.shadow_steps as i32,
+                        jitter: settings.jitter,
+                        max_steps: max_steps,
+                        solid_hits: obst,
+                        obstacle_color: lin(settings.obstacle_color),
+                    },
+                    &premultiplied(viewport),
+                )
+                .map_err(|e| RenderError::draw("the volume", e))
+        })
     }
 
     /// Draws line segments (pairs of world points) over what is drawn, composited with
@@ -616,7 +590,7 @@ impl VolumeRenderer {
         if viewport.width == 0 || viewport.height == 0 || segments.len() < 2 {
             return Ok(());
         }
-        let (Some((tex, _)), Some((obst_tex, obst_n))) = (&self.texture, &self.obstacles) else {
+        let Some((tex, _)) = &self.texture else {
             return Ok(());
         };
         let vp = camera.view_projection(viewport.width as f32 / viewport.height as f32);
@@ -633,35 +607,37 @@ impl VolumeRenderer {
             .magnify_filter(MagnifySamplerFilter::Linear)
             .minify_filter(MinifySamplerFilter::Linear)
             .wrap_function(SamplerWrapFunction::Clamp);
-        let obst = obst_tex
-            .sampled()
-            .magnify_filter(MagnifySamplerFilter::Nearest)
-            .minify_filter(MinifySamplerFilter::Nearest);
         let mut params = premultiplied(viewport);
         params.line_width = Some(2.0);
-        surface
-            .draw(
-                &vb,
-                NoIndices(PrimitiveType::LinesList),
-                &self.stream,
-                &uniform! {
-                    view_proj: m,
-                    density: density,
-                    eye: {
-                        let e = camera.eye();
-                        [e.x, e.y, e.z]
+        self.solids.with_hits(facade, viewport, camera, |hits| {
+            let obst = hits
+                .sampled()
+                .magnify_filter(MagnifySamplerFilter::Nearest)
+                .minify_filter(MinifySamplerFilter::Nearest);
+            surface
+                .draw(
+                    &vb,
+                    NoIndices(PrimitiveType::LinesList),
+                    &self.stream,
+                    &uniform! {
+                        view_proj: m,
+                        density: density,
+                        eye: {
+                            let e = camera.eye();
+                            [e.x, e.y, e.z]
+                        },
+                        box_min: bx.min,
+                        box_max: bx.max,
+                        step_len: step,
+                        density_scale: settings.density_scale,
+                        solid_hits: obst,
+                        viewport_origin: [viewport.left as f32, viewport.bottom as f32],
+                        max_steps: ((diag / step).ceil() as i32 + 2).max(1),
                     },
-                    box_min: bx.min,
-                    box_max: bx.max,
-                    step_len: step,
-                    density_scale: settings.density_scale,
-                    obstacles: obst,
-                    obstacle_count: *obst_n,
-                    max_steps: ((diag / step).ceil() as i32 + 2).max(1),
-                },
-                &params,
-            )
-            .map_err(|e| RenderError::draw("streamlines", e))
+                    &params,
+                )
+                .map_err(|e| RenderError::draw("streamlines", e))
+        })
     }
 
     /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).

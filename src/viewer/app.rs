@@ -157,7 +157,7 @@ impl App {
         let (window, display) = window::create(el, "Plume", self.opts.size)?;
         let egui = egui_glium::EguiGlium::new(egui::ViewportId::ROOT, &display, &window, el);
         let mut renderer = VolumeRenderer::new(&display)?;
-        renderer.set_obstacles(&display, &self.opts.scene.obstacle_shapes()?)?;
+        renderer.set_obstacles(&display, &self.opts.scene.obstacles)?;
         let proxy = self.proxy.clone();
         let scene = self.opts.scene.clone();
         let running = !self.opts.paused;
@@ -315,17 +315,9 @@ impl Running {
     /// Switches to another scene: the simulation starts over on it, the panel takes over its
     /// settings and the camera its view.
     fn load_scene(&mut self, scene: Scene) {
-        match scene.obstacle_shapes() {
-            Ok(shapes) => {
-                if let Err(e) = self.renderer.set_obstacles(&self.display, &shapes) {
-                    self.ui.message = Some(crate::report(&e));
-                    return;
-                }
-            }
-            Err(e) => {
-                self.ui.message = Some(crate::report(&e));
-                return;
-            }
+        if let Err(e) = self.renderer.set_obstacles(&self.display, &scene.obstacles) {
+            self.ui.message = Some(crate::report(&e));
+            return;
         }
         self.ui.set_scene(&scene);
         self.ui.message = Some(format!("loaded scene '{}'", scene.name));

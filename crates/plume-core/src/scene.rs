@@ -693,11 +693,6 @@ impl Scene {
         self.camera.camera(lo, hi, aspect)
     }
 
-    /// The obstacles' shapes (for the renderer).
-    pub fn obstacle_shapes(&self) -> Result<Vec<crate::sim::Shape>, SimError> {
-        self.obstacles.iter().map(Obstacle::shape).collect()
-    }
-
     /// Builds the scene's simulation on the default backend (the CPU solver), validating
     /// everything.
     pub fn build_simulation(&self) -> Result<Box<dyn crate::sim::Simulation>, SimError> {
