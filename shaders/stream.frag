@@ -21,7 +21,8 @@ void main() {
     vec3 to = world - eye;
     float dist = length(to);
     vec3 rd = to / max(dist, 1e-9);
-    if (texelFetch(solid_hits, ivec2(gl_FragCoord.xy - viewport_origin), 0).w < dist - 1e-4) {
+    ivec2 px = min(ivec2(gl_FragCoord.xy - viewport_origin), textureSize(solid_hits, 0) - 1);
+    if (texelFetch(solid_hits, px, 0).w < dist - 1e-4) {
         discard;
     }
     // Entry into the box along the ray (0 when the eye is inside).

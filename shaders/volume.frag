@@ -136,7 +136,9 @@ float light_transmittance(vec3 p) {
 // The nearest obstacle along this pixel's ray, as the solid pass drew it: distance (1e30
 // when none) and normal.
 float hit_obstacles(out vec3 normal) {
-    vec4 h = texelFetch(solid_hits, ivec2(gl_FragCoord.xy - viewport_origin), 0);
+    // (Clamped: with no obstacles the buffer is one texel that sees nothing.)
+    ivec2 px = min(ivec2(gl_FragCoord.xy - viewport_origin), textureSize(solid_hits, 0) - 1);
+    vec4 h = texelFetch(solid_hits, px, 0);
     normal = h.xyz;
     return h.w;
 }

@@ -13,6 +13,6 @@ pub mod signals;
 pub mod viewer;
 
 pub use plume_core::{
-    atomic, baseline, bench, blackbody, camera, export, frame, ranges, render_settings, report,
-    scene, sim, streamlines,
+    atomic, baseline, bench, blackbody, camera, export, frame, geometry, ranges, render_settings,
+    report, scene, sim, streamlines,
 };

@@ -580,14 +580,20 @@ fn velocity_is_extrapolated_two_layers_into_obstacles() {
     use plume::sim::obstacles::Solids;
     use plume::sim::Obstacle;
     let g = Grid::unit(Dims::cube(16)).expect("grid");
-    let solids =
-        Solids::build(&g, &[Obstacle::cuboid([0.5, 0.25, 0.5], [1.0, 0.5, 1.0])]).expect("solids");
+    let solids = Solids::build(
+        &g,
+        &[Obstacle::cuboid([0.5, 0.25, 0.5], [1.0, 0.5, 1.0])
+            .body()
+            .expect("body")],
+        0.0,
+        0.0,
+    );
     // The lower half (y < 0.5, cells j < 8) is solid; the fluid above moves at u = 2.
     let d = g.dims;
     let mut u = vec![2.0f32; d.faces(0).cells()];
     let mut v = vec![0.0f32; d.faces(1).cells()];
     let mut w = vec![0.0f32; d.faces(2).cells()];
-    solids.zero_faces([&mut u, &mut v, &mut w]);
+    solids.set_faces([&mut u, &mut v, &mut w]);
     let du = d.faces(0);
     assert_eq!(u[du.idx(8, 7, 8)], 0.0);
     solids.extrapolate_faces(d, [&mut u, &mut v, &mut w], 2);

@@ -55,7 +55,7 @@ const NONE: u64 = 0xcbf2_9ce4_8422_2325;
 /// pressure solve's result moved within its tolerance; nothing else changed), and again when
 /// the scalars' active region began to leave out what lies below `active::CUTOFF` of each
 /// field's largest departure (issue 16).
-const RECORDED: [(&str, [u64; 5]); 6] = [
+const RECORDED: [(&str, [u64; 5]); 8] = [
     (
         "plume",
         [
@@ -114,6 +114,26 @@ const RECORDED: [(&str, [u64; 5]); 6] = [
             0x418caea7564f44ca,
             0x390e6992536bdb60,
             0xdd1cdd5ca9bfcf97,
+        ],
+    ),
+    (
+        "paddle",
+        [
+            0x713599c7ccd23eb9,
+            0x938896844a381d25,
+            0xaa407cab99ba1775,
+            0xcbf29ce484222325,
+            0xcbf29ce484222325,
+        ],
+    ),
+    (
+        "chimney",
+        [
+            0x1630bcaf7e420ac,
+            0x791b4ae7f4de4b86,
+            0x26cb657786b25f80,
+            0xcbf29ce484222325,
+            0xcbf29ce484222325,
         ],
     ),
 ];

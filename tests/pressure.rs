@@ -6,7 +6,7 @@ use plume::sim::obstacles::Solids;
 use plume::sim::pressure::project::{
     pressure_stencil, Multigrid, PressureSettings, PressureSolver, RedBlackSor,
 };
-use plume::sim::{Boundaries, Dims, Face, Grid, Obstacle, ShapeKind, SolveStats};
+use plume::sim::{Boundaries, Dims, Face, Grid, Obstacle, SolveStats};
 
 /// A right-hand side with a smooth part (which multigrid's coarse grids must carry) and a
 /// pseudo-random part (which its smoother must remove); zero on solid cells and, in a
@@ -62,21 +62,11 @@ struct Case {
 }
 
 fn sphere(center: [f32; 3], r: f32) -> Obstacle {
-    Obstacle {
-        shape: ShapeKind::Sphere,
-        center,
-        radius: Some(r),
-        size: None,
-    }
+    Obstacle::sphere(center, r)
 }
 
 fn cuboid(center: [f32; 3], size: [f32; 3]) -> Obstacle {
-    Obstacle {
-        shape: ShapeKind::Box,
-        center,
-        radius: None,
-        size: Some(size),
-    }
+    Obstacle::cuboid(center, size)
 }
 
 fn cases() -> Vec<Case> {
@@ -132,7 +122,12 @@ fn diag_of(c: &Case) -> Option<Vec<f32>> {
         return None;
     }
     let grid = Grid::unit(c.dims).expect("grid");
-    let solids = Solids::build(&grid, &c.obstacles).expect("obstacles");
+    let bodies: Vec<_> = c
+        .obstacles
+        .iter()
+        .map(|o| o.body().expect("obstacle"))
+        .collect();
+    let solids = Solids::build(&grid, &bodies, 0.0, 0.0);
     assert!(!solids.is_empty(), "{}: the obstacles cover cells", c.name);
     Some(solids.pressure_diag(c.dims, &c.boundaries))
 }

@@ -320,7 +320,7 @@ fn images_are_written_as_png_that_decode_back() {
 
 #[test]
 fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind() {
-    use plume::sim::Shape;
+    use plume::sim::Obstacle;
     let ctx = gl();
     let mut r = VolumeRenderer::new(&ctx).expect("shaders");
     let n = 16;
@@ -333,14 +333,8 @@ fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind(
     };
     let cam = framed(0.0, 0.0);
     let before = render(&ctx, &r, &cam, n, &s);
-    r.set_obstacles(
-        &ctx,
-        &[Shape::Sphere {
-            center: [0.5, 0.5, 0.5],
-            radius: 0.25,
-        }],
-    )
-    .expect("obstacles");
+    r.set_obstacles(&ctx, &[Obstacle::sphere([0.5, 0.5, 0.5], 0.25)])
+        .expect("obstacles");
     let img = render(&ctx, &r, &cam, n, &s);
     // The centre is opaque and red; the corners still show the background.
     let c = img.pixel(W / 2, H / 2);
@@ -372,27 +366,15 @@ fn obstacles_are_shaded_as_solids_lit_from_the_light_side_and_hide_smoke_behind(
         "smoke behind shows through"
     );
     // A box obstacle works too, and an empty list takes them away again.
-    r.set_obstacles(
-        &ctx,
-        &[Shape::Box {
-            center: [0.5, 0.5, 0.8],
-            half: [0.2, 0.2, 0.1],
-        }],
-    )
-    .expect("box");
+    r.set_obstacles(&ctx, &[Obstacle::cuboid([0.5, 0.5, 0.8], [0.4, 0.4, 0.2])])
+        .expect("box");
     let boxed = render(&ctx, &r, &cam, n, &s);
     let b = boxed.pixel(W / 2, H / 2);
     assert!(b[0] > 30 && b[0] > 3 * b[1], "box centre {b:?}");
     r.set_obstacles(&ctx, &[]).expect("none");
     let gone = render(&ctx, &r, &cam, n, &s);
     assert_ne!(gone.pixel(W / 2, H / 2), b);
-    let too_many = vec![
-        Shape::Sphere {
-            center: [0.5; 3],
-            radius: 0.1
-        };
-        plume::render::MAX_OBSTACLES + 1
-    ];
+    let too_many = vec![Obstacle::sphere([0.5; 3], 0.1); plume::render::MAX_OBSTACLES + 1];
     assert!(r.set_obstacles(&ctx, &too_many).is_err());
 }
 
@@ -524,14 +506,8 @@ fn an_obstacle_in_front_hides_a_streamline() {
     let clear = lined(&r);
     // A sphere a quarter unit from the line, towards the eye.
     let mid = [0, 1, 2].map(|k| 0.5 + 0.25 * to_eye[k] / len);
-    r.set_obstacles(
-        &ctx,
-        &[plume::sim::Shape::Sphere {
-            center: mid,
-            radius: 0.12,
-        }],
-    )
-    .expect("obstacle");
+    r.set_obstacles(&ctx, &[plume::sim::Obstacle::sphere(mid, 0.12)])
+        .expect("obstacle");
     let hidden = lined(&r);
     assert!(clear > 100, "in clear air the line shows: {clear}");
     assert_eq!(hidden, 0, "a line behind an obstacle must not show");

@@ -66,6 +66,9 @@ pub struct Frame {
     pub divergence: Option<Vec<f32>>,
     /// Solid cells, 1 = solid (`None` also when the scene has no obstacles).
     pub solid: Option<Vec<u8>>,
+    /// The solid cells as a scalar field for export (1 solid, 0 fluid), named `collision`;
+    /// filled by `export::capture` when the export asks for it.
+    pub collision: Option<Vec<f32>>,
     /// Each emitter's centre and radius (half its longest edge for a box): where streamlines
     /// are seeded.
     pub emitters: Vec<([f32; 3], f32)>,
@@ -88,6 +91,7 @@ impl Frame {
             pressure: None,
             divergence: None,
             solid: None,
+            collision: None,
             emitters: Vec::new(),
             streamlines: None,
         }
@@ -106,6 +110,7 @@ impl Frame {
             ("temperature", &self.temperature),
             ("flame", &self.flame),
             ("fuel", &self.fuel),
+            ("collision", &self.collision),
         ]
         .into_iter()
         .filter_map(|(n, f)| f.as_deref().map(|f| (n, f)))

@@ -70,6 +70,7 @@ pub fn turn_z_up(f: &Frame) -> Frame {
     out.temperature = scalar(&f.temperature);
     out.fuel = scalar(&f.fuel);
     out.flame = scalar(&f.flame);
+    out.collision = scalar(&f.collision);
     out.pressure = scalar(&f.pressure);
     out.divergence = scalar(&f.divergence);
     out.velocity = f

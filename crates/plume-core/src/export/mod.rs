@@ -159,6 +159,10 @@ pub struct Fields {
     pub fuel: bool,
     /// The velocity grid (sampled at cell centres).
     pub velocity: bool,
+    /// Where the solver put the obstacles: 1 in a solid cell, 0 elsewhere, as a grid named
+    /// `collision` (`--fields …,solid` or `collision`).
+    #[serde(default)]
+    pub collision: bool,
 }
 
 impl Default for Fields {
@@ -169,13 +173,21 @@ impl Default for Fields {
             flame: false,
             fuel: false,
             velocity: true,
+            collision: false,
         }
     }
 }
 
 impl Fields {
     /// Every field's name as `--fields` spells it, in the order files hold them.
-    pub const NAMES: [&'static str; 5] = ["density", "temperature", "flame", "fuel", "velocity"];
+    pub const NAMES: [&'static str; 6] = [
+        "density",
+        "temperature",
+        "flame",
+        "fuel",
+        "collision",
+        "velocity",
+    ];
 
     /// No field.
     pub const NONE: Fields = Fields {
@@ -184,6 +196,7 @@ impl Fields {
         flame: false,
         fuel: false,
         velocity: false,
+        collision: false,
     };
 
     fn flag(&mut self, name: &str) -> Option<&mut bool> {
@@ -193,6 +206,7 @@ impl Fields {
             "flame" => &mut self.flame,
             "fuel" => &mut self.fuel,
             "velocity" => &mut self.velocity,
+            "collision" | "solid" => &mut self.collision,
             _ => return None,
         })
     }
@@ -266,6 +280,13 @@ pub fn capture(sim: &dyn Simulation, opts: &ExportOptions) -> Frame {
         select.solid = true;
     }
     let mut f = sim.frame(select);
+    if opts.fields.collision {
+        let n = f.grid.dims.cells();
+        f.collision = Some(match &f.solid {
+            Some(m) => m.iter().map(|&x| f32::from(u8::from(x != 0))).collect(),
+            None => vec![0.0; n],
+        });
+    }
     if lines {
         f.streamlines = Some(crate::streamlines::around_emitters(
             &f,
@@ -291,6 +312,7 @@ impl From<Fields> for Select {
             flame: f.flame,
             fuel: f.fuel,
             velocity: f.velocity,
+            solid: f.collision,
             ..Select::default()
         }
     }

@@ -142,6 +142,7 @@ impl Simulation for Solver {
             } else {
                 None
             },
+            collision: None,
             emitters: Solver::emitters(self)
                 .iter()
                 .map(|e| {

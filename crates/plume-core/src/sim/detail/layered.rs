@@ -138,6 +138,7 @@ impl Simulation for Detailed {
             solid: coarse
                 .solid
                 .map(|s| per_cell(fine, |i, j, k| s[i / n + d.nx * (j / n + d.ny * (k / n))])),
+            collision: None,
             emitters: coarse.emitters,
             streamlines: coarse.streamlines,
         }
