@@ -95,12 +95,15 @@ pub fn triangles(body: &Body) -> Vec<SolidVertex> {
     out
 }
 
+/// A hit buffer, its depth buffer and their size.
+type HitBuffer = (Texture2d, DepthRenderBuffer, (u32, u32));
+
 /// The obstacles' triangles on the GPU and the hit buffer they are drawn into.
 pub struct SolidPass {
     program: Program,
     shapes: Vec<(VertexBuffer<SolidVertex>, Body)>,
     /// The hit buffer and its depth buffer, kept while the viewport keeps its size.
-    target: RefCell<Option<(Texture2d, DepthRenderBuffer, (u32, u32))>>,
+    target: RefCell<Option<HitBuffer>>,
     /// A 1×1 hit buffer that sees nothing (bound when there are no obstacles).
     none: Texture2d,
     /// Simulated time the obstacles are placed at.

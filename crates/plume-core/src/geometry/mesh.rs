@@ -248,7 +248,7 @@ fn read_obj(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
             "not UTF-8 text (is it really an OBJ file?)",
         )
     })?;
-    scan_obj(path, &text)?;
+    scan_obj(path, text)?;
     let opts = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -335,6 +335,13 @@ fn read_stl(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
                 format!("truncated binary STL: {len} bytes, shorter than its 84-byte header"),
             ));
         };
+        if n as usize > MAX_TRIANGLES {
+            return Err(err(
+                path,
+                None,
+                format!("the mesh has {n} triangles; at most {MAX_TRIANGLES} are allowed (decimate it first)"),
+            ));
+        }
         let need = 84 + 50 * n;
         if need != len {
             return Err(err(
@@ -343,13 +350,6 @@ fn read_stl(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
                 format!(
                     "truncated binary STL: its header says {n} triangles ({need} bytes), but the file has {len} bytes"
                 ),
-            ));
-        }
-        if n as usize > MAX_TRIANGLES {
-            return Err(err(
-                path,
-                None,
-                format!("the mesh has {n} triangles; at most {MAX_TRIANGLES} are allowed (decimate it first)"),
             ));
         }
     }

@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn keys_out_of_order_are_named() {
         let keys = [key(2.0, 0.1), key(1.0, 0.2)];
-        let e = check_keys(&keys, |_| Ok(())).unwrap_err();
+        let e = check_keys(&keys, |_| Ok(())).expect_err("refused");
         assert_eq!(e.0, "key[1].time");
         assert!(e.1.contains("out of order"), "{}", e.1);
     }

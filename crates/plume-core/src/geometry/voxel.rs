@@ -10,8 +10,9 @@
 //! one direction of three, not the result. Triangles repeated in the file (the same three
 //! corners) count once, so doubled faces do not cancel. Crossings exactly on an edge or a
 //! vertex are given to one triangle by a fixed tie-break (a symbolic shift of the ray), so a
-//! ray through a shared edge crosses once. A mesh that is not closed also makes solid every
-//! cell its surface passes through, so a sheet becomes a wall one cell thick.
+//! ray through a shared edge crosses once. Where a mesh that is not closed has no inside
+//! next to its surface (a sheet), the cells the surface passes through are solid, so a
+//! sheet becomes a wall one cell thick.
 
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -219,8 +220,42 @@ pub fn voxelise(tris: &[Tri], dims: [usize; 3], open: bool) -> Vec<u8> {
             }
         });
     if open {
-        for (m, s) in mask.iter_mut().zip(surface(tris, dims)) {
-            *m |= s;
+        // Where the votes found no inside next to the surface (a sheet, a thin shell), the
+        // cells the surface passes through are solid; next to an inside they would only
+        // thicken a mesh with a few holes by a layer.
+        let surf = surface(tris, dims);
+        let inside = mask.clone();
+        let at = |i: i64, j: i64, k: i64| {
+            i >= 0
+                && j >= 0
+                && k >= 0
+                && (i as usize) < nx
+                && (j as usize) < ny
+                && (k as usize) < dims[2]
+                && inside[i as usize + nx * (j as usize + ny * k as usize)] != 0
+        };
+        for (c, m) in mask.iter_mut().enumerate() {
+            if surf[c] == 0 || *m != 0 {
+                continue;
+            }
+            let (i, j, k) = (
+                (c % nx) as i64,
+                ((c / nx) % ny) as i64,
+                (c / (nx * ny)) as i64,
+            );
+            let near = [
+                (1, 0, 0),
+                (-1, 0, 0),
+                (0, 1, 0),
+                (0, -1, 0),
+                (0, 0, 1),
+                (0, 0, -1),
+            ]
+            .iter()
+            .any(|&(a, b, d)| at(i + a, j + b, k + d));
+            if !near {
+                *m = 1;
+            }
         }
     }
     mask
