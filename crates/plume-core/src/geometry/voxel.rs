@@ -323,6 +323,18 @@ impl Voxels {
         v
     }
 
+    /// Whether the cell holding a local point is set (false outside the grid).
+    #[inline]
+    pub fn nearest(&self, p: [f64; 3]) -> bool {
+        let g = [0, 1, 2].map(|a| (p[a] - self.origin[a]) / self.h);
+        if !(g[0] >= 0.0 && g[1] >= 0.0 && g[2] >= 0.0) {
+            return false;
+        }
+        let [i, j, k] = g.map(|x| x as usize);
+        let [nx, ny, nz] = self.dims;
+        i < nx && j < ny && k < nz && self.data[i + nx * (j + ny * k)] != 0
+    }
+
     /// The mask interpolated at a local point: 0 outside, 1 deep inside, a ramp one cell wide
     /// across the surface.
     #[inline]

@@ -142,17 +142,28 @@ impl Body {
         self.vox = Some(Arc::new(v));
     }
 
+    /// The mesh's own voxel grid, once [`Body::prepare`] has built it.
+    pub fn voxels(&self) -> Option<&Voxels> {
+        self.vox.as_deref()
+    }
+
     /// Whether the world point lies inside, the body standing at `a`.
     #[inline]
     pub fn inside(&self, a: &Affine, p: [f64; 3]) -> bool {
-        let l = a.invert(p);
+        self.inside_local(a.invert(p))
+    }
+
+    /// Whether a point in the body's own coordinates lies inside (a mesh: the nearest cell
+    /// of its own voxel grid, half a grid cell wide at the largest scale).
+    #[inline]
+    pub fn inside_local(&self, l: [f64; 3]) -> bool {
         match &self.form {
             Form::Sphere(r) => {
                 let r = f64::from(*r);
                 l[0] * l[0] + l[1] * l[1] + l[2] * l[2] <= r * r
             }
             Form::Box(h) => (0..3).all(|x| l[x].abs() <= f64::from(h[x])),
-            Form::Mesh { .. } => self.vox.as_ref().is_some_and(|v| v.sample(l) >= 0.5),
+            Form::Mesh { .. } => self.vox.as_ref().is_some_and(|v| v.nearest(l)),
         }
     }
 
@@ -203,12 +214,4 @@ impl Body {
             })
         }))
     }
-}
-
-/// The velocity at world point `x` of a body that moves from pose `a` to pose `b` in `dt`
-/// seconds: where the body's material point at `x` goes, minus `x`, over `dt`.
-#[inline]
-pub fn point_velocity(a: &Affine, b: &Affine, x: [f64; 3], dt: f64) -> [f64; 3] {
-    let to = b.apply(a.invert(x));
-    [0, 1, 2].map(|i| (to[i] - x[i]) / dt)
 }

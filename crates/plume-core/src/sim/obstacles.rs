@@ -1,10 +1,12 @@
 //! Solid cells from obstacles: the mask and what the solver derives from it (faces to hold at
 //! zero, cells to clear, the border to extrapolate into, the pressure operator's diagonal).
 
-use super::body::{point_velocity, Body, Form};
+use super::body::{Body, Form};
 use super::boundary::Boundaries;
 use super::grid::{Dims, Grid};
 use crate::geometry::voxel;
+use crate::geometry::Pose;
+use nalgebra::{Matrix3, Vector3};
 use rayon::prelude::*;
 
 /// Per axis, the normal velocity of each listed face: that of the body owning the solid cell
@@ -19,40 +21,107 @@ fn face_velocities(
 ) -> [Vec<f32>; 3] {
     let d = grid.dims;
     let dt = dt.max(1e-9);
-    let poses: Vec<_> = bodies
+    // Per moving body, where its material at x goes in dt: x' = M·x + c, so the velocity
+    // along `axis` is ((M − I)·x + c)[axis] / dt.
+    let motion: Vec<Option<(Matrix3<f64>, Vector3<f64>)>> = bodies
         .iter()
         .map(|b| {
-            b.moves()
-                .then(|| (b.pose_at(t).affine(), b.pose_at(t + dt).affine()))
+            b.moves().then(|| {
+                let (a, z) = (b.pose_at(t).affine(), b.pose_at(t + dt).affine());
+                let m = z.m * a.inv;
+                let c = z.t - m * a.t;
+                ((m - Matrix3::identity()) / dt, c / dt)
+            })
         })
         .collect();
     let h = f64::from(grid.h);
-    let o = grid.origin.map(f64::from);
+    let o = Vector3::from(grid.origin.map(f64::from));
+    let n = d.as_array();
     [0, 1, 2].map(|axis| {
         let fd = d.faces(axis);
         faces[axis]
             .par_iter()
             .map(|&f| {
                 let p = unflatten(fd, f as usize);
-                let n = d.as_array();
-                let hi = (p[axis] < n[axis]).then(|| owner[d.idx(p[0], p[1], p[2])]);
-                let lo = (p[axis] > 0).then(|| {
+                let above = if p[axis] < n[axis] {
+                    owner[d.idx(p[0], p[1], p[2])]
+                } else {
+                    0
+                };
+                let id = if above != 0 || p[axis] == 0 {
+                    above
+                } else {
                     let mut q = p;
                     q[axis] -= 1;
                     owner[d.idx(q[0], q[1], q[2])]
-                });
-                let id = hi.filter(|&x| x != 0).or(lo).unwrap_or(0);
-                let Some(Some((a, b))) = (id as usize).checked_sub(1).map(|i| poses[i]) else {
+                };
+                let Some(Some((m, c))) = (id as usize).checked_sub(1).map(|i| motion[i]) else {
                     return 0.0;
                 };
-                let x = [0, 1, 2].map(|c| {
-                    let s = if c == axis { 0.0 } else { 0.5 };
-                    o[c] + (p[c] as f64 + s) * h
-                });
-                point_velocity(&a, &b, x, dt)[axis] as f32
+                let mut x = Vector3::new(p[0] as f64 + 0.5, p[1] as f64 + 0.5, p[2] as f64 + 0.5);
+                x[axis] -= 0.5;
+                let x = o + x * h;
+                (m.row(axis).transpose().dot(&x) + c[axis]) as f32
             })
             .collect()
     })
+}
+
+/// Marks (with `id`) the cells of `rows` (the grid's z-planes `r[2]`) whose centres lie in a
+/// turned, scaled or moving body standing in `pose`: along a row the body's own coordinates
+/// (for a mesh, the index coordinates of its voxel grid) advance by a fixed step.
+fn sample_rows(
+    grid: &Grid,
+    b: &Body,
+    pose: &Pose,
+    id: u8,
+    rows: &mut [u8],
+    r: [(usize, usize); 3],
+) {
+    let d = grid.dims;
+    let plane = d.nx * d.ny;
+    let [(i0, i1), (j0, j1), (k0, _)] = r;
+    let a = pose.affine();
+    let h = f64::from(grid.h);
+    let (scale, shift) = match b.voxels() {
+        Some(v) => (1.0 / v.h, v.origin),
+        None => (1.0, [0.0; 3]),
+    };
+    let step = (a.inv * Vector3::new(h, 0.0, 0.0)) * scale;
+    rows.par_chunks_mut(plane).enumerate().for_each(|(dk, pl)| {
+        for j in j0..j1 {
+            let c = grid.cell_center(i0, j, k0 + dk).map(f64::from);
+            let l = a.invert(c);
+            let mut g = Vector3::new(
+                (l[0] - shift[0]) * scale,
+                (l[1] - shift[1]) * scale,
+                (l[2] - shift[2]) * scale,
+            );
+            let row = &mut pl[i0 + d.nx * j..i1 + d.nx * j];
+            match b.voxels() {
+                Some(v) => {
+                    let [nx, ny, nz] = v.dims;
+                    for x in row {
+                        if g.x >= 0.0 && g.y >= 0.0 && g.z >= 0.0 {
+                            let (i, j, k) = (g.x as usize, g.y as usize, g.z as usize);
+                            if i < nx && j < ny && k < nz && v.data[i + nx * (j + ny * k)] != 0 {
+                                *x = id;
+                            }
+                        }
+                        g += step;
+                    }
+                }
+                None => {
+                    for x in row {
+                        if b.inside_local([g.x, g.y, g.z]) {
+                            *x = id;
+                        }
+                        g += step;
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// The solid cells of a grid. Empty (no allocation beyond the struct) when nothing is solid.
@@ -69,6 +138,8 @@ pub struct Solids {
     pub face_vel: [Vec<f32>; 3],
     /// Solid cells with at least one fluid neighbour.
     pub border: Vec<u32>,
+    /// Bounding box of the solid cells, `[lo, hi)` per axis (`None` when empty).
+    pub region: Option<[(usize, usize); 3]>,
 }
 
 /// Cell index range `[lo, hi)` per axis of a world box, grown by one cell, within the grid.
@@ -138,69 +209,61 @@ impl Solids {
                     }
                 });
             } else {
-                let a = pose.affine();
-                rows.par_chunks_mut(plane).enumerate().for_each(|(dk, pl)| {
-                    for j in j0..j1 {
-                        for i in i0..i1 {
-                            let c = grid.cell_center(i, j, k0 + dk).map(f64::from);
-                            if b.inside(&a, c) {
-                                pl[i + d.nx * j] = id;
-                            }
-                        }
-                    }
-                });
+                sample_rows(grid, b, &pose, id, rows, r);
             }
         }
         let Some([(i0, i1), (j0, j1), (k0, k1)]) = region else {
             return Self::default();
         };
-        let mut cells = Vec::new();
-        for k in k0..k1 {
-            for j in j0..j1 {
-                for i in i0..i1 {
-                    let c = d.idx(i, j, k);
-                    if owner[c] != 0 {
-                        cells.push(c as u32);
-                    }
-                }
-            }
-        }
+        // Per z-plane in parallel, then joined in order (the same lists as a serial sweep).
+        let cells: Vec<u32> = (k0..k1)
+            .into_par_iter()
+            .flat_map_iter(|k| {
+                let owner = &owner;
+                (j0..j1).flat_map(move |j| {
+                    (i0..i1)
+                        .map(move |i| d.idx(i, j, k))
+                        .filter(|&c| owner[c] != 0)
+                        .map(|c| c as u32)
+                })
+            })
+            .collect();
         if cells.is_empty() {
             return Self::default();
         }
         let solid = |i: usize, j: usize, k: usize| owner[d.idx(i, j, k)] != 0;
-        let mut faces: [Vec<u32>; 3] = Default::default();
         let n = d.as_array();
         let lo = [i0, j0, k0];
         let hi = [i1, j1, k1];
-        for (axis, list) in faces.iter_mut().enumerate() {
+        let faces: [Vec<u32>; 3] = [0, 1, 2].map(|axis| {
             let fd = d.faces(axis);
             // Faces of the region's cells: one more along `axis`.
             let top = |a: usize| if a == axis { hi[a] + 1 } else { hi[a] };
-            for k in lo[2]..top(2) {
-                for j in lo[1]..top(1) {
-                    for i in lo[0]..top(0) {
-                        let p = [i, j, k];
-                        // The cells on either side of face p along `axis`.
-                        let lo = (p[axis] > 0).then(|| {
-                            let mut q = p;
-                            q[axis] -= 1;
-                            q
-                        });
-                        let hi = (p[axis] < n[axis]).then_some(p);
-                        let touches = [lo, hi]
-                            .into_iter()
-                            .flatten()
-                            .any(|q| solid(q[0], q[1], q[2]));
-                        if touches {
-                            list.push(fd.idx(i, j, k) as u32);
+            (lo[2]..top(2))
+                .into_par_iter()
+                .flat_map_iter(|k| {
+                    let mut list = Vec::new();
+                    for j in lo[1]..top(1) {
+                        for i in lo[0]..top(0) {
+                            let p = [i, j, k];
+                            // The cells on either side of face p along `axis`.
+                            let below = p[axis] > 0 && {
+                                let mut q = p;
+                                q[axis] -= 1;
+                                solid(q[0], q[1], q[2])
+                            };
+                            let above = p[axis] < n[axis] && solid(i, j, k);
+                            if below || above {
+                                list.push(fd.idx(i, j, k) as u32);
+                            }
                         }
                     }
-                }
-            }
-        }
+                    list
+                })
+                .collect()
+        });
         let border = cells
-            .iter()
+            .par_iter()
             .copied()
             .filter(|&c| {
                 let [i, j, k] = unflatten(d, c as usize);
@@ -218,12 +281,21 @@ impl Solids {
             owner.par_iter_mut().for_each(|m| *m = u8::from(*m != 0));
             owner
         };
+        let span = |a: usize| {
+            let (lo, hi) = cells.iter().fold((usize::MAX, 0), |(l, h), &c| {
+                let p = unflatten(d, c as usize)[a];
+                (l.min(p), h.max(p + 1))
+            });
+            (lo, hi)
+        };
+        let region = Some([span(0), span(1), span(2)]);
         Self {
             mask,
             cells,
             faces,
             face_vel,
             border,
+            region,
         }
     }
 
@@ -344,42 +416,60 @@ impl Solids {
     /// Diagonal of the pressure operator per cell: the number of neighbours that are fluid
     /// cells or lie beyond an open face; 0 for solid cells (their pressure stays 0).
     pub fn pressure_diag(&self, d: Dims, b: &Boundaries) -> Vec<f32> {
+        let mut diag = vec![0.0f32; d.cells()];
+        self.pressure_diag_in(d, b, &mut diag, [(0, d.nx), (0, d.ny), (0, d.nz)]);
+        diag
+    }
+
+    /// [`Solids::pressure_diag`] for the cells of `region` only (`[lo, hi)` per axis), in
+    /// place: what changes when solids move within it.
+    pub fn pressure_diag_in(
+        &self,
+        d: Dims,
+        b: &Boundaries,
+        diag: &mut [f32],
+        region: [(usize, usize); 3],
+    ) {
         let n = d.as_array();
         let plane = d.nx * d.ny;
-        let mut diag = vec![0.0f32; d.cells()];
-        diag.par_chunks_mut(plane).enumerate().for_each(|(k, pl)| {
-            for j in 0..d.ny {
-                for i in 0..d.nx {
-                    let p = [i, j, k];
-                    if self.is_solid(d.idx(i, j, k)) {
-                        continue;
-                    }
-                    let mut cnt = 0u32;
-                    for axis in 0..3 {
-                        for side in 0..2 {
-                            let inside = if side == 0 {
-                                p[axis] > 0
-                            } else {
-                                p[axis] + 1 < n[axis]
-                            };
-                            if inside {
-                                let mut q = p;
-                                if side == 0 {
-                                    q[axis] -= 1;
+        let [(i0, i1), (j0, j1), (k0, k1)] = region;
+        diag[k0 * plane..k1 * plane]
+            .par_chunks_mut(plane)
+            .enumerate()
+            .for_each(|(dk, pl)| {
+                let k = k0 + dk;
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        let p = [i, j, k];
+                        if self.is_solid(d.idx(i, j, k)) {
+                            pl[i + d.nx * j] = 0.0;
+                            continue;
+                        }
+                        let mut cnt = 0u32;
+                        for axis in 0..3 {
+                            for side in 0..2 {
+                                let inside = if side == 0 {
+                                    p[axis] > 0
                                 } else {
-                                    q[axis] += 1;
+                                    p[axis] + 1 < n[axis]
+                                };
+                                if inside {
+                                    let mut q = p;
+                                    if side == 0 {
+                                        q[axis] -= 1;
+                                    } else {
+                                        q[axis] += 1;
+                                    }
+                                    cnt += u32::from(!self.is_solid(d.idx(q[0], q[1], q[2])));
+                                } else {
+                                    cnt += u32::from(b.face(axis, side).is_open());
                                 }
-                                cnt += u32::from(!self.is_solid(d.idx(q[0], q[1], q[2])));
-                            } else {
-                                cnt += u32::from(b.face(axis, side).is_open());
                             }
                         }
+                        pl[i + d.nx * j] = cnt as f32;
                     }
-                    pl[i + d.nx * j] = cnt as f32;
                 }
-            }
-        });
-        diag
+            });
     }
 }
 

@@ -106,6 +106,9 @@ pub struct Solver {
     /// reach, the sub-steps' lengths and the finite check take it instead of reading the
     /// arrays again.
     scan: Option<project::GradientScan>,
+    /// The obstacles' poses (at the start and the end of the sub-step) the solids were last
+    /// built for (moving obstacles).
+    solids_key: Option<Vec<(crate::geometry::Pose, crate::geometry::Pose)>>,
     /// Σ density moving obstacles covered (and cleared) in the current sub-step, given back
     /// by the mass correction.
     swept: f64,
@@ -182,6 +185,7 @@ impl Solver {
             before_advection: 0.0,
             before_sources: 0.0,
             swept: 0.0,
+            solids_key: None,
         };
         s.start_flow();
         Ok(s)
@@ -336,6 +340,7 @@ impl Solver {
     pub fn set_obstacles(&mut self, obstacles: Vec<Obstacle>) -> Result<(), SimError> {
         let bodies = Self::resolve_bodies(&obstacles, self.grid.h)?;
         self.solids = Solids::build(&self.grid, &bodies, self.time, f64::from(self.params.dt));
+        self.solids_key = None;
         self.bodies = bodies;
         self.obstacles = obstacles;
         self.scalar_maxima = [None; 4];
@@ -510,6 +515,7 @@ impl Solver {
         self.stats = StepStats::default();
         if self.obstacles_move() {
             self.solids = Solids::build(&self.grid, &self.bodies, 0.0, f64::from(self.params.dt));
+            self.solids_key = None;
             self.update_pressure_diag();
             self.solids
                 .fill_cells(&mut self.temperature, self.params.ambient_temperature);

@@ -30,6 +30,7 @@ mod kernels;
 mod planes;
 mod sweeps;
 mod transfer;
+mod update;
 use rayon::prelude::*;
 
 /// Damped Jacobi weight for the coarsest grid's sweeps (the best smoothing weight for the
@@ -377,15 +378,9 @@ impl Mgpcg {
         let same = self.key_dims == dims
             && self.open == open
             && !self.levels.is_empty()
-            && self.key_solids == diag.is_some()
-            && diag.is_none_or(|dg| {
-                dg.len() == n
-                    && dg
-                        .par_iter()
-                        .zip(self.diag0.par_iter())
-                        .all(|(&a, &b)| to_u8(a) == b)
-            });
-        if same {
+            && self.key_solids == diag.is_some();
+        // Solids that moved change the diagonals where they were and are, nothing else.
+        if same && diag.is_none_or(|dg| dg.len() == n && self.update_diagonals(dg)) {
             return;
         }
         let diag0 = match diag {
@@ -465,33 +460,51 @@ fn rediscretise(
         .into_par_iter()
         .map(|c| {
             let p = [c % nx, (c / nx) % ny, c / (nx * ny)];
-            if !act[c] {
-                return 0.0;
-            }
-            let stride = [1, nx, nx * ny];
-            let mut n = 0.0f32;
-            for (axis, sides) in open.iter().enumerate() {
-                for (side, &is_open) in sides.iter().enumerate() {
-                    let inside = if side == 0 {
-                        p[axis] > 0
-                    } else {
-                        p[axis] + 1 < dims[axis]
-                    };
-                    if inside {
-                        let nb = if side == 0 {
-                            c - stride[axis]
-                        } else {
-                            c + stride[axis]
-                        };
-                        n += if act[nb] { 1.0 } else { 0.0 };
-                    } else {
-                        n += if is_open { open_coef } else { 0.0 };
-                    }
-                }
-            }
-            n
+            diagonal_at(
+                dims,
+                open,
+                open_coef,
+                |q| act[q[0] + nx * (q[1] + ny * q[2])],
+                p,
+            )
         })
         .collect()
+}
+
+/// One cell's diagonal: 0 when inactive, else its active neighbours plus `open_coef` for
+/// each open side it touches.
+fn diagonal_at(
+    dims: [usize; 3],
+    open: [[bool; 2]; 3],
+    open_coef: f32,
+    act: impl Fn([usize; 3]) -> bool,
+    p: [usize; 3],
+) -> f32 {
+    if !act(p) {
+        return 0.0;
+    }
+    let mut n = 0.0f32;
+    for (axis, sides) in open.iter().enumerate() {
+        for (side, &is_open) in sides.iter().enumerate() {
+            let inside = if side == 0 {
+                p[axis] > 0
+            } else {
+                p[axis] + 1 < dims[axis]
+            };
+            if inside {
+                let mut q = p;
+                if side == 0 {
+                    q[axis] -= 1;
+                } else {
+                    q[axis] += 1;
+                }
+                n += if act(q) { 1.0 } else { 0.0 };
+            } else {
+                n += if is_open { open_coef } else { 0.0 };
+            }
+        }
+    }
+    n
 }
 
 /// `z = M⁻¹·r`; returns r·z. In a closed domain the operator's null space (constants on the

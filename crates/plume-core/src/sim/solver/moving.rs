@@ -13,6 +13,7 @@
 //! per step (`StepStats::swept`); a test measures the total over a trip.
 
 use super::*;
+use crate::geometry::Pose;
 use crate::sim::body::Body;
 
 impl Solver {
@@ -42,10 +43,22 @@ impl Solver {
         self.bodies.iter().any(Body::moves)
     }
 
-    /// The stage: moves the obstacles to where they are at the sub-step's start.
+    /// The stage: moves the obstacles to where they are at the sub-step's start (nothing to
+    /// do while every one stands where it stood the sub-step before, as before its first
+    /// key or after its last).
     pub(super) fn stage_obstacles(&mut self, stats: &mut StepStats) {
+        let dt = f64::from(self.sub_dt);
+        let key: Vec<(Pose, Pose)> = self
+            .bodies
+            .iter()
+            .map(|b| (b.pose_at(self.time), b.pose_at(self.time + dt)))
+            .collect();
+        let still = key.iter().all(|(a, b)| a == b);
+        if still && self.solids_key.as_ref() == Some(&key) {
+            return;
+        }
         let old = std::mem::take(&mut self.solids);
-        let new = Solids::build(&self.grid, &self.bodies, self.time, f64::from(self.sub_dt));
+        let new = Solids::build(&self.grid, &self.bodies, self.time, dt);
         let covered: f64 = new
             .cells
             .iter()
@@ -55,11 +68,27 @@ impl Solver {
         stats.swept += covered * f64::from(self.grid.h).powi(3);
         self.swept += covered;
         self.solids = new;
+        self.solids_key = Some(key);
         self.solids.fill_cells(&mut self.density, 0.0);
         self.solids.fill_cells(&mut self.fuel, 0.0);
         self.solids.fill_cells(&mut self.flame, 0.0);
         self.scalar_maxima = [None; 4];
-        self.update_pressure_diag();
+        // The pressure operator changes only where solids were or are (and one cell around).
+        let d = self.grid.dims;
+        match (old.region, self.solids.region) {
+            (Some(a), Some(b)) if self.pressure_diag.len() == d.cells() => {
+                let n = d.as_array();
+                let r = [0, 1, 2].map(|x| {
+                    (
+                        a[x].0.min(b[x].0).saturating_sub(1),
+                        (a[x].1.max(b[x].1) + 1).min(n[x]),
+                    )
+                });
+                self.solids
+                    .pressure_diag_in(d, &self.boundaries, &mut self.pressure_diag, r);
+            }
+            _ => self.update_pressure_diag(),
+        }
         self.solids
             .fill_cells(&mut self.temperature, self.params.ambient_temperature);
         self.solids.fill_cells(&mut self.pressure, 0.0);
