@@ -531,6 +531,14 @@ impl Running {
                 UiCommand::FrameVolume => self.frame_volume(),
                 UiCommand::Screenshot => self.screenshot_next = Some(next_screenshot_path()),
                 UiCommand::LoadScene(scene) => self.load_scene(*scene),
+                UiCommand::SetObstacles(os) => {
+                    match self.renderer.set_obstacles(&self.display, &os) {
+                        Ok(()) => {
+                            self.sim.send(SimCommand::SetObstacles(os));
+                        }
+                        Err(e) => self.ui.message = Some(crate::report(&e)),
+                    }
+                }
                 UiCommand::SaveScene(path) => {
                     let scene = self.ui.current_scene(&self.camera);
                     self.ui.message = Some(match scene.save(&path) {

@@ -5,6 +5,7 @@ pub mod app;
 pub mod detail_section;
 pub mod fire_section;
 pub mod input;
+pub mod obstacles_section;
 pub mod overlay;
 pub mod plots;
 pub mod scene_menu;

@@ -345,7 +345,7 @@ fn emitter_edit(ui: &mut egui::Ui, e: &mut Emitter) -> bool {
 }
 
 fn emitters(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
-    egui::CollapsingHeader::new("Emitters")
+    egui::CollapsingHeader::new("Emitters and obstacles")
         .default_open(false)
         .show(ui, |ui| {
             let mut changed = false;
@@ -385,6 +385,7 @@ fn emitters(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                     Err(e) => st.message = Some(e),
                 }
             }
+            super::obstacles_section::obstacles(ui, st, out);
         });
 }
 

@@ -27,6 +27,8 @@ pub enum SimCommand {
     SetFire(FireParams),
     /// Replace the emitters.
     SetEmitters(Vec<Emitter>),
+    /// Replace the obstacles (the flow carries on around the new ones).
+    SetObstacles(Vec<crate::sim::Obstacle>),
     /// Replace the whole scene (grid, physics, boundaries, emitters, obstacles) and start over.
     LoadScene(Box<Scene>),
     /// Switch the up-resolution pass on or off, or change it (the coarse simulation keeps
@@ -211,6 +213,11 @@ impl Worker {
             }
             SimCommand::SetEmitters(es) => {
                 if let Err(e) = self.solver.set_emitters(es) {
+                    self.error = Some(e.to_string());
+                }
+            }
+            SimCommand::SetObstacles(os) => {
+                if let Err(e) = self.solver.set_obstacles(os) {
                     self.error = Some(e.to_string());
                 }
             }

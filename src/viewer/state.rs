@@ -142,6 +142,8 @@ pub struct UiState {
     pub streams: StreamSettings,
     /// The solver's recent figures for the live plots.
     pub history: super::plots::History,
+    /// The mesh file the Obstacles section adds next (a path being typed).
+    pub mesh_path: String,
 }
 
 /// The Export section's settings.
@@ -234,6 +236,7 @@ impl UiState {
             show_stats: true,
             streams: StreamSettings::default(),
             history: super::plots::History::default(),
+            mesh_path: String::new(),
         };
         s.set_scene(scene);
         s
@@ -307,6 +310,8 @@ pub enum UiCommand {
     LoadScene(Box<Scene>),
     /// Write the current scene to this file.
     SaveScene(std::path::PathBuf),
+    /// Replace the obstacles (drawn and simulated); validated already.
+    SetObstacles(Vec<crate::sim::Obstacle>),
 }
 
 /// Validates edited parameters; returns the command to send or the error to show.
@@ -323,6 +328,14 @@ pub fn emitters_command(es: &[Emitter]) -> Result<SimCommand, String> {
             .map_err(|err| format!("emitter {}: {err}", i + 1))?;
     }
     Ok(SimCommand::SetEmitters(es.to_vec()))
+}
+
+/// Validates edited obstacles (reading mesh files); returns the command or the error.
+pub fn obstacles_command(os: &[crate::sim::Obstacle], scene: &Scene) -> Result<UiCommand, String> {
+    let mut check = scene.clone();
+    check.obstacles = os.to_vec();
+    check.validate().map_err(|e| e.to_string())?;
+    Ok(UiCommand::SetObstacles(os.to_vec()))
 }
 
 /// Frame timings the panel shows.

@@ -3,7 +3,7 @@
 //! second one (a GPU solver is planned) implements this trait, hands out the same
 //! [`Frame`]s, and nothing in the viewer or export changes.
 
-use super::{Emitter, FireParams, FluidParams, Grid, SimError, Solver, StepStats};
+use super::{Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Solver, StepStats};
 use crate::frame::{per_cell, Frame, Select};
 
 /// A running simulation: step it, change its parameters, read frames of its fields.
@@ -24,6 +24,11 @@ pub trait Simulation: Send {
     fn emitters(&self) -> &[Emitter];
     /// Replaces the emitters (validated; on error nothing changes).
     fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError>;
+    /// The current obstacles.
+    fn obstacles(&self) -> &[Obstacle];
+    /// Replaces the obstacles (validated, meshes read; on error nothing changes). The smoke
+    /// inside the new solids is cleared; the flow carries on around them.
+    fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError>;
     /// Advances one step (`params().dt` of simulated time, in as many sub-steps as it needs).
     /// Fails, leaving the fields as they are, when one stops being finite.
     fn step(&mut self) -> Result<&StepStats, SimError>;
@@ -79,6 +84,12 @@ impl Simulation for Solver {
     }
     fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
         Solver::set_emitters(self, es)
+    }
+    fn obstacles(&self) -> &[Obstacle] {
+        Solver::obstacles(self)
+    }
+    fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError> {
+        Solver::set_obstacles(self, os)
     }
     fn step(&mut self) -> Result<&StepStats, SimError> {
         self.try_step()

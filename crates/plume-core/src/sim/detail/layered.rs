@@ -2,7 +2,9 @@
 
 use super::{coarse_pos, trilerp3, upsample, Detail, DetailParams};
 use crate::frame::{per_cell, Frame, Select};
-use crate::sim::{Emitter, FireParams, FluidParams, Grid, SimError, Simulation, StepStats};
+use crate::sim::{
+    Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Simulation, StepStats,
+};
 
 /// A simulation with the up-resolution pass on top: steps the coarse one, then the pass, and
 /// hands out frames on the fine grid (the detailed fields as they are, the others
@@ -70,6 +72,12 @@ impl Simulation for Detailed {
     }
     fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
         self.inner.set_emitters(es)
+    }
+    fn obstacles(&self) -> &[Obstacle] {
+        self.inner.obstacles()
+    }
+    fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError> {
+        self.inner.set_obstacles(os)
     }
     fn step(&mut self) -> Result<&StepStats, SimError> {
         let dt = self.inner.params().dt;
