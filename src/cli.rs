@@ -322,7 +322,8 @@ pub struct RunArgs {
     /// Solver steps between frames.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub every: u32,
-    /// Fields, comma-separated: density, temperature, flame, fuel, velocity. VDB grids carry
+    /// Fields, comma-separated: density, temperature, flame, fuel, velocity, and solid (the
+    /// obstacles' cells, 1 solid, 0 fluid, written as a grid named collision). VDB grids carry
     /// these names, as Blender's Principled Volume reads them.
     #[arg(long, default_value = "density,velocity", value_parser = crate::export::Fields::parse_list)]
     pub fields: crate::export::Fields,
