@@ -602,3 +602,55 @@ fn a_relative_mesh_path_is_taken_from_the_scene_files_folder() {
     let again = Scene::from_toml(&s.to_toml().expect("toml"), None).expect("reload");
     assert_eq!(again, s);
 }
+
+#[test]
+fn the_solid_cells_export_as_a_collision_grid_that_readers_open() {
+    use plume::export::{self, ExportOptions, Fields, Format};
+    let mut s = solver(20);
+    s.set_obstacles(vec![Obstacle::cuboid([0.42, 0.5, 0.55], [0.3, 0.2, 0.25])])
+        .expect("obstacles");
+    s.step();
+    let mask = s.solid_mask().expect("solid").to_vec();
+    let solid = mask.iter().filter(|&&x| x != 0).count();
+    let opts = ExportOptions {
+        formats: vec![Format::Vdb, Format::Npy, Format::Vti],
+        fields: Fields::parse_list("density,solid").expect("fields"),
+        ..ExportOptions::default()
+    };
+    let frame = export::capture(&s, &opts);
+    let dir = tmp("collision");
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = export::write_frame(&dir, 1, &frame, &opts).expect("write");
+    assert_eq!(
+        files,
+        [
+            "plume_0001.vdb",
+            "plume_density_0001.npy",
+            "plume_collision_0001.npy",
+            "plume_0001.vti"
+        ]
+    );
+    // OpenVDB (vdb-rs): a float grid named collision, 1 in exactly the solid cells.
+    let bytes = std::fs::read(dir.join(&files[0])).expect("read");
+    let mut r = vdb_rs::VdbReader::new(std::io::Cursor::new(bytes)).expect("vdb-rs opens it");
+    assert!(r.available_grids().contains(&"collision".to_string()));
+    let g = r.read_grid::<f32>("collision").expect("collision grid");
+    let ones = g
+        .iter()
+        .filter(|(_, v, l)| matches!(l, vdb_rs::VdbLevel::Voxel) && *v == 1.0)
+        .count();
+    assert_eq!(ones, solid);
+    // NumPy (npyz): the mask in (z, y, x) order.
+    let bytes = std::fs::read(dir.join(&files[2])).expect("read");
+    let arr = npyz::NpyFile::new(&bytes[..]).expect("npy");
+    assert_eq!(arr.shape(), &[20, 20, 20]);
+    let vals: Vec<f32> = arr.into_vec().expect("f32");
+    assert_eq!(vals, mask.iter().map(|&m| f32::from(m)).collect::<Vec<_>>());
+    // VTK: a cell array named collision.
+    let text = std::fs::read_to_string(dir.join(&files[3])).expect("read");
+    let doc = roxmltree::Document::parse(&text).expect("XML");
+    assert!(doc
+        .descendants()
+        .any(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some("collision")));
+    std::fs::remove_dir_all(&dir).ok();
+}
