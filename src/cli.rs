@@ -240,6 +240,10 @@ impl GridArgs {
         }
         // A resized grid can break the cell limit; say so before anything is built.
         s.validate()?;
+        // Told once, when the scene is read (a mesh that is not closed).
+        for n in s.notes() {
+            eprintln!("note: {n}");
+        }
         Ok(s)
     }
 }

@@ -654,3 +654,51 @@ fn the_solid_cells_export_as_a_collision_grid_that_readers_open() {
         .any(|n| n.has_tag_name("DataArray") && n.attribute("Name") == Some("collision")));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_mesh_emitter_fills_its_volume_or_coats_its_surface() {
+    let n = 32;
+    let (v, f) = icosphere(3);
+    let path = tmp("emitter_sphere.obj");
+    write_obj(&path, &v, &f);
+    let r = 0.25f32;
+    let amount = |surface: bool| {
+        let mut s = solver(n);
+        let mut e = Emitter::sphere([0.5; 3], 0.1, 5.0);
+        e.shape = ShapeKind::Mesh;
+        e.radius = None;
+        e.file = Some(path.to_string_lossy().into_owned());
+        e.scale = Some(Scale::Uniform(r));
+        e.emit = if surface {
+            plume::sim::EmitFrom::Surface
+        } else {
+            plume::sim::EmitFrom::Volume
+        };
+        s.set_emitters(vec![e]).expect("emitter");
+        s.step();
+        // Smoke by distance from the centre: the core (< r/2) and the shell (within a cell
+        // of r).
+        let h = 1.0 / n as f32;
+        let d = s.dims();
+        let (mut core, mut shell) = (0.0f32, 0.0f32);
+        for k in 0..n {
+            for j in 0..n {
+                for i in 0..n {
+                    let p = [i, j, k].map(|x| (x as f32 + 0.5) * h - 0.5);
+                    let dist = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+                    let v = s.density()[d.idx(i, j, k)];
+                    if dist < 0.5 * r {
+                        core += v;
+                    } else if (dist - r).abs() <= h {
+                        shell += v;
+                    }
+                }
+            }
+        }
+        (core, shell)
+    };
+    let (core, shell) = amount(false);
+    assert!(core > 0.0 && shell > 0.0, "volume: core {core}, shell {shell}");
+    let (core, shell) = amount(true);
+    assert!(core == 0.0 && shell > 0.0, "surface: core {core}, shell {shell}");
+}

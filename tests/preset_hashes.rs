@@ -119,7 +119,7 @@ const RECORDED: [(&str, [u64; 5]); 8] = [
     (
         "paddle",
         [
-            0x713599c7ccd23eb9,
+            0xbf1812af8d00f389,
             0x938896844a381d25,
             0xaa407cab99ba1775,
             0xcbf29ce484222325,

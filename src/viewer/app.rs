@@ -320,7 +320,11 @@ impl Running {
             return;
         }
         self.ui.set_scene(&scene);
-        self.ui.message = Some(format!("loaded scene '{}'", scene.name));
+        let mut msg = format!("loaded scene '{}'", scene.name);
+        for n in scene.notes() {
+            msg.push_str(&format!("; note: {n}"));
+        }
+        self.ui.message = Some(msg);
         self.sim.send(SimCommand::LoadScene(Box::new(scene)));
         // Frame with the new scene's camera once its first snapshot has arrived.
         self.snapshot = None;
