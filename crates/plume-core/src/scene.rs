@@ -436,8 +436,9 @@ impl Scene {
             {
                 out.push(format!(
                     "{what}[{i}]: the mesh is not closed ({} edges are not shared by two \
-                     triangles); it is voxelised by votes of rays along x, y and z, and the \
-                     cells its surface passes through are solid too",
+                     triangles); it is voxelised by votes of rays along x, y and z (a ray \
+                     through a hole abstains), and where no inside is found next to its \
+                     surface, the cells the surface passes through are solid",
                     mesh.open_edges
                 ));
             }

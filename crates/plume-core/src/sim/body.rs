@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// Most cells along an axis of a mesh's own voxel grid (what a moving mesh or a mesh
 /// emitter is sampled from).
-const MAX_LOCAL_CELLS: usize = 384;
+const MAX_LOCAL_CELLS: usize = 256;
 
 /// What an object is made of.
 #[derive(Clone, Debug)]
