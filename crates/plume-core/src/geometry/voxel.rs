@@ -24,7 +24,7 @@ pub type Tri = [[f64; 3]; 3];
 /// Drops triangles that repeat another's corners (in any order) and triangles with a
 /// non-finite corner.
 pub fn unique(tris: impl Iterator<Item = Tri>) -> Vec<Tri> {
-    use std::hash::{BuildHasher, Hash, Hasher};
+    use std::hash::BuildHasher;
     // A 64-bit hash of the sorted corners stands for the triangle (8 bytes a triangle, not
     // 72; two different triangles share one with odds of 1 in 2⁶⁴ per pair).
     let state = std::collections::hash_map::RandomState::new();
@@ -35,9 +35,7 @@ pub fn unique(tris: impl Iterator<Item = Tri>) -> Vec<Tri> {
         }
         let mut key = t.map(|p| p.map(f64::to_bits));
         key.sort_unstable();
-        let mut h = state.build_hasher();
-        key.hash(&mut h);
-        seen.insert(h.finish())
+        seen.insert(state.hash_one(key))
     })
     .collect()
 }
