@@ -698,7 +698,49 @@ fn a_mesh_emitter_fills_its_volume_or_coats_its_surface() {
         (core, shell)
     };
     let (core, shell) = amount(false);
-    assert!(core > 0.0 && shell > 0.0, "volume: core {core}, shell {shell}");
+    assert!(
+        core > 0.0 && shell > 0.0,
+        "volume: core {core}, shell {shell}"
+    );
     let (core, shell) = amount(true);
-    assert!(core == 0.0 && shell > 0.0, "surface: core {core}, shell {shell}");
+    assert!(
+        core == 0.0 && shell > 0.0,
+        "surface: core {core}, shell {shell}"
+    );
+}
+
+#[test]
+fn a_box_sliding_along_the_floor_lets_nothing_through_the_walls() {
+    let n = 24;
+    let mut s = solver(n);
+    // Resting on the floor (its lowest cells touch y = 0), sliding along x, and turning
+    // about z so its faces push against the floor too.
+    let mut b = Obstacle::cuboid([0.3, 0.1, 0.5], [0.2, 0.2, 0.2]);
+    b.keys = vec![
+        key(0.0, [0.3, 0.1, 0.5]),
+        Key {
+            time: 1.0,
+            position: Some([0.7, 0.1, 0.5]),
+            rotation: Some([0.0, 0.0, 20.0]),
+            ..Key::default()
+        },
+    ];
+    s.set_obstacles(vec![b]).expect("obstacles");
+    for _ in 0..20 {
+        s.step();
+    }
+    let d = s.dims();
+    let fy = d.faces(1);
+    let mut worst = 0.0f32;
+    for k in 0..d.nz {
+        for i in 0..d.nx {
+            worst = worst.max(s.velocity(1)[fy.idx(i, 0, k)].abs());
+            worst = worst.max(s.velocity(1)[fy.idx(i, d.ny, k)].abs());
+        }
+    }
+    assert_eq!(worst, 0.0, "flow through the floor or the ceiling");
+    assert!(
+        s.velocity(0).iter().any(|&u| u.abs() > 0.1),
+        "the box moved no air"
+    );
 }

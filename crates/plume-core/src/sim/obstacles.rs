@@ -43,6 +43,9 @@ fn face_velocities(
             .par_iter()
             .map(|&f| {
                 let p = unflatten(fd, f as usize);
+                if p[axis] == 0 || p[axis] == n[axis] {
+                    return 0.0; // a face on the domain's boundary: the wall holds it
+                }
                 let above = if p[axis] < n[axis] {
                     owner[d.idx(p[0], p[1], p[2])]
                 } else {
