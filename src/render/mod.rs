@@ -14,6 +14,33 @@ pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 pub use crate::render_settings::MAX_OBSTACLES;
 pub use volume::{RenderSettings, VolumeRenderer};
 
+/// Compiles a vertex and a fragment shader into a program; `name` names it in errors.
+pub(crate) fn program(
+    facade: &impl glium::backend::Facade,
+    name: &'static str,
+    vertex: &str,
+    fragment: &str,
+) -> Result<glium::Program, RenderError> {
+    glium::Program::new(
+        facade,
+        glium::program::ProgramCreationInput::SourceCode {
+            vertex_shader: vertex,
+            tessellation_control_shader: None,
+            tessellation_evaluation_shader: None,
+            geometry_shader: None,
+            fragment_shader: fragment,
+            transform_feedback_varyings: None,
+            // The shaders write display values directly; no sRGB conversion on output.
+            outputs_srgb: true,
+            uses_point_size: false,
+        },
+    )
+    .map_err(|e| RenderError::Shader {
+        name,
+        message: e.to_string(),
+    })
+}
+
 /// The underlying error of a [`RenderError`], kept as its source.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 

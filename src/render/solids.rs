@@ -121,7 +121,7 @@ impl SolidPass {
         )
         .map_err(|e| RenderError::resource("empty hit buffer", e))?;
         Ok(Self {
-            program: super::volume::program(facade, "solids", SOLID_VERT, SOLID_FRAG)?,
+            program: super::program(facade, "solids", SOLID_VERT, SOLID_FRAG)?,
             shapes: Vec::new(),
             target: RefCell::new(None),
             none,

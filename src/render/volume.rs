@@ -1,13 +1,12 @@
 //! The volume renderer: density in a reused `Texture3d`, raymarched by `shaders/volume.frag`
 //! over a background gradient, with the domain's box outline.
 
-use super::RenderError;
+use super::{program, RenderError};
 use crate::camera::OrbitCamera;
 pub use crate::render_settings::RenderSettings;
 use crate::sim::Dims;
 use glium::backend::Facade;
 use glium::index::{NoIndices, PrimitiveType};
-use glium::program::ProgramCreationInput;
 use glium::texture::pixel_buffer::PixelBuffer;
 use glium::texture::{MipmapsOption, Texture2d, Texture3d, UncompressedFloatFormat};
 use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter, SamplerWrapFunction};
@@ -71,32 +70,6 @@ struct LineVertex {
     position: [f32; 3],
 }
 implement_vertex!(LineVertex, position);
-
-pub(super) fn program(
-    facade: &impl Facade,
-    name: &'static str,
-    vertex: &str,
-    fragment: &str,
-) -> Result<Program, RenderError> {
-    Program::new(
-        facade,
-        ProgramCreationInput::SourceCode {
-            vertex_shader: vertex,
-            tessellation_control_shader: None,
-            tessellation_evaluation_shader: None,
-            geometry_shader: None,
-            fragment_shader: fragment,
-            transform_feedback_varyings: None,
-            // The shaders write display values directly; no sRGB conversion on output.
-            outputs_srgb: true,
-            uses_point_size: false,
-        },
-    )
-    .map_err(|e| RenderError::Shader {
-        name,
-        message: e.to_string(),
-    })
-}
 
 /// Draws density volumes. Owns the GL programs and the 3D texture, which is reused between
 /// uploads of the same dimensions.

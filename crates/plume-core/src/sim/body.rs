@@ -3,11 +3,80 @@
 //! point inside; how much of a cell does it cover; how fast does a point of it move).
 
 use super::grid::Grid;
-use super::sources::{coverage, Shape};
 use crate::geometry::mesh::Mesh;
 use crate::geometry::voxel::{self, Tri, Voxels};
 use crate::geometry::{Affine, Key, Motion, Pose};
 use std::sync::Arc;
+
+/// A resolved shape in world coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// Centre and radius.
+    Sphere {
+        /// Centre.
+        center: [f32; 3],
+        /// Radius.
+        radius: f32,
+    },
+    /// Centre and half the edge lengths.
+    Box {
+        /// Centre.
+        center: [f32; 3],
+        /// Half the edge lengths.
+        half: [f32; 3],
+    },
+}
+
+impl Shape {
+    /// Half-extent of the shape's bounding box along each axis.
+    pub fn half_extent(&self) -> [f32; 3] {
+        match *self {
+            Shape::Sphere { radius, .. } => [radius; 3],
+            Shape::Box { half, .. } => half,
+        }
+    }
+
+    /// Centre of the shape.
+    pub fn center(&self) -> [f32; 3] {
+        match *self {
+            Shape::Sphere { center, .. } | Shape::Box { center, .. } => center,
+        }
+    }
+
+    /// `true` when the point is inside (or on) the shape.
+    pub fn contains(&self, p: [f32; 3]) -> bool {
+        match *self {
+            Shape::Sphere { center, radius } => {
+                let d2: f32 = (0..3).map(|a| (p[a] - center[a]).powi(2)).sum();
+                d2 <= radius * radius
+            }
+            Shape::Box { center, half } => (0..3).all(|a| (p[a] - center[a]).abs() <= half[a]),
+        }
+    }
+
+    /// Fraction of a cube of side `h` centred at `p` that the shape covers, approximated by a
+    /// linear ramp one cell wide across the surface. Using coverage instead of an inside/outside
+    /// test makes what an emitter adds nearly independent of the resolution.
+    #[inline]
+    pub fn coverage(&self, p: [f32; 3], h: f32) -> f32 {
+        match *self {
+            Shape::Sphere { center, radius } => {
+                let d2: f32 = (0..3).map(|a| (p[a] - center[a]).powi(2)).sum();
+                coverage(d2.sqrt(), radius, h)
+            }
+            Shape::Box { center, half } => (0..3)
+                .map(|a| coverage((p[a] - center[a]).abs(), half[a], h))
+                .product(),
+        }
+    }
+}
+
+/// Fraction of a cube of side `h` centred `dist` from a sphere's centre that lies inside the
+/// sphere of radius `r`, approximated by a linear ramp one voxel wide.
+#[inline]
+pub fn coverage(dist: f32, r: f32, h: f32) -> f32 {
+    ((r - dist) / h + 0.5).clamp(0.0, 1.0)
+}
 
 /// Most cells along an axis of a mesh's own voxel grid (what a moving mesh or a mesh
 /// emitter is sampled from).
