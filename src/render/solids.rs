@@ -102,8 +102,9 @@ type HitBuffer = (Texture2d, DepthRenderBuffer, (u32, u32));
 pub struct SolidPass {
     program: Program,
     shapes: Vec<(VertexBuffer<SolidVertex>, Body)>,
-    /// The hit buffer and its depth buffer, kept while the viewport keeps its size.
-    target: RefCell<Option<HitBuffer>>,
+    /// Hit buffers and their depth buffers, one per viewport size in use (the 3D view may
+    /// draw the volume at a reduced scale and the streamlines at full size): at most two.
+    targets: RefCell<Vec<HitBuffer>>,
     /// A 1×1 hit buffer that sees nothing (bound when there are no obstacles).
     none: Texture2d,
     /// Simulated time the obstacles are placed at.
@@ -123,7 +124,7 @@ impl SolidPass {
         Ok(Self {
             program: super::program(facade, "solids", SOLID_VERT, SOLID_FRAG)?,
             shapes: Vec::new(),
-            target: RefCell::new(None),
+            targets: RefCell::new(Vec::new()),
             none,
             time: 0.0,
         })
@@ -173,23 +174,28 @@ impl SolidPass {
             return f(&self.none);
         }
         let size = (viewport.width.max(1), viewport.height.max(1));
-        let mut slot = self.target.borrow_mut();
-        if slot.as_ref().is_none_or(|t| t.2 != size) {
-            let tex = Texture2d::empty_with_format(
-                facade,
-                UncompressedFloatFormat::F32F32F32F32,
-                MipmapsOption::NoMipmap,
-                size.0,
-                size.1,
-            )
-            .map_err(|e| RenderError::resource("hit buffer", e))?;
-            let depth = DepthRenderBuffer::new(facade, DepthFormat::I24, size.0, size.1)
-                .map_err(|e| RenderError::resource("hit buffer depth", e))?;
-            *slot = Some((tex, depth, size));
-        }
-        let Some((tex, depth, _)) = slot.as_ref() else {
-            return f(&self.none);
+        let mut targets = self.targets.borrow_mut();
+        let at = match targets.iter().position(|t| t.2 == size) {
+            Some(i) => i,
+            None => {
+                let tex = Texture2d::empty_with_format(
+                    facade,
+                    UncompressedFloatFormat::F32F32F32F32,
+                    MipmapsOption::NoMipmap,
+                    size.0,
+                    size.1,
+                )
+                .map_err(|e| RenderError::resource("hit buffer", e))?;
+                let depth = DepthRenderBuffer::new(facade, DepthFormat::I24, size.0, size.1)
+                    .map_err(|e| RenderError::resource("hit buffer depth", e))?;
+                if targets.len() >= 2 {
+                    targets.remove(0);
+                }
+                targets.push((tex, depth, size));
+                targets.len() - 1
+            }
         };
+        let (tex, depth, _) = &targets[at];
         let mut fb = SimpleFrameBuffer::with_depth_buffer(facade, tex, depth)
             .map_err(|e| RenderError::resource("hit framebuffer", e))?;
         fb.clear_color_and_depth((0.0, 1.0, 0.0, NO_HIT), 1.0);
