@@ -512,3 +512,92 @@ fn an_obstacle_in_front_hides_a_streamline() {
     assert!(clear > 100, "in clear air the line shows: {clear}");
     assert_eq!(hidden, 0, "a line behind an obstacle must not show");
 }
+
+#[test]
+fn a_moving_turned_obstacle_is_drawn_where_its_keys_put_it_at_the_frames_time() {
+    use plume::geometry::Key;
+    use plume::sim::Obstacle;
+    let ctx = gl();
+    let mut r = VolumeRenderer::new(&ctx).expect("shaders");
+    let n = 16;
+    r.upload(&ctx, &vec![0.0; n * n * n], Dims::cube(n))
+        .expect("upload");
+    let s = RenderSettings {
+        obstacle_color: [0.8, 0.2, 0.2],
+        shadows: false,
+        ..settings()
+    };
+    let cam = framed(0.0, 0.0);
+    // A thin upright slab that slides from x = 0.25 to 0.75 and turns a quarter turn about z
+    // (lying flat at the end).
+    let mut slab = Obstacle::cuboid([0.25, 0.5, 0.5], [0.08, 0.5, 0.3]);
+    slab.keys = vec![
+        Key {
+            time: 0.0,
+            ..Key::default()
+        },
+        Key {
+            time: 1.0,
+            position: Some([0.75, 0.5, 0.5]),
+            rotation: Some([0.0, 0.0, 90.0]),
+            ..Key::default()
+        },
+    ];
+    r.set_obstacles(&ctx, &[slab]).expect("obstacle");
+    // The red pixels' extent: (mean column, columns spanned, rows spanned).
+    let mut red = |t: f64| {
+        r.set_time(t);
+        let img = render(&ctx, &r, &cam, n, &s);
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for y in 0..H {
+            for x in 0..W {
+                let p = img.pixel(x, y);
+                if p[0] > 30 && p[0] > 3 * p[1] {
+                    xs.push(x as f32);
+                    ys.push(y as f32);
+                }
+            }
+        }
+        assert!(!xs.is_empty(), "no obstacle at t = {t}");
+        let span = |v: &[f32]| {
+            v.iter().cloned().fold(f32::MIN, f32::max) - v.iter().cloned().fold(f32::MAX, f32::min)
+        };
+        (
+            xs.iter().sum::<f32>() / xs.len() as f32,
+            span(&xs),
+            span(&ys),
+        )
+    };
+    let (x0, w0, h0) = red(0.0);
+    let (x1, w1, h1) = red(1.0);
+    assert!(
+        x0 < W as f32 * 0.45 && x1 > W as f32 * 0.55,
+        "moved {x0} -> {x1}"
+    );
+    // Upright at first (taller than wide), lying at the end (wider than tall).
+    assert!(
+        h0 > 2.0 * w0 && w1 > 2.0 * h1,
+        "turned: {w0}×{h0} -> {w1}×{h1}"
+    );
+    // The upload of a frame sets the time (a frame at t = 1 puts it at the end).
+    let mut f = plume::frame::Frame::empty(
+        plume::sim::Grid::unit(Dims::cube(n)).expect("grid"),
+        60,
+        1.0,
+    );
+    f.density = Some(vec![0.0; n * n * n]);
+    r.set_time(0.0);
+    r.upload_frame(&ctx, &f, 1000.0).expect("upload");
+    let img = render(&ctx, &r, &cam, n, &s);
+    let right = (0..H)
+        .flat_map(|y| (0..W).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            x > W / 2 && {
+                let p = img.pixel(x, y);
+                p[0] > 30 && p[0] > 3 * p[1]
+            }
+        })
+        .count();
+    assert!(right > 0, "the frame's time did not move the obstacle");
+}
