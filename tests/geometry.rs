@@ -744,3 +744,53 @@ fn a_box_sliding_along_the_floor_lets_nothing_through_the_walls() {
         "the box moved no air"
     );
 }
+
+#[test]
+fn no_mesh_file_makes_the_reader_panic() {
+    // Every prefix of a valid OBJ, binary STL and ASCII STL, and pseudo-random bytes under
+    // both names: each is a mesh or an error, never a panic.
+    let (v, f) = box_mesh([-1.0; 3], [1.0; 3]);
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for (ext, write) in [
+        ("obj", write_obj as fn(&Path, &[[f64; 3]], &[[usize; 3]])),
+        ("stl", write_stl_binary),
+        ("stl", write_stl_ascii),
+    ] {
+        let p = tmp(&format!("whole.{ext}"));
+        write(&p, &v, &f);
+        let bytes = std::fs::read(&p).expect("read");
+        for cut in (0..bytes.len()).step_by(7) {
+            cases.push((ext.to_string(), bytes[..cut].to_vec()));
+        }
+    }
+    let mut x = 12345u32;
+    for len in [1usize, 5, 84, 134, 500, 4096] {
+        let junk: Vec<u8> = (0..len)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 24) as u8
+            })
+            .collect();
+        cases.push(("obj".into(), junk.clone()));
+        cases.push(("stl".into(), junk));
+    }
+    let (mut ok, mut refused) = (0, 0);
+    for (i, (ext, bytes)) in cases.iter().enumerate() {
+        let p = tmp(&format!("case{i}.{ext}"));
+        std::fs::write(&p, bytes).expect("write");
+        match std::panic::catch_unwind(|| plume::geometry::mesh::Mesh::load(&p)) {
+            Ok(Ok(_)) => ok += 1,
+            Ok(Err(e)) => {
+                assert!(e.to_string().contains(&format!("case{i}.{ext}")), "{e}");
+                refused += 1
+            }
+            Err(_) => panic!(
+                "reading case {i} ({} bytes of .{ext}) panicked",
+                bytes.len()
+            ),
+        }
+        std::fs::remove_file(&p).ok();
+    }
+    println!("{ok} read, {refused} refused");
+    assert!(refused > 0 && ok > 0);
+}
