@@ -423,3 +423,37 @@ fn the_viewer_draws_mesh_and_moving_obstacles_and_the_panel_adds_and_checks_them
     assert_eq!(again.obstacles, saved.obstacles);
     std::fs::remove_file(&obj).ok();
 }
+
+/// The obstacles' editors span what validation allows too: a fan turned 720° and a mesh
+/// scaled ×5000 are drawn without being clamped or sent.
+#[test]
+fn the_obstacle_editors_never_clamp_what_validation_allows() {
+    let mut scene = Scene::preset("paddle").expect("preset");
+    let mut fan = plume::sim::Obstacle::cuboid([0.7, 0.5, 0.5], [0.4, 0.05, 0.1]);
+    fan.rotation = Some([0.0, 720.0, -5000.0]);
+    fan.scale = Some(plume::geometry::Scale::Axes([0.5, 1.0, 1.25]));
+    scene.obstacles.push(fan);
+    let mut big = plume::sim::Obstacle::sphere([0.7, 0.5, 0.5], 0.0001);
+    big.scale = Some(plume::geometry::Scale::Uniform(5000.0));
+    scene.obstacles.push(big);
+    scene.validate().expect("every value is allowed");
+    let ctx = egui::Context::default();
+    let mut st = UiState::new(&scene, true);
+    let mut sent = Vec::new();
+    for _ in 0..3 {
+        let _ = ctx.run(egui::RawInput::default(), |ctx| {
+            egui::CentralPanel::default().show(ctx, |ui| {
+                plume::viewer::obstacles_section::obstacles(ui, &mut st, &mut sent);
+            });
+        });
+    }
+    assert_eq!(
+        st.scene.obstacles, scene.obstacles,
+        "the panel changed an obstacle"
+    );
+    assert!(
+        sent.is_empty(),
+        "drawing alone sent {} commands",
+        sent.len()
+    );
+}

@@ -1,11 +1,12 @@
-//! The obstacles, in the side panel's "Emitters and obstacles" section: every obstacle with its shape, position, rotation and
-//! scale (and radius or size), a button to remove it, and buttons to add a sphere, a box or a
-//! mesh read from a file by path. Valid changes go to the simulation (the flow carries on
-//! around the new solids) and to the 3D view; "Save current as…" writes them back.
+//! The obstacles, in the side panel's "Emitters and obstacles" section: every obstacle with
+//! its shape, position, rotation and scale (and radius or size), its key frames, a button to
+//! remove it, and buttons to add a sphere, a box or a mesh read from a file by path. Valid
+//! changes go to the simulation (the flow carries on around the new solids) and to the 3D
+//! view; "Save current as…" writes them back.
 
 use super::state::{obstacles_command, UiCommand, UiState};
-use super::widgets::{param_slider, vec3_edit};
-use crate::geometry::Scale;
+use super::widgets::{optional, param_slider, vec3_edit};
+use crate::geometry::{Key, Scale};
 use crate::ranges::emitter as er;
 use crate::sim::{Obstacle, ShapeKind};
 
@@ -116,42 +117,11 @@ fn obstacle_edit(ui: &mut egui::Ui, o: &mut Obstacle) -> bool {
     });
     ui.horizontal(|ui| {
         ui.label("rotation (°)");
-        let mut r = o.rotation.unwrap_or([0.0; 3]);
-        let mut turned = false;
-        for c in &mut r {
-            turned |= ui
-                .add(
-                    egui::DragValue::new(c)
-                        .speed(1.0)
-                        .range(-360.0..=360.0)
-                        .suffix("°"),
-                )
-                .changed();
-        }
-        if turned {
-            o.rotation = (r != [0.0; 3]).then_some(r);
-            changed = true;
-        }
+        changed |= rotation_edit(ui, &mut o.rotation);
     });
     ui.horizontal(|ui| {
         ui.label("scale");
-        let mut s = o.scale.map(Scale::axes).unwrap_or([1.0; 3]);
-        let mut scaled = false;
-        for c in &mut s {
-            scaled |= ui
-                .add(egui::DragValue::new(c).speed(0.01).range(0.001..=1000.0))
-                .changed();
-        }
-        if scaled {
-            o.scale = if s == [1.0; 3] {
-                None
-            } else if s[0] == s[1] && s[1] == s[2] {
-                Some(Scale::Uniform(s[0]))
-            } else {
-                Some(Scale::Axes(s))
-            };
-            changed = true;
-        }
+        changed |= scale_edit(ui, &mut o.scale);
     });
     if let Some(r) = o.radius.as_mut() {
         changed |= param_slider(ui, &er::RADIUS, "radius", r).changed();
@@ -162,12 +132,112 @@ fn obstacle_edit(ui: &mut egui::Ui, o: &mut Obstacle) -> bool {
             changed |= vec3_edit(ui, sz, 0.005, &er::SIZE);
         });
     }
-    if o.keys.len() >= 2 {
-        ui.label(format!(
-            "moves: {} key frames{} (edit them in the scene file)",
-            o.keys.len(),
-            if o.looped { ", looped" } else { "" }
-        ));
+    changed |= keys_edit(ui, o);
+    changed
+}
+
+/// Rotation in degrees, three drags over the range validation allows; all zero is `None`.
+fn rotation_edit(ui: &mut egui::Ui, rot: &mut Option<[f32; 3]>) -> bool {
+    let mut r = rot.unwrap_or([0.0; 3]);
+    let mut turned = false;
+    for c in &mut r {
+        turned |= ui
+            .add(
+                egui::DragValue::new(c)
+                    .speed(1.0)
+                    .range(-1e6..=1e6)
+                    .suffix("°"),
+            )
+            .changed();
     }
+    if turned {
+        *rot = (r != [0.0; 3]).then_some(r);
+    }
+    turned
+}
+
+/// Scale, three drags over the range validation allows; equal factors become one number,
+/// all ones `None`.
+fn scale_edit(ui: &mut egui::Ui, scale: &mut Option<Scale>) -> bool {
+    let mut s = scale.map(Scale::axes).unwrap_or([1.0; 3]);
+    let mut scaled = false;
+    for c in &mut s {
+        scaled |= ui
+            .add(
+                egui::DragValue::new(c)
+                    .speed(0.01)
+                    .range(1e-6..=crate::geometry::MAX_SCALE),
+            )
+            .changed();
+    }
+    if scaled {
+        *scale = if s == [1.0; 3] {
+            None
+        } else if s[0] == s[1] && s[1] == s[2] {
+            Some(Scale::Uniform(s[0]))
+        } else {
+            Some(Scale::Axes(s))
+        };
+    }
+    scaled
+}
+
+/// The key frames: each with its time, and the position and rotation it sets (a key that
+/// leaves one out keeps the obstacle's own), a button to remove it, one to add a key a second
+/// after the last at the obstacle's own pose, and `loop` and `smooth`.
+fn keys_edit(ui: &mut egui::Ui, o: &mut Obstacle) -> bool {
+    let mut changed = false;
+    let title = match o.keys.len() {
+        0 => "key frames: none (stands still)".to_string(),
+        1 => "key frames: 1 (add another to move)".to_string(),
+        n => format!("key frames: {n}"),
+    };
+    let own = (o.center, o.rotation.unwrap_or([0.0; 3]));
+    ui.collapsing(title, |ui| {
+        let mut remove = None;
+        for (k, key) in o.keys.iter_mut().enumerate() {
+            ui.push_id(("key", k), |ui| {
+                ui.horizontal(|ui| {
+                    ui.label("at");
+                    changed |= ui
+                        .add(
+                            egui::DragValue::new(&mut key.time)
+                                .speed(0.05)
+                                .range(0.0..=1e6)
+                                .suffix(" s"),
+                        )
+                        .changed();
+                    if ui.small_button("Remove").clicked() {
+                        remove = Some(k);
+                    }
+                });
+                changed |= optional(ui, "position", &mut key.position, own.0, |ui, p| {
+                    vec3_edit(ui, p, 0.005, &er::CENTER)
+                });
+                ui.horizontal(|ui| {
+                    ui.label("rotation (°)");
+                    changed |= rotation_edit(ui, &mut key.rotation);
+                });
+            });
+        }
+        if let Some(k) = remove {
+            o.keys.remove(k);
+            changed = true;
+        }
+        if ui.button("Add key").clicked() {
+            let time = o.keys.last().map_or(0.0, |k| k.time + 1.0);
+            o.keys.push(Key {
+                time,
+                position: Some(own.0),
+                rotation: Some(own.1),
+                scale: None,
+            });
+            changed = true;
+        }
+        ui.horizontal(|ui| {
+            changed |= ui.checkbox(&mut o.looped, "loop").changed();
+            changed |= ui.checkbox(&mut o.smooth, "smooth").changed();
+        });
+    });
     changed
 }
