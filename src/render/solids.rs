@@ -12,6 +12,7 @@ use glium::backend::Facade;
 use glium::framebuffer::{DepthRenderBuffer, SimpleFrameBuffer};
 use glium::index::{NoIndices, PrimitiveType};
 use glium::texture::{DepthFormat, MipmapsOption, Texture2d, UncompressedFloatFormat};
+use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter, Sampler};
 use glium::{implement_vertex, uniform, DrawParameters, Program, Rect, Surface, VertexBuffer};
 use std::cell::RefCell;
 
@@ -168,10 +169,16 @@ impl SolidPass {
         facade: &impl Facade,
         viewport: Rect,
         camera: &OrbitCamera,
-        f: impl FnOnce(&Texture2d) -> Result<R, RenderError>,
+        f: impl FnOnce(Sampler<'_, Texture2d>) -> Result<R, RenderError>,
     ) -> Result<R, RenderError> {
+        // Read with texelFetch: one texel a pixel, never filtered.
+        let nearest = |t| {
+            Sampler::new(t)
+                .magnify_filter(MagnifySamplerFilter::Nearest)
+                .minify_filter(MinifySamplerFilter::Nearest)
+        };
         if self.shapes.is_empty() {
-            return f(&self.none);
+            return f(nearest(&self.none));
         }
         let size = (viewport.width.max(1), viewport.height.max(1));
         let mut targets = self.targets.borrow_mut();
@@ -241,6 +248,6 @@ impl SolidPass {
             .map_err(|e| RenderError::draw("the obstacles", e))?;
         }
         drop(fb);
-        f(tex)
+        f(nearest(tex))
     }
 }

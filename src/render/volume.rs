@@ -464,10 +464,6 @@ impl VolumeRenderer {
         let lin = RenderSettings::linear;
         let (kmin, kmax) = crate::blackbody::TABLE_KELVIN;
         self.solids.with_hits(facade, viewport, camera, |hits| {
-            let obst = hits
-                .sampled()
-                .magnify_filter(MagnifySamplerFilter::Nearest)
-                .minify_filter(MinifySamplerFilter::Nearest);
             surface
                 .draw(
                     tri(),
@@ -505,7 +501,7 @@ impl VolumeRenderer {
                         shadow_steps: settings.shadow_steps as i32,
                         jitter: settings.jitter,
                         max_steps: max_steps,
-                        solid_hits: obst,
+                        solid_hits: hits,
                         obstacle_color: lin(settings.obstacle_color),
                     },
                     &premultiplied(viewport),
@@ -583,10 +579,6 @@ impl VolumeRenderer {
         let mut params = premultiplied(viewport);
         params.line_width = Some(2.0);
         self.solids.with_hits(facade, viewport, camera, |hits| {
-            let obst = hits
-                .sampled()
-                .magnify_filter(MagnifySamplerFilter::Nearest)
-                .minify_filter(MinifySamplerFilter::Nearest);
             surface
                 .draw(
                     &vb,
@@ -603,7 +595,7 @@ impl VolumeRenderer {
                         box_max: bx.max,
                         step_len: step,
                         density_scale: settings.density_scale,
-                        solid_hits: obst,
+                        solid_hits: hits,
                         viewport_origin: [viewport.left as f32, viewport.bottom as f32],
                         max_steps: ((diag / step).ceil() as i32 + 2).max(1),
                     },

@@ -4,6 +4,7 @@
 use super::body::{Body, Form};
 use super::boundary::Boundaries;
 use super::grid::{Dims, Grid};
+use super::pressure::operator::diagonal_at;
 use crate::geometry::voxel;
 use crate::geometry::Pose;
 use nalgebra::{Matrix3, Vector3};
@@ -284,14 +285,11 @@ impl Solids {
             owner.par_iter_mut().for_each(|m| *m = u8::from(*m != 0));
             owner
         };
-        let span = |a: usize| {
-            let (lo, hi) = cells.iter().fold((usize::MAX, 0), |(l, h), &c| {
-                let p = unflatten(d, c as usize)[a];
-                (l.min(p), h.max(p + 1))
-            });
-            (lo, hi)
-        };
-        let region = Some([span(0), span(1), span(2)]);
+        // The solid cells' bounding box (within the bodies' box, where they were rasterised).
+        let region = Some(cells.iter().fold([(usize::MAX, 0); 3], |r, &c| {
+            let p = unflatten(d, c as usize);
+            [0, 1, 2].map(|a| (r[a].0.min(p[a]), r[a].1.max(p[a] + 1)))
+        }));
         Self {
             mask,
             cells,
@@ -436,6 +434,8 @@ impl Solids {
         let n = d.as_array();
         let plane = d.nx * d.ny;
         let [(i0, i1), (j0, j1), (k0, k1)] = region;
+        let open = [0, 1, 2].map(|a| [0, 1].map(|side| b.face(a, side).is_open()));
+        let fluid = |q: [usize; 3]| !self.is_solid(d.idx(q[0], q[1], q[2]));
         diag[k0 * plane..k1 * plane]
             .par_chunks_mut(plane)
             .enumerate()
@@ -443,33 +443,7 @@ impl Solids {
                 let k = k0 + dk;
                 for j in j0..j1 {
                     for i in i0..i1 {
-                        let p = [i, j, k];
-                        if self.is_solid(d.idx(i, j, k)) {
-                            pl[i + d.nx * j] = 0.0;
-                            continue;
-                        }
-                        let mut cnt = 0u32;
-                        for axis in 0..3 {
-                            for side in 0..2 {
-                                let inside = if side == 0 {
-                                    p[axis] > 0
-                                } else {
-                                    p[axis] + 1 < n[axis]
-                                };
-                                if inside {
-                                    let mut q = p;
-                                    if side == 0 {
-                                        q[axis] -= 1;
-                                    } else {
-                                        q[axis] += 1;
-                                    }
-                                    cnt += u32::from(!self.is_solid(d.idx(q[0], q[1], q[2])));
-                                } else {
-                                    cnt += u32::from(b.face(axis, side).is_open());
-                                }
-                            }
-                        }
-                        pl[i + d.nx * j] = cnt as f32;
+                        pl[i + d.nx * j] = diagonal_at(n, open, 1.0, fluid, [i, j, k]);
                     }
                 }
             });

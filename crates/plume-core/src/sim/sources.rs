@@ -100,6 +100,43 @@ fn resolve_shape(
     }
 }
 
+/// The methods emitters and obstacles share over their geometry fields (the same fields in
+/// both: a scene file's tables take no flattened structs with `deny_unknown_fields`).
+macro_rules! geometry_methods {
+    ($t:ty) => {
+        impl $t {
+            pub(crate) fn geometry(&self) -> Geometry<'_> {
+                Geometry {
+                    kind: self.shape,
+                    center: self.center,
+                    radius: self.radius,
+                    size: self.size,
+                    file: self.file.as_deref(),
+                    rotation: self.rotation,
+                    scale: self.scale,
+                    keys: &self.keys,
+                    looped: self.looped,
+                    smooth: self.smooth,
+                }
+            }
+
+            /// The resolved geometry (reads a mesh file the first time), after checking its
+            /// fields.
+            pub fn body(&self) -> Result<Body, SimError> {
+                self.geometry().body()
+            }
+
+            /// `true` when it moves (two key frames or more).
+            pub fn moves(&self) -> bool {
+                self.keys.len() >= 2
+            }
+        }
+    };
+}
+
+geometry_methods!(Emitter);
+geometry_methods!(Obstacle);
+
 /// The geometry fields emitters and obstacles share, borrowed.
 pub(crate) struct Geometry<'a> {
     pub kind: ShapeKind,
@@ -315,31 +352,6 @@ impl Emitter {
         resolve_shape(self.shape, self.center, self.radius, self.size)
     }
 
-    pub(crate) fn geometry(&self) -> Geometry<'_> {
-        Geometry {
-            kind: self.shape,
-            center: self.center,
-            radius: self.radius,
-            size: self.size,
-            file: self.file.as_deref(),
-            rotation: self.rotation,
-            scale: self.scale,
-            keys: &self.keys,
-            looped: self.looped,
-            smooth: self.smooth,
-        }
-    }
-
-    /// The resolved geometry (reads a mesh file the first time), after checking its fields.
-    pub fn body(&self) -> Result<Body, SimError> {
-        self.geometry().body()
-    }
-
-    /// `true` when it moves (two key frames or more).
-    pub fn moves(&self) -> bool {
-        self.keys.len() >= 2
-    }
-
     /// The resolved geometry with where it emits from.
     pub fn emitter_body(&self) -> Result<Body, SimError> {
         let mut b = self.body()?;
@@ -482,30 +494,5 @@ impl Obstacle {
     /// checking the shape fields.
     pub fn shape(&self) -> Result<Shape, SimError> {
         resolve_shape(self.shape, self.center, self.radius, self.size)
-    }
-
-    pub(crate) fn geometry(&self) -> Geometry<'_> {
-        Geometry {
-            kind: self.shape,
-            center: self.center,
-            radius: self.radius,
-            size: self.size,
-            file: self.file.as_deref(),
-            rotation: self.rotation,
-            scale: self.scale,
-            keys: &self.keys,
-            looped: self.looped,
-            smooth: self.smooth,
-        }
-    }
-
-    /// The resolved geometry (reads a mesh file the first time), after checking its fields.
-    pub fn body(&self) -> Result<Body, SimError> {
-        self.geometry().body()
-    }
-
-    /// `true` when it moves (two key frames or more).
-    pub fn moves(&self) -> bool {
-        self.keys.len() >= 2
     }
 }

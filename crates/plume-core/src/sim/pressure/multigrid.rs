@@ -20,7 +20,7 @@
 //! fixed per-plane partial results in plane order, so the result is bitwise the same whatever
 //! the number of threads.
 
-use super::operator::{max_abs_row, SolveStats, Stencil};
+use super::operator::{diagonal_at, max_abs_row, SolveStats, Stencil};
 use kernels::*;
 use planes::*;
 use sweeps::jacobi_sweeps;
@@ -469,42 +469,6 @@ fn rediscretise(
             )
         })
         .collect()
-}
-
-/// One cell's diagonal: 0 when inactive, else its active neighbours plus `open_coef` for
-/// each open side it touches.
-fn diagonal_at(
-    dims: [usize; 3],
-    open: [[bool; 2]; 3],
-    open_coef: f32,
-    act: impl Fn([usize; 3]) -> bool,
-    p: [usize; 3],
-) -> f32 {
-    if !act(p) {
-        return 0.0;
-    }
-    let mut n = 0.0f32;
-    for (axis, sides) in open.iter().enumerate() {
-        for (side, &is_open) in sides.iter().enumerate() {
-            let inside = if side == 0 {
-                p[axis] > 0
-            } else {
-                p[axis] + 1 < dims[axis]
-            };
-            if inside {
-                let mut q = p;
-                if side == 0 {
-                    q[axis] -= 1;
-                } else {
-                    q[axis] += 1;
-                }
-                n += if act(q) { 1.0 } else { 0.0 };
-            } else {
-                n += if is_open { open_coef } else { 0.0 };
-            }
-        }
-    }
-    n
 }
 
 /// `z = M⁻¹·r`; returns r·z. In a closed domain the operator's null space (constants on the

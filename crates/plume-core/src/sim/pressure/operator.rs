@@ -400,6 +400,43 @@ pub(crate) fn max_abs_lanes(v: &[f32]) -> (f32, bool) {
     (mx, p != 0.0)
 }
 
+/// One cell's diagonal of the pressure operator on a `dims` grid whose fluid (active) cells
+/// `act` gives: 0 when inactive, else its active neighbours plus `open_coef` for each open
+/// side of the domain it touches (the finest grid's solids and every multigrid level).
+pub(crate) fn diagonal_at(
+    dims: [usize; 3],
+    open: [[bool; 2]; 3],
+    open_coef: f32,
+    act: impl Fn([usize; 3]) -> bool,
+    p: [usize; 3],
+) -> f32 {
+    if !act(p) {
+        return 0.0;
+    }
+    let mut n = 0.0f32;
+    for (axis, sides) in open.iter().enumerate() {
+        for (side, &is_open) in sides.iter().enumerate() {
+            let inside = if side == 0 {
+                p[axis] > 0
+            } else {
+                p[axis] + 1 < dims[axis]
+            };
+            if inside {
+                let mut q = p;
+                if side == 0 {
+                    q[axis] -= 1;
+                } else {
+                    q[axis] += 1;
+                }
+                n += if act(q) { 1.0 } else { 0.0 };
+            } else {
+                n += if is_open { open_coef } else { 0.0 };
+            }
+        }
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

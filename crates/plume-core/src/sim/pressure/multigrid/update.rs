@@ -3,7 +3,8 @@
 //! level, where a cell's diagonal depends on its neighbours' children), not rebuilt. The
 //! values are those a rebuild gives (they are neighbour counts; a unit test compares).
 
-use super::{diagonal_at, to_u8, Mgpcg};
+use super::{to_u8, Mgpcg};
+use crate::sim::pressure::operator::diagonal_at;
 use rayon::prelude::*;
 
 impl Mgpcg {
