@@ -5,6 +5,7 @@
 //! here under the same names, so `plume::sim`, `plume::scene` and `plume::export` work as
 //! before.
 
+pub mod backend;
 pub mod cli;
 pub mod commands;
 pub mod docs;

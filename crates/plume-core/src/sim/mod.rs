@@ -5,6 +5,7 @@ pub mod active;
 pub mod advect;
 pub mod body;
 pub mod boundary;
+pub mod cover;
 pub mod detail;
 pub mod diffuse;
 pub mod fire;

@@ -1,7 +1,7 @@
 //! What emitters and the user add: smoke, heat and velocity splatted onto the grid.
 
 use super::*;
-use crate::geometry::Pose;
+use crate::sim::cover::{covered_by, splat_range};
 
 impl Solver {
     /// Adds `amount` to the density of one cell (negative removes smoke, never below 0).
@@ -178,12 +178,7 @@ impl Solver {
     /// An emitter's body when it is more than a plain sphere or box (turned, scaled, moving,
     /// a mesh, or emitting from its surface), prepared for this grid.
     pub(super) fn emitter_body(&self, e: &Emitter) -> Result<Option<Body>, SimError> {
-        let mut b = e.emitter_body()?;
-        if b.plain_shape().is_some() {
-            return Ok(None);
-        }
-        b.prepare(self.grid.h);
-        Ok(Some(b))
+        crate::sim::cover::emitter_body(&self.grid, e)
     }
 
     pub(super) fn index_shape(&self, s: &Shape) -> Shape {
@@ -191,23 +186,9 @@ impl Solver {
     }
 }
 
-/// A world-space shape in cell-index space (positions `(p − origin)/h`, lengths `/h`).
-pub(super) fn index_shape(g: &Grid, s: &Shape) -> Shape {
-    let c = s.center();
-    let center = [0, 1, 2].map(|a| (c[a] - g.origin[a]) / g.h);
-    match *s {
-        Shape::Sphere { radius, .. } => Shape::Sphere {
-            center,
-            radius: radius / g.h,
-        },
-        Shape::Box { half, .. } => Shape::Box {
-            center,
-            half: half.map(|v| v / g.h),
-        },
-    }
-}
+pub(super) use crate::sim::cover::index_shape;
 
-pub(super) fn check_amount(a: f32) -> Result<(), SimError> {
+pub(crate) fn check_amount(a: f32) -> Result<(), SimError> {
     if a.is_finite() && a.abs() <= 1e6 {
         Ok(())
     } else {
@@ -217,7 +198,7 @@ pub(super) fn check_amount(a: f32) -> Result<(), SimError> {
     }
 }
 
-pub(super) fn check_velocity(v: [f32; 3]) -> Result<(), SimError> {
+pub(crate) fn check_velocity(v: [f32; 3]) -> Result<(), SimError> {
     if v.iter().all(|c| c.is_finite() && c.abs() <= 1e4) {
         Ok(())
     } else {
@@ -227,7 +208,7 @@ pub(super) fn check_velocity(v: [f32; 3]) -> Result<(), SimError> {
     }
 }
 
-pub(super) fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
+pub(crate) fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
     if c.iter().all(|x| x.is_finite() && x.abs() <= 1e6) && r.is_finite() && r > 0.0 && r <= 10.0 {
         Ok(())
     } else {
@@ -235,36 +216,6 @@ pub(super) fn check_sphere(c: [f32; 3], r: f32) -> Result<(), SimError> {
             "sphere at {c:?} with radius {r} must be finite with radius in (0, 10]"
         )))
     }
-}
-
-/// The samples of a field (dimensions `fd`, stagger `st`) that a body in `pose` covers, with
-/// how much: (index, coverage > 0).
-fn covered_by(g: &Grid, fd: Dims, st: [f32; 3], b: &Body, pose: &Pose) -> Vec<(usize, f32)> {
-    let a = pose.affine();
-    let (lo, hi) = b.bounds_in(pose);
-    let n = fd.as_array();
-    let range = |x: usize| {
-        let l = ((lo[x] - g.origin[x]) / g.h - st[x] - 1.0).floor().max(0.0) as usize;
-        let h = ((hi[x] - g.origin[x]) / g.h - st[x] + 2.0).ceil().max(0.0) as usize;
-        (l.min(n[x]), h.min(n[x]))
-    };
-    let [(i0, i1), (j0, j1), (k0, k1)] = [range(0), range(1), range(2)];
-    let h = f64::from(g.h);
-    (k0..k1)
-        .into_par_iter()
-        .flat_map_iter(|k| {
-            let a = &a;
-            (j0..j1).flat_map(move |j| {
-                (i0..i1).filter_map(move |i| {
-                    let p = [i, j, k];
-                    let w = [0, 1, 2]
-                        .map(|x| f64::from(g.origin[x]) + (p[x] as f64 + f64::from(st[x])) * h);
-                    let c = b.coverage(pose, a, w, g.h);
-                    (c > 0.0).then(|| (fd.idx(i, j, k), c.min(1.0)))
-                })
-            })
-        })
-        .collect()
 }
 
 /// Calls `f(value, coverage)` for every sample of a field (dimensions `fd`, stagger `st`)
@@ -276,23 +227,9 @@ pub(super) fn splat(
     shape: &Shape,
     f: impl Fn(&mut f32, f32) + Sync,
 ) {
-    let n = fd.as_array();
-    let x = shape.center();
-    let r = shape.half_extent();
-    // Index range [lo, hi) of samples within the shape's bounding box grown by one cell.
-    let range = |a: usize| {
-        let lo = (x[a] - st[a] - r[a] - 1.0).floor().max(0.0) as usize;
-        let hi = ((x[a] - st[a] + r[a] + 1.0).ceil() + 1.0)
-            .max(0.0)
-            .min(n[a] as f32) as usize;
-        (lo.min(n[a]), hi)
-    };
-    let (i0, i1) = range(0);
-    let (j0, j1) = range(1);
-    let (k0, k1) = range(2);
-    if i0 >= i1 || j0 >= j1 || k0 >= k1 {
+    let Some([(i0, i1), (j0, j1), (k0, k1)]) = splat_range(fd, st, shape) else {
         return;
-    }
+    };
     let plane = fd.nx * fd.ny;
     field[k0 * plane..k1 * plane]
         .par_chunks_mut(plane)

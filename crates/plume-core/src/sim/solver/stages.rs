@@ -259,3 +259,20 @@ impl Solver {
         stats.diffusion_iterations = s.iterations;
     }
 }
+
+impl Solver {
+    /// Runs the one stage of [`STAGES`] called `name` as a sub-step of length `dt` would
+    /// (whether or not its parameter turns it on), without moving the clock; `false` where
+    /// no stage has that name. For comparing backends stage by stage.
+    pub fn run_stage(&mut self, name: &str, dt: f32) -> bool {
+        let Some(stage) = STAGES.iter().find(|s| s.name == name) else {
+            return false;
+        };
+        self.sub_dt = dt;
+        self.scan = None;
+        let mut stats = StepStats::default();
+        (stage.run)(self, &mut stats);
+        self.sub_dt = self.params.dt;
+        true
+    }
+}

@@ -62,7 +62,7 @@ pub struct StepStats {
 impl StepStats {
     /// Adds a sub-step's statistics: stage times and iterations summed, residuals,
     /// divergences and the CFL number the largest.
-    pub(super) fn absorb(&mut self, s: &StepStats) {
+    pub fn absorb(&mut self, s: &StepStats) {
         for st in &s.stages {
             match self.stages.iter_mut().find(|x| x.name == st.name) {
                 Some(x) => x.ms += st.ms,

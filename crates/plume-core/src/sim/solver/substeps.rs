@@ -120,23 +120,7 @@ impl Solver {
 
     /// The parameter most likely to have made a field non-finite, with its value.
     pub(super) fn likely_cause(&self) -> String {
-        let p = &self.params;
-        if p.vorticity > 15.0 {
-            format!(
-                "vorticity = {} (above ~15 the flow turns chaotic; 3–10 is the useful range)",
-                p.vorticity
-            )
-        } else if p.buoyancy.abs() > 100.0 || p.smoke_weight.abs() > 100.0 {
-            format!(
-                "buoyancy = {}, smoke_weight = {} (forces this strong outrun the grid)",
-                p.buoyancy, p.smoke_weight
-            )
-        } else {
-            format!(
-                "dt = {} s with max_cfl = {} and max_substeps = {} (try a smaller dt)",
-                p.dt, p.max_cfl, p.max_substeps
-            )
-        }
+        likely_cause(&self.params)
     }
 
     /// The largest velocity component an emitter on at the current time sets
@@ -216,6 +200,27 @@ impl Solver {
                     .sum::<u64>()
             })
             .sum()
+    }
+}
+
+/// The parameter of `p` most likely to have made a field non-finite, with its value (both
+/// backends name it in `SimError::NonFinite`).
+pub fn likely_cause(p: &FluidParams) -> String {
+    if p.vorticity > 15.0 {
+        format!(
+            "vorticity = {} (above ~15 the flow turns chaotic; 3–10 is the useful range)",
+            p.vorticity
+        )
+    } else if p.buoyancy.abs() > 100.0 || p.smoke_weight.abs() > 100.0 {
+        format!(
+            "buoyancy = {}, smoke_weight = {} (forces this strong outrun the grid)",
+            p.buoyancy, p.smoke_weight
+        )
+    } else {
+        format!(
+            "dt = {} s with max_cfl = {} and max_substeps = {} (try a smaller dt)",
+            p.dt, p.max_cfl, p.max_substeps
+        )
     }
 }
 

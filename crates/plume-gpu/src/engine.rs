@@ -1,0 +1,637 @@
+//! The GPU solver itself: its fields on the card, the step as the CPU solver's list of
+//! stages, and what reads it. It lives on the thread that owns its OpenGL context (see
+//! `worker.rs`); nothing here is `Send`.
+
+use glium::backend::Context;
+use glium::buffer::{Buffer, BufferMode, BufferType};
+use glium::uniform;
+use plume_core::frame::{per_cell, Frame, Select};
+use plume_core::sim::body::Body;
+use plume_core::sim::cover::{self, Cover};
+use plume_core::sim::{
+    Boundaries, Emitter, Face, FireParams, FluidParams, Grid, SimError, StageTime, StepStats,
+};
+use std::rc::Rc;
+use std::time::Instant;
+
+use crate::fields::{Field, Fields};
+use crate::kernels::{run, run_reduce, Kernels};
+
+/// A coverage list on the card: sample indices and coverages.
+pub(crate) struct List {
+    index: Buffer<[u32]>,
+    weight: Buffer<[f32]>,
+    len: usize,
+}
+
+/// What a shape covers, on the card: cells, then u, v and w faces.
+pub(crate) struct Covered(pub [Option<List>; 4]);
+
+/// Every field of the solver, read back: cell-centred density, temperature and pressure,
+/// and the three face-velocity arrays.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct State {
+    /// Density, `nx·ny·nz`.
+    pub density: Vec<f32>,
+    /// Temperature, `nx·ny·nz`.
+    pub temperature: Vec<f32>,
+    /// u, v and w on their faces.
+    pub velocity: [Vec<f32>; 3],
+    /// Pressure, `nx·ny·nz`.
+    pub pressure: Vec<f32>,
+}
+
+/// The solver on the card.
+pub(crate) struct Engine {
+    pub ctx: Rc<Context>,
+    pub k: Kernels,
+    pub f: Fields,
+    pub grid: Grid,
+    pub params: FluidParams,
+    pub boundaries: Boundaries,
+    pub fire: FireParams,
+    pub emitters: Vec<Emitter>,
+    /// Bodies of the emitters that are more than a plain shape (covered anew each sub-step).
+    pub bodies: Vec<Option<Body>>,
+    /// What the plain emitters cover (uploaded once).
+    pub covers: Vec<Option<Covered>>,
+    pub time: f64,
+    pub steps: u64,
+    pub stats: StepStats,
+    pub temp_active: bool,
+    pub sub_dt: f32,
+    /// The largest |face velocity| the last projection left, while nothing changed it since.
+    pub vmax: Option<f32>,
+    pub non_finite: Option<&'static str>,
+    /// Σ density before the sources of the current sub-step.
+    pub before_sources: f64,
+    /// How many partial results the last reduction wrote.
+    pub last_groups: std::cell::Cell<u32>,
+}
+
+/// A stage's work.
+type StageFn = fn(&mut Engine, &mut StepStats);
+
+/// What the finite check and the statistics read of a field: Σ (double precision) and the
+/// largest |value| as bits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reduced {
+    pub sum: f64,
+    pub max_bits: u32,
+}
+
+impl Reduced {
+    pub fn max_abs(&self) -> f32 {
+        f32::from_bits(self.max_bits)
+    }
+    pub fn finite(&self) -> bool {
+        self.max_bits < 0x7f80_0000
+    }
+}
+
+impl Engine {
+    /// A solver for `grid` on `ctx` with every field at rest.
+    pub fn new(
+        ctx: Rc<Context>,
+        grid: Grid,
+        params: FluidParams,
+        boundaries: Boundaries,
+    ) -> Result<Self, String> {
+        let k = Kernels::new(&ctx)?;
+        let f = Fields::new(&ctx, grid.dims)?;
+        let sub_dt = params.dt;
+        let mut e = Self {
+            ctx,
+            k,
+            f,
+            grid,
+            params,
+            boundaries,
+            fire: FireParams::default(),
+            emitters: Vec::new(),
+            bodies: Vec::new(),
+            covers: Vec::new(),
+            time: 0.0,
+            steps: 0,
+            stats: StepStats::default(),
+            temp_active: false,
+            sub_dt,
+            vmax: None,
+            non_finite: None,
+            before_sources: 0.0,
+            last_groups: std::cell::Cell::new(0),
+        };
+        e.reset();
+        Ok(e)
+    }
+
+    pub fn dims(&self) -> [u32; 3] {
+        let d = self.grid.dims;
+        [d.nx as u32, d.ny as u32, d.nz as u32]
+    }
+
+    pub fn cells(&self) -> usize {
+        self.grid.dims.cells()
+    }
+
+    /// Fills `field`'s first `n` values with `v`.
+    pub fn fill(&self, field: &Field, n: usize, v: f32) {
+        run(
+            &self.k.add_constant,
+            self.dims(),
+            n,
+            uniform! { Field: field, add: v, mul: 0.0f32 },
+        );
+    }
+
+    /// Clears the fields and the clock (as the CPU solver's `reset`).
+    pub fn reset(&mut self) {
+        let n = self.cells();
+        let d = self.grid.dims;
+        self.fill(&self.f.density, n, 0.0);
+        self.fill(&self.f.temperature, n, self.params.ambient_temperature);
+        for a in 0..3 {
+            self.fill(&self.f.vel[a], d.faces(a).cells(), 0.0);
+            self.fill(&self.f.vel_tmp[a], d.faces(a).cells(), 0.0);
+        }
+        self.fill(&self.f.pressure, n, 0.0);
+        self.temp_active = false;
+        self.time = 0.0;
+        self.steps = 0;
+        self.stats = StepStats::default();
+        self.vmax = None;
+        self.non_finite = None;
+        self.start_flow();
+    }
+
+    /// An inflow fills its component with its speed at the start (as the CPU's).
+    fn start_flow(&mut self) {
+        let d = self.grid.dims;
+        'found: for axis in 0..3 {
+            for side in 0..2 {
+                if let Face::Inflow(_) = self.boundaries.face(axis, side) {
+                    if let Some(v) = self.boundaries.normal_velocity(axis, side) {
+                        self.fill(&self.f.vel[axis], d.faces(axis).cells(), v);
+                        break 'found;
+                    }
+                }
+            }
+        }
+        self.enforce_boundaries();
+    }
+
+    /// Sets the normal velocity of every wall and inflow face.
+    pub fn enforce_boundaries(&mut self) {
+        self.vmax = None;
+        let d = self.grid.dims;
+        for a in 0..3 {
+            let fd = d.faces(a).as_array();
+            let (b, c) = if a == 0 {
+                (1, 2)
+            } else if a == 1 {
+                (0, 2)
+            } else {
+                (0, 1)
+            };
+            let fixed = [0, 1].map(|s| u32::from(self.boundaries.face(a, s).is_fixed()));
+            let speed = [0, 1].map(|s| self.boundaries.normal_velocity(a, s).unwrap_or(0.0));
+            run(
+                &self.k.boundary,
+                self.dims(),
+                2 * fd[b] * fd[c],
+                uniform! {
+                    Face: &self.f.vel[a],
+                    axis: a as u32,
+                    fixed_ends: fixed,
+                    speed: speed,
+                },
+            );
+        }
+    }
+
+    /// Σ and the largest |value| of the first `n` values of `a` (mode 0), of Σ a·b (mode 1)
+    /// or of Σ a²/diagonal (mode 2, with `b` = `a`); partial results stay on the card when
+    /// `read` is false (the conjugate gradients finish them there).
+    pub fn reduce(&self, mode: u32, a: &Field, b: &Field, n: usize, read: bool) -> Option<Reduced> {
+        let (lo, hi) = self.open_flags();
+        let groups = run_reduce(
+            &self.k.reduce,
+            self.dims(),
+            n,
+            uniform! {
+                A: a,
+                B: b,
+                PartialSum: &self.f.partial_sum,
+                PartialMax: &self.f.partial_max,
+                mode: mode,
+                open_lo: lo,
+                open_hi: hi,
+            },
+        );
+        self.last_groups.set(groups);
+        read.then(|| self.read_partials(groups))
+    }
+
+    /// The partial results of the last reduction, finished here (in a fixed order).
+    pub fn read_partials(&self, groups: u32) -> Reduced {
+        let g = groups as usize;
+        let sums = self
+            .f
+            .partial_sum
+            .slice(0..g)
+            .map_or_else(Vec::new, |s| s.read().unwrap_or_default());
+        let maxes = self
+            .f
+            .partial_max
+            .slice(0..g)
+            .map_or_else(Vec::new, |s| s.read().unwrap_or_default());
+        Reduced {
+            sum: sums.iter().sum(),
+            max_bits: maxes.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Which faces are open: (minimum sides, maximum sides) per axis.
+    pub fn open_flags(&self) -> ([u32; 3], [u32; 3]) {
+        let b = &self.boundaries;
+        (
+            [0, 1, 2].map(|a| u32::from(b.face(a, 0).is_open())),
+            [0, 1, 2].map(|a| u32::from(b.face(a, 1).is_open())),
+        )
+    }
+
+    /// Uploads what a shape covers.
+    pub fn upload(&self, c: &Cover) -> Result<Covered, String> {
+        let list = |l: &[(u32, f32)]| -> Result<Option<List>, String> {
+            if l.is_empty() {
+                return Ok(None);
+            }
+            let idx: Vec<u32> = l.iter().map(|x| x.0).collect();
+            let w: Vec<f32> = l.iter().map(|x| x.1).collect();
+            let mk = |e| format!("uploading a coverage list: {e:?}");
+            Ok(Some(List {
+                index: Buffer::new(
+                    &self.ctx,
+                    &idx[..],
+                    BufferType::ShaderStorageBuffer,
+                    BufferMode::Default,
+                )
+                .map_err(mk)?,
+                weight: Buffer::new(
+                    &self.ctx,
+                    &w[..],
+                    BufferType::ShaderStorageBuffer,
+                    BufferMode::Default,
+                )
+                .map_err(mk)?,
+                len: l.len(),
+            }))
+        };
+        Ok(Covered([
+            list(&c.cells)?,
+            list(&c.faces[0])?,
+            list(&c.faces[1])?,
+            list(&c.faces[2])?,
+        ]))
+    }
+
+    /// Applies a coverage list to `field` (see `cover.comp` for the modes).
+    pub fn apply(&self, list: &Option<List>, field: &Field, mode: u32, amount: f32) {
+        let Some(l) = list else { return };
+        run(
+            &self.k.cover,
+            self.dims(),
+            l.len,
+            uniform! {
+                Index: &l.index,
+                Weight: &l.weight,
+                Field: field,
+                mode: mode,
+                amount: amount,
+            },
+        );
+    }
+
+    /// Replaces the emitters: bodies prepared, plain shapes' coverage uploaded.
+    pub fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        let mut bodies = Vec::with_capacity(es.len());
+        let mut covers = Vec::with_capacity(es.len());
+        for e in &es {
+            e.validate()?;
+            let b = cover::emitter_body(&self.grid, e)?;
+            let c = match &b {
+                Some(_) => None,
+                None => Some(
+                    self.upload(&cover::shape_cover(&self.grid, &e.shape()?))
+                        .map_err(SimError::InvalidParameter)?,
+                ),
+            };
+            bodies.push(b);
+            covers.push(c);
+        }
+        self.emitters = es;
+        self.bodies = bodies;
+        self.covers = covers;
+        Ok(())
+    }
+
+    /// Adds smoke and pushes the fluid inside a ball (as the CPU's `add_density_at` and
+    /// `add_velocity_at`: the first error is returned, both are tried).
+    pub fn paint(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        density: f32,
+        velocity: [f32; 3],
+    ) -> Result<(), SimError> {
+        let ball = plume_core::sim::Shape::Sphere { center, radius };
+        let r1 = cover::check_paint_density(center, radius, density).and_then(|()| {
+            let c = self
+                .upload(&cover::shape_cover(&self.grid, &ball))
+                .map_err(SimError::InvalidParameter)?;
+            self.apply(&c.0[0], &self.f.density, 2, density);
+            Ok(())
+        });
+        let r2 = cover::check_paint_velocity(center, radius, velocity).and_then(|()| {
+            let c = self
+                .upload(&cover::shape_cover(&self.grid, &ball))
+                .map_err(SimError::InvalidParameter)?;
+            for a in 0..3 {
+                self.apply(&c.0[a + 1], &self.f.vel[a], 0, velocity[a]);
+            }
+            self.enforce_boundaries();
+            Ok(())
+        });
+        r1.and(r2)
+    }
+
+    /// Σ density·h³.
+    pub fn total_density(&self) -> f64 {
+        let n = self.cells();
+        let r = self.reduce(0, &self.f.density, &self.f.density, n, true);
+        r.map_or(0.0, |r| r.sum) * f64::from(self.grid.h).powi(3)
+    }
+
+    /// Reads back the first `n` values of a field.
+    pub fn read(&self, f: &Field, n: usize) -> Vec<f32> {
+        f.slice(0..n)
+            .and_then(|s| s.read().ok())
+            .unwrap_or_else(|| vec![0.0; n])
+    }
+
+    /// Every field, read back.
+    pub fn state(&self) -> State {
+        let d = self.grid.dims;
+        let n = d.cells();
+        State {
+            density: self.read(&self.f.density, n),
+            temperature: self.read(&self.f.temperature, n),
+            velocity: [0, 1, 2].map(|a| self.read(&self.f.vel[a], d.faces(a).cells())),
+            pressure: self.read(&self.f.pressure, n),
+        }
+    }
+
+    /// Replaces every field.
+    pub fn load_state(&mut self, s: &State) -> Result<(), SimError> {
+        let d = self.grid.dims;
+        let n = d.cells();
+        let bad = |what: &str| SimError::InvalidParameter(format!("{what} has the wrong length"));
+        let put = |f: &Field, v: &[f32], len: usize, what: &str| -> Result<(), SimError> {
+            if v.len() != len {
+                return Err(bad(what));
+            }
+            f.slice(0..len).ok_or_else(|| bad(what))?.write(v);
+            Ok(())
+        };
+        put(&self.f.density, &s.density, n, "density")?;
+        put(&self.f.temperature, &s.temperature, n, "temperature")?;
+        put(&self.f.pressure, &s.pressure, n, "pressure")?;
+        for a in 0..3 {
+            put(
+                &self.f.vel[a],
+                &s.velocity[a],
+                d.faces(a).cells(),
+                "velocity",
+            )?;
+        }
+        self.temp_active = true;
+        self.vmax = None;
+        Ok(())
+    }
+
+    /// Runs one stage by its name as a sub-step of `dt` would.
+    pub fn run_stage(&mut self, name: &str, dt: f32) -> bool {
+        let Some((_, _, f)) = self.stages().into_iter().find(|s| s.0 == name) else {
+            return false;
+        };
+        self.sub_dt = dt;
+        let mut stats = StepStats::default();
+        f(self, &mut stats);
+        self.sub_dt = self.params.dt;
+        true
+    }
+
+    /// A frame of the selected fields: only those are read back.
+    pub fn frame(&self, select: Select) -> Frame {
+        let grid = self.grid;
+        let d = grid.dims;
+        let n = d.cells();
+        let need_vel = select.velocity || select.divergence;
+        let vel: Vec<Vec<f32>> = if need_vel {
+            (0..3)
+                .map(|a| self.read(&self.f.vel[a], d.faces(a).cells()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+        let inv_h = 1.0 / grid.h;
+        Frame {
+            grid,
+            step: self.steps,
+            time: self.time,
+            density: select.density.then(|| self.read(&self.f.density, n)),
+            temperature: select
+                .temperature
+                .then(|| self.read(&self.f.temperature, n)),
+            fuel: select.fuel.then(|| vec![0.0; n]),
+            flame: select.flame.then(|| vec![0.0; n]),
+            velocity: select.velocity.then(|| {
+                per_cell(&grid, |i, j, k| {
+                    [
+                        0.5 * (vel[0][du.idx(i, j, k)] + vel[0][du.idx(i + 1, j, k)]),
+                        0.5 * (vel[1][dv.idx(i, j, k)] + vel[1][dv.idx(i, j + 1, k)]),
+                        0.5 * (vel[2][dw.idx(i, j, k)] + vel[2][dw.idx(i, j, k + 1)]),
+                    ]
+                })
+            }),
+            pressure: select.pressure.then(|| self.read(&self.f.pressure, n)),
+            divergence: select.divergence.then(|| {
+                per_cell(&grid, |i, j, k| {
+                    (vel[0][du.idx(i + 1, j, k)] - vel[0][du.idx(i, j, k)]
+                        + vel[1][dv.idx(i, j + 1, k)]
+                        - vel[1][dv.idx(i, j, k)]
+                        + vel[2][dw.idx(i, j, k + 1)]
+                        - vel[2][dw.idx(i, j, k)])
+                        * inv_h
+                })
+            }),
+            solid: None,
+            collision: None,
+            emitters: self
+                .emitters
+                .iter()
+                .map(|e| {
+                    let r = e
+                        .radius
+                        .or(e.size.map(|s| 0.5 * s[0].max(s[1]).max(s[2])))
+                        .unwrap_or(0.0);
+                    (e.center, r)
+                })
+                .collect(),
+            streamlines: None,
+        }
+    }
+
+    /// One step of `params.dt`, in as many sub-steps as `max_cfl` needs (as the CPU's
+    /// `Solver::step`), then the finite check.
+    pub fn step(&mut self) {
+        let dt = f64::from(self.params.dt);
+        let h = f64::from(self.grid.h);
+        let max_n = self.params.max_substeps;
+        let min_dt = dt / f64::from(max_n);
+        let cfl = f64::from(self.params.max_cfl);
+        let mut total = StepStats::default();
+        let mut remaining = dt;
+        let mut n = 0u32;
+        while remaining > 1e-9 * dt {
+            let speed = f64::from(self.top_speed().max(self.emitter_speed()));
+            let mut sdt = if speed > 0.0 {
+                cfl * h / speed
+            } else {
+                remaining
+            };
+            if sdt >= remaining || n + 1 >= max_n {
+                sdt = remaining;
+            } else if remaining < 2.0 * sdt {
+                sdt = 0.5 * remaining;
+            }
+            let sdt = sdt.max(min_dt).min(remaining);
+            let st = self.substep(sdt as f32);
+            total.absorb(&st);
+            total.cfl = total.cfl.max((speed * sdt / h) as f32);
+            remaining -= sdt;
+            n += 1;
+        }
+        total.substeps = n;
+        self.sub_dt = self.params.dt;
+        self.steps += 1;
+        let t = Instant::now();
+        self.non_finite = self.first_non_finite();
+        total.stages.push(StageTime {
+            name: "finite_check",
+            ms: t.elapsed().as_secs_f64() * 1e3,
+        });
+        total.total_ms = total.stages.iter().map(|s| s.ms).sum();
+        self.stats = total;
+    }
+
+    /// The first field holding a non-finite value, in the CPU's order.
+    fn first_non_finite(&self) -> Option<&'static str> {
+        let d = self.grid.dims;
+        let n = d.cells();
+        let bad =
+            |f: &Field, len: usize| self.reduce(0, f, f, len, true).is_some_and(|r| !r.finite());
+        if bad(&self.f.density, n) {
+            Some("density")
+        } else if self.temp_active && bad(&self.f.temperature, n) {
+            Some("temperature")
+        } else if (0..3).any(|a| bad(&self.f.vel[a], d.faces(a).cells())) {
+            Some("velocity")
+        } else if bad(&self.f.pressure, n) {
+            Some("pressure")
+        } else {
+            None
+        }
+    }
+
+    /// The fastest face velocity: from the last projection where nothing changed it since.
+    fn top_speed(&mut self) -> f32 {
+        if let Some(v) = self.vmax {
+            if v.is_finite() {
+                return v;
+            }
+        }
+        let v = self.max_speed();
+        self.vmax = Some(v);
+        v
+    }
+
+    /// The largest |face velocity|; NaN counts as 0 here (the finite check reports it).
+    pub fn max_speed(&self) -> f32 {
+        let d = self.grid.dims;
+        (0..3)
+            .filter_map(|a| {
+                self.reduce(0, &self.f.vel[a], &self.f.vel[a], d.faces(a).cells(), true)
+            })
+            .map(|r| if r.finite() { r.max_abs() } else { 0.0 })
+            .fold(0.0, f32::max)
+    }
+
+    /// The largest velocity component an active emitter sets, within the speed limit.
+    fn emitter_speed(&self) -> f32 {
+        self.emitters
+            .iter()
+            .filter(|e| e.active_at(self.time))
+            .filter_map(|e| e.velocity)
+            .flat_map(|v| v.map(f32::abs))
+            .fold(0.0, f32::max)
+            .min(self.speed_limit())
+    }
+
+    /// `max_cfl·max_substeps·h/dt`, domain-units/s.
+    pub fn speed_limit(&self) -> f32 {
+        let p = &self.params;
+        p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt
+    }
+
+    /// The stages of a sub-step in the CPU solver's order, with whether each runs with the
+    /// current parameters.
+    fn stages(&self) -> [(&'static str, bool, StageFn); 7] {
+        [
+            ("sources", true, Engine::stage_sources),
+            ("advect_velocity", true, Engine::stage_advect_velocity),
+            ("forces", true, Engine::stage_forces),
+            (
+                "vorticity",
+                self.params.vorticity > 0.0,
+                Engine::stage_vorticity,
+            ),
+            ("speed_limit", true, Engine::stage_speed_limit),
+            ("project", true, Engine::stage_project),
+            ("advect_density", true, Engine::stage_advect_scalars),
+        ]
+    }
+
+    /// One sub-step: the CPU solver's stages that this backend runs, in its order, each
+    /// timed on the CPU's clock after the card has finished it.
+    fn substep(&mut self, dt: f32) -> StepStats {
+        self.sub_dt = dt;
+        let mut stats = StepStats::default();
+        for (name, on, f) in self.stages() {
+            if !on {
+                continue;
+            }
+            let t = Instant::now();
+            f(self, &mut stats);
+            self.ctx.finish();
+            stats.stages.push(StageTime {
+                name,
+                ms: t.elapsed().as_secs_f64() * 1e3,
+            });
+        }
+        stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
+        self.time += f64::from(dt);
+        stats
+    }
+}

@@ -1,0 +1,104 @@
+//! The solver's fields on the card: one shader storage buffer each, and the small ones the
+//! reductions and conjugate gradients use. Their sizes are known before anything is
+//! allocated, so a grid that cannot fit is refused with both numbers.
+
+use glium::backend::Context;
+use glium::buffer::{Buffer, BufferMode, BufferType};
+use plume_core::sim::Dims;
+use std::rc::Rc;
+
+use crate::kernels::REDUCE_GROUPS;
+
+/// A field of floats on the card.
+pub(crate) type Field = Buffer<[f32]>;
+
+/// Every buffer the solver holds. The scratch buffers `r`, `p`, `q` and `rhs` are the
+/// conjugate gradients' vectors during the projection, the vorticity's ω and |ω| during the
+/// confinement, and the scalar advection's outputs and MacCormack's φ̂ during that stage:
+/// 16 floats a cell in all (the face arrays have one more plane along their axis).
+pub(crate) struct Fields {
+    pub density: Field,
+    pub temperature: Field,
+    pub vel: [Field; 3],
+    pub vel_tmp: [Field; 3],
+    /// The cell-centred velocity (three floats a cell), later the confinement force.
+    pub cell_vel: Field,
+    pub pressure: Field,
+    pub rhs: Field,
+    pub r: Field,
+    pub p: Field,
+    pub q: Field,
+    pub partial_sum: Buffer<[f64]>,
+    pub partial_max: Buffer<[u32]>,
+    pub scalars: Buffer<[f64]>,
+    pub counter: Buffer<[u32]>,
+}
+
+/// Bytes of the fields of a `d` grid.
+pub fn bytes_for(d: Dims) -> u64 {
+    let n = d.cells() as u64;
+    let faces: u64 = (0..3).map(|a| d.faces(a).cells() as u64).sum();
+    // density, temperature, cell velocity (3), pressure, rhs, r, p, q; velocity twice.
+    let floats = n * 10 + faces * 2;
+    let small = u64::from(REDUCE_GROUPS) * 12 + 4 * 8 + 4;
+    floats * 4 + small
+}
+
+fn floats(ctx: &Rc<Context>, n: usize) -> Result<Field, String> {
+    Buffer::empty_unsized(
+        ctx,
+        BufferType::ShaderStorageBuffer,
+        n.max(1) * std::mem::size_of::<f32>(),
+        BufferMode::Default,
+    )
+    .map_err(|e| format!("allocating a field of {n} floats on the card: {e:?}"))
+}
+
+impl Fields {
+    /// Allocates every buffer of a `d` grid (contents undefined until filled).
+    pub fn new(ctx: &Rc<Context>, d: Dims) -> Result<Self, String> {
+        let n = d.cells();
+        let face = |a: usize| floats(ctx, d.faces(a).cells());
+        let small = |bytes: usize| {
+            (
+                BufferType::ShaderStorageBuffer,
+                BufferMode::Default,
+                bytes.max(4),
+            )
+        };
+        let (t, m, b) = small(REDUCE_GROUPS as usize * 8);
+        let partial_sum = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
+        let (t, m, b) = small(REDUCE_GROUPS as usize * 4);
+        let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
+        let scalars = Buffer::new(
+            ctx,
+            &[0.0f64; 4][..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .map_err(|e| format!("{e:?}"))?;
+        let counter = Buffer::new(
+            ctx,
+            &[0u32][..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .map_err(|e| format!("{e:?}"))?;
+        Ok(Self {
+            density: floats(ctx, n)?,
+            temperature: floats(ctx, n)?,
+            vel: [face(0)?, face(1)?, face(2)?],
+            vel_tmp: [face(0)?, face(1)?, face(2)?],
+            cell_vel: floats(ctx, 3 * n)?,
+            pressure: floats(ctx, n)?,
+            rhs: floats(ctx, n)?,
+            r: floats(ctx, n)?,
+            p: floats(ctx, n)?,
+            q: floats(ctx, n)?,
+            partial_sum,
+            partial_max,
+            scalars,
+            counter,
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! The solver's compute shaders: compiled once per context from `shaders/sim/`, each with
+//! the shared header, and dispatched over a number of items.
+
+use glium::backend::Context;
+use glium::program::ComputeShader;
+use glium::uniforms::{AsUniformValue, Uniforms, UniformsStorage};
+use std::rc::Rc;
+
+/// The GLSL each kernel starts with, after `#version` and the work-group size.
+const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
+
+/// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
+const INCLUDES: [(&str, &str); 3] = [
+    (
+        "trace.glsl",
+        include_str!("../../../shaders/sim/trace.glsl"),
+    ),
+    (
+        "pressure.glsl",
+        include_str!("../../../shaders/sim/pressure.glsl"),
+    ),
+    (
+        "reduce.glsl",
+        include_str!("../../../shaders/sim/reduce.glsl"),
+    ),
+];
+
+/// Invocations in a work group of the per-item kernels.
+pub(crate) const WG: u32 = 64;
+/// Invocations in a work group of the reductions, and the most groups one uses (so the
+/// partial results are at most this many).
+pub(crate) const REDUCE_WG: u32 = 256;
+pub(crate) const REDUCE_GROUPS: u32 = 256;
+
+/// Every kernel of the solver.
+pub(crate) struct Kernels {
+    pub cell_velocity: ComputeShader,
+    pub advect_faces: ComputeShader,
+    pub advect_cells: ComputeShader,
+    pub buoyancy: ComputeShader,
+    pub curl: ComputeShader,
+    pub confine: ComputeShader,
+    pub add_force: ComputeShader,
+    pub boundary: ComputeShader,
+    pub limit: ComputeShader,
+    pub divergence: ComputeShader,
+    pub add_constant: ComputeShader,
+    pub laplace: ComputeShader,
+    pub cg_step: ComputeShader,
+    pub cg_scalars: ComputeShader,
+    pub gradient: ComputeShader,
+    pub reduce: ComputeShader,
+    pub outflow: ComputeShader,
+    pub cover: ComputeShader,
+}
+
+/// The full source of a kernel: version, work-group size, the common header, the kernel
+/// with its includes put in.
+pub(crate) fn source(kernel: &str, wg: u32) -> String {
+    let mut body = String::new();
+    for line in kernel.lines() {
+        let inc = line
+            .trim()
+            .strip_prefix("#include \"")
+            .and_then(|r| r.strip_suffix('"'));
+        match inc.and_then(|name| INCLUDES.iter().find(|(n, _)| *n == name)) {
+            Some((_, text)) => body.push_str(text),
+            None => body.push_str(line),
+        }
+        body.push('\n');
+    }
+    format!("#version 430\n#define WG {wg}\nlayout(local_size_x = WG) in;\n{COMMON}\n{body}")
+}
+
+impl Kernels {
+    /// Compiles every kernel; the error names the kernel and carries the compiler's log.
+    pub fn new(ctx: &Rc<Context>) -> Result<Self, String> {
+        let make = |name: &str, text: &str, wg: u32| {
+            ComputeShader::from_source(ctx, &source(text, wg))
+                .map_err(|e| format!("compiling shaders/sim/{name}: {e}"))
+        };
+        macro_rules! k {
+            ($file:literal) => {
+                make(
+                    $file,
+                    include_str!(concat!("../../../shaders/sim/", $file)),
+                    WG,
+                )?
+            };
+            ($file:literal, $wg:expr) => {
+                make(
+                    $file,
+                    include_str!(concat!("../../../shaders/sim/", $file)),
+                    $wg,
+                )?
+            };
+        }
+        Ok(Self {
+            cell_velocity: k!("cell_velocity.comp"),
+            advect_faces: k!("advect_faces.comp"),
+            advect_cells: k!("advect_cells.comp"),
+            buoyancy: k!("buoyancy.comp"),
+            curl: k!("curl.comp"),
+            confine: k!("confine.comp"),
+            add_force: k!("add_force.comp"),
+            boundary: k!("boundary.comp"),
+            limit: k!("limit.comp"),
+            divergence: k!("divergence.comp"),
+            add_constant: k!("add_constant.comp"),
+            laplace: k!("laplace.comp"),
+            cg_step: k!("cg_step.comp"),
+            cg_scalars: k!("cg_scalars.comp", 1),
+            gradient: k!("gradient.comp"),
+            reduce: k!("reduce.comp", REDUCE_WG),
+            outflow: k!("outflow.comp", REDUCE_WG),
+            cover: k!("cover.comp"),
+        })
+    }
+}
+
+/// Runs `k` over `items` items (one invocation each, in work groups of [`WG`], laid out
+/// in two dimensions past 65535 groups), with `dims` and `count` added to `u`.
+pub(crate) fn run<'n, T, R>(
+    k: &ComputeShader,
+    dims: [u32; 3],
+    items: usize,
+    u: UniformsStorage<'n, T, R>,
+) where
+    T: AsUniformValue,
+    R: Uniforms,
+{
+    if items == 0 {
+        return;
+    }
+    let groups = (items as u64).div_ceil(u64::from(WG));
+    let gx = groups.min(65_535);
+    let gy = groups.div_ceil(gx);
+    k.execute(
+        u.add("dims", dims).add("count", items as u32),
+        gx as u32,
+        gy as u32,
+        1,
+    );
+}
+
+/// Runs a reduction kernel over `items` items in at most [`REDUCE_GROUPS`] groups; returns
+/// how many partial results it wrote.
+pub(crate) fn run_reduce<'n, T, R>(
+    k: &ComputeShader,
+    dims: [u32; 3],
+    items: usize,
+    u: UniformsStorage<'n, T, R>,
+) -> u32
+where
+    T: AsUniformValue,
+    R: Uniforms,
+{
+    let groups = (items as u64)
+        .div_ceil(u64::from(REDUCE_WG))
+        .clamp(1, u64::from(REDUCE_GROUPS)) as u32;
+    k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1);
+    groups
+}

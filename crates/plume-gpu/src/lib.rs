@@ -1,0 +1,363 @@
+//! Plume's GPU solver backend: the smoke solver's stages as OpenGL compute shaders (GL 4.3,
+//! through glium), its fields in shader storage buffers on the card. It implements the same
+//! [`Simulation`] seam as the CPU solver and hands out the same frames; a frame reads back
+//! only the fields its [`Select`] asks for.
+//!
+//! An OpenGL context belongs to one thread, and a [`Simulation`] must be `Send`: the solver
+//! runs on a thread of its own that owns the context, and [`GpuSolver`] is the handle that
+//! sends it work and waits for the answer.
+//!
+//! Not every stage of the CPU solver runs here yet: [`unsupported`] names what a scene uses
+//! that this backend lacks, and building refuses such a scene with that list.
+
+#![deny(unsafe_code)]
+
+mod engine;
+mod fields;
+mod kernels;
+mod pressure;
+mod stages;
+
+use engine::Engine;
+use glium::backend::Context;
+use plume_core::frame::{Frame, Select};
+use plume_core::scene::Scene;
+use plume_core::sim::{
+    Advection, Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Simulation, StepStats,
+};
+use std::rc::Rc;
+use std::sync::mpsc::{channel, Sender};
+use std::thread::JoinHandle;
+
+pub use engine::State;
+pub use fields::bytes_for;
+
+/// Makes the OpenGL context the solver runs on, on the solver's own thread.
+pub type ContextMaker = Box<dyn FnOnce() -> Result<Rc<Context>, String> + Send>;
+
+/// What the solver's OpenGL context is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GpuInfo {
+    /// `GL_RENDERER`, e.g. "NVIDIA H100 80GB HBM3/PCIe/SSE2" or "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub renderer: String,
+    /// `GL_VERSION`.
+    pub version: String,
+    /// A software rasteriser (llvmpipe, softpipe, swrast): the CPU pretending to be a GPU.
+    pub software: bool,
+    /// Free memory on the card as the vendor reports it (NVX/ATI extensions), bytes.
+    pub free_memory: Option<u64>,
+}
+
+/// Whether a renderer string names a software rasteriser.
+pub fn is_software(renderer: &str) -> bool {
+    let r = renderer.to_ascii_lowercase();
+    ["llvmpipe", "softpipe", "swrast", "software"]
+        .iter()
+        .any(|s| r.contains(s))
+}
+
+/// What of `params`, `emitters` and `obstacles` this backend does not run yet (empty: all of
+/// it runs).
+pub fn unsupported(
+    params: &FluidParams,
+    emitters: &[Emitter],
+    obstacles: &[Obstacle],
+) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if params.viscosity > 0.0 {
+        out.push("viscosity");
+    }
+    if params.diffusion > 0.0 {
+        out.push("density diffusion");
+    }
+    if params.velocity_advection == Advection::MacCormack {
+        out.push("MacCormack velocity advection");
+    }
+    if emitters.iter().any(Emitter::burns) {
+        out.push("fuel and flame (combustion)");
+    }
+    if !obstacles.is_empty() {
+        out.push("obstacles");
+    }
+    out
+}
+
+fn check_supported(p: &FluidParams, es: &[Emitter], os: &[Obstacle]) -> Result<(), SimError> {
+    let missing = unsupported(p, es, os);
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(SimError::InvalidParameter(format!(
+            "the GPU backend does not run {} yet; use --backend cpu",
+            missing.join(", ")
+        )))
+    }
+}
+
+type Job = Box<dyn FnOnce(&mut Engine) + Send>;
+
+/// The GPU solver: a handle to the thread that owns its context and fields. It keeps a copy
+/// of what the [`Simulation`] methods hand out by reference.
+pub struct GpuSolver {
+    tx: Option<Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    grid: Grid,
+    params: FluidParams,
+    fire: FireParams,
+    emitters: Vec<Emitter>,
+    obstacles: Vec<Obstacle>,
+    stats: StepStats,
+    time: f64,
+    steps: u64,
+    info: GpuInfo,
+}
+
+impl GpuSolver {
+    /// Builds the solver for `scene` (its grid, fluid, boundaries, fire and emitters) on a
+    /// context `make` creates: refused, with the reason, where the scene uses what this
+    /// backend lacks, the context has no compute shaders, or the fields do not fit.
+    pub fn from_scene(scene: &Scene, make: ContextMaker) -> Result<Self, SimError> {
+        scene
+            .validate()
+            .map_err(|e| SimError::InvalidParameter(e.to_string()))?;
+        check_supported(&scene.fluid, &scene.emitters, &scene.obstacles)?;
+        let grid = Grid::new(scene.dims(), scene.grid.size, scene.grid.origin)?;
+        let mut s = Self::new(grid, scene.fluid.clone(), scene.boundaries, make)?;
+        s.set_fire(scene.fire.clone())?;
+        s.set_emitters(scene.emitters.clone())?;
+        Ok(s)
+    }
+
+    /// A solver with every field at rest and no emitters.
+    pub fn new(
+        grid: Grid,
+        params: FluidParams,
+        boundaries: plume_core::sim::Boundaries,
+        make: ContextMaker,
+    ) -> Result<Self, SimError> {
+        params.validate()?;
+        check_supported(&params, &[], &[])?;
+        let need = bytes_for(grid.dims);
+        let what = format!("a {} grid on the graphics card", grid.dims);
+        let (tx, rx) = channel::<Job>();
+        let (ready_tx, ready_rx) = channel::<Result<GpuInfo, SimError>>();
+        let p = params.clone();
+        let thread = std::thread::Builder::new()
+            .name("plume-gpu".into())
+            .spawn(move || {
+                let start = || -> Result<(Engine, GpuInfo), SimError> {
+                    let gl = |m: String| SimError::InvalidParameter(m);
+                    let ctx = make().map_err(gl)?;
+                    let info = GpuInfo {
+                        renderer: ctx.get_opengl_renderer_string().to_string(),
+                        version: ctx.get_opengl_version_string().to_string(),
+                        software: is_software(ctx.get_opengl_renderer_string()),
+                        free_memory: ctx.get_free_video_memory().map(|b| b as u64),
+                    };
+                    if !glium::program::ComputeShader::is_supported(&*ctx) {
+                        return Err(gl(format!(
+                            "the OpenGL renderer ({}, {}) has no compute shaders (GL 4.3 needed)",
+                            info.renderer, info.version
+                        )));
+                    }
+                    match info.free_memory {
+                        Some(free) if free < need => {
+                            return Err(SimError::Memory {
+                                what: what.clone(),
+                                need,
+                                available: free,
+                                limit: "free memory the graphics card reports",
+                            })
+                        }
+                        Some(_) => {}
+                        // A software renderer's "card" is the machine's memory.
+                        None => plume_core::sim::solver::memory::check(need, &what)?,
+                    }
+                    let e = Engine::new(ctx, grid, p, boundaries).map_err(|m| {
+                        SimError::InvalidGrid(format!("{what} ({need} bytes): {m}"))
+                    })?;
+                    Ok((e, info))
+                };
+                let mut engine = match start() {
+                    Ok((e, info)) => {
+                        let _ = ready_tx.send(Ok(info));
+                        e
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                while let Ok(job) = rx.recv() {
+                    job(&mut engine);
+                }
+            })
+            .map_err(|e| SimError::InvalidParameter(format!("starting the GPU thread: {e}")))?;
+        let info = ready_rx.recv().map_err(|_| {
+            SimError::InvalidParameter("the GPU thread stopped while starting".into())
+        })??;
+        Ok(Self {
+            tx: Some(tx),
+            thread: Some(thread),
+            grid,
+            params,
+            fire: FireParams::default(),
+            emitters: Vec::new(),
+            obstacles: Vec::new(),
+            stats: StepStats::default(),
+            time: 0.0,
+            steps: 0,
+            info,
+        })
+    }
+
+    /// The OpenGL context the solver runs on.
+    pub fn info(&self) -> &GpuInfo {
+        &self.info
+    }
+
+    /// Bytes of the solver's buffers on the card.
+    pub fn memory_bytes(&self) -> u64 {
+        bytes_for(self.grid.dims)
+    }
+
+    /// Every field as it is on the card (faces as faces), read back.
+    pub fn state(&self) -> State {
+        self.call(|e| e.state())
+    }
+
+    /// Replaces every field (lengths as [`GpuSolver::state`] gives them; the temperature
+    /// counts as set). For comparing backends from the same state.
+    pub fn load_state(&mut self, s: State) -> Result<(), SimError> {
+        self.call(move |e| e.load_state(&s))
+    }
+
+    /// Runs the stage called `name` (the CPU solver's names) as a sub-step of `dt` would,
+    /// without moving the clock; `false` where this backend has no such stage.
+    pub fn run_stage(&mut self, name: &str, dt: f32) -> bool {
+        let name = name.to_string();
+        self.call(move |e| e.run_stage(&name, dt))
+    }
+
+    /// Runs `f` on the solver's thread and waits for its answer.
+    fn call<R: Send + 'static>(&self, f: impl FnOnce(&mut Engine) -> R + Send + 'static) -> R {
+        let (tx, rx) = channel();
+        let job: Job = Box::new(move |e| {
+            let _ = tx.send(f(e));
+        });
+        self.tx
+            .as_ref()
+            .and_then(|t| t.send(job).ok())
+            .and_then(|()| rx.recv().ok())
+            .expect("the GPU solver's thread stopped")
+    }
+}
+
+impl Drop for GpuSolver {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread's loop; it frees the fields with its context.
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Simulation for GpuSolver {
+    fn backend(&self) -> &'static str {
+        "gpu"
+    }
+    fn grid(&self) -> &Grid {
+        &self.grid
+    }
+    fn params(&self) -> &FluidParams {
+        &self.params
+    }
+    fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
+        p.validate()?;
+        check_supported(&p, &self.emitters, &self.obstacles)?;
+        let q = p.clone();
+        self.call(move |e| e.params = q);
+        self.params = p;
+        Ok(())
+    }
+    fn fire(&self) -> &FireParams {
+        &self.fire
+    }
+    fn set_fire(&mut self, p: FireParams) -> Result<(), SimError> {
+        p.validate()?;
+        let q = p.clone();
+        self.call(move |e| e.fire = q);
+        self.fire = p;
+        Ok(())
+    }
+    fn emitters(&self) -> &[Emitter] {
+        &self.emitters
+    }
+    fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        check_supported(&self.params, &es, &self.obstacles)?;
+        let q = es.clone();
+        self.call(move |e| e.set_emitters(q))?;
+        self.emitters = es;
+        Ok(())
+    }
+    fn obstacles(&self) -> &[Obstacle] {
+        &self.obstacles
+    }
+    fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError> {
+        check_supported(&self.params, &self.emitters, &os)?;
+        self.obstacles = os;
+        Ok(())
+    }
+    fn step(&mut self) -> Result<&StepStats, SimError> {
+        let (stats, time, steps, bad) = self.call(|e| {
+            e.step();
+            (e.stats.clone(), e.time, e.steps, e.non_finite)
+        });
+        self.stats = stats;
+        self.time = time;
+        self.steps = steps;
+        match bad {
+            None => Ok(&self.stats),
+            Some(field) => Err(SimError::NonFinite {
+                step: steps,
+                time,
+                field,
+                cause: plume_core::sim::solver::likely_cause(&self.params),
+            }),
+        }
+    }
+    fn stats(&self) -> &StepStats {
+        &self.stats
+    }
+    fn time(&self) -> f64 {
+        self.time
+    }
+    fn steps(&self) -> u64 {
+        self.steps
+    }
+    fn reset(&mut self) {
+        self.call(Engine::reset);
+        self.time = 0.0;
+        self.steps = 0;
+        self.stats = StepStats::default();
+    }
+    fn paint(
+        &mut self,
+        center: [f32; 3],
+        radius: f32,
+        density: f32,
+        velocity: [f32; 3],
+    ) -> Result<(), SimError> {
+        self.call(move |e| e.paint(center, radius, density, velocity))
+    }
+    fn total_density(&self) -> f64 {
+        self.call(|e| e.total_density())
+    }
+    fn frame(&self, select: Select) -> Frame {
+        self.call(move |e| e.frame(select))
+    }
+    fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
+        self
+    }
+}

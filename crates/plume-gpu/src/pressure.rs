@@ -1,0 +1,165 @@
+//! The projection on the card: the right-hand side, conjugate gradients preconditioned with
+//! the diagonal (Jacobi) to the CPU's stopping rule (max|residual| ≤ tolerance·max|rhs|),
+//! and the gradient subtracted from the faces.
+//!
+//! The CPU solver preconditions with a multigrid V-cycle; this backend does not (yet), so it
+//! takes more iterations to the same tolerance. Each iteration finishes its dot products on
+//! the card (`cg_scalars.comp`); only the largest |residual| comes back, 256 numbers, to
+//! decide whether to stop.
+
+use glium::uniform;
+use plume_core::sim::StepStats;
+
+use crate::engine::Engine;
+use crate::kernels::run;
+
+impl Engine {
+    pub(crate) fn stage_project(&mut self, stats: &mut StepStats) {
+        let d = self.grid.dims;
+        let n = d.cells();
+        let (h, dt) = (self.grid.h, self.sub_dt);
+        let f = &self.f;
+        run(
+            &self.k.divergence,
+            self.dims(),
+            n,
+            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], Rhs: &f.rhs, scale: -h / dt },
+        );
+        if !self.boundaries.any_open() {
+            // A closed box: the singular Neumann problem is solvable once the mean is out.
+            let sum = self
+                .reduce(0, &f.rhs, &f.rhs, n, true)
+                .map_or(0.0, |r| r.sum);
+            let mean = (sum / n as f64) as f32;
+            run(
+                &self.k.add_constant,
+                self.dims(),
+                n,
+                uniform! { Field: &f.rhs, add: -mean, mul: 1.0f32 },
+            );
+        }
+        let bmax = self
+            .reduce(0, &f.rhs, &f.rhs, n, true)
+            .map_or(0.0, |r| r.max_abs());
+        let (iterations, initial, relative) = if bmax > 0.0 && bmax.is_finite() {
+            self.solve(bmax)
+        } else {
+            // Nothing to solve (or nothing finite to solve for): no pressure.
+            self.fill(&self.f.pressure, n, 0.0);
+            (0, 0.0, 0.0)
+        };
+        let (lo, hi) = self.open_flags();
+        let f = &self.f;
+        for a in 0..3 {
+            run(
+                &self.k.gradient,
+                self.dims(),
+                d.faces(a).cells(),
+                uniform! {
+                    Pressure: &f.pressure,
+                    Face: &f.vel[a],
+                    axis: a as u32,
+                    k: dt / h,
+                    open_ends: [lo[a], hi[a]],
+                },
+            );
+        }
+        // The divergence before and after, 1/s, from the right-hand side's scale −h/dt.
+        let to_div = dt / (h * h);
+        stats.pressure_iterations = iterations;
+        stats.pressure_residual = relative;
+        stats.pressure_initial_residual = initial;
+        stats.divergence_before = bmax * to_div;
+        stats.divergence_after = relative * bmax * to_div;
+        self.vmax = Some(self.max_speed());
+    }
+
+    /// Solves A·p = rhs from the last pressure; returns the iterations, the starting guess's
+    /// relative residual and the one reached.
+    fn solve(&mut self, bmax: f32) -> (u32, f32, f32) {
+        let n = self.cells();
+        let tol = self.params.pressure_tolerance;
+        let max_it = self.params.pressure_max_iterations;
+        let (lo, hi) = self.open_flags();
+        let f = &self.f;
+        let dims = self.dims();
+        let laplace = |x: &crate::fields::Field, out: &crate::fields::Field, residual: u32| {
+            run(
+                &self.k.laplace,
+                dims,
+                n,
+                uniform! {
+                    X: x,
+                    B: &f.rhs,
+                    Out: out,
+                    residual: residual,
+                    open_lo: lo,
+                    open_hi: hi,
+                },
+            );
+        };
+        let scalars = |op: u32, groups: u32| {
+            run(
+                &self.k.cg_scalars,
+                dims,
+                1,
+                uniform! {
+                    PartialSum: &f.partial_sum,
+                    Scalars: &f.scalars,
+                    op: op,
+                    groups: groups,
+                },
+            );
+        };
+        let step = |phase: u32| {
+            run(
+                &self.k.cg_step,
+                dims,
+                n,
+                uniform! {
+                    X: &f.pressure,
+                    R: &f.r,
+                    P: &f.p,
+                    Q: &f.q,
+                    Scalars: &f.scalars,
+                    phase: phase,
+                    open_lo: lo,
+                    open_hi: hi,
+                },
+            );
+        };
+        // r = b − A·x; ρ = r·z; p = z.
+        laplace(&f.pressure, &f.r, 1);
+        let rz = self.reduce(2, &f.r, &f.r, n, false);
+        debug_assert!(rz.is_none());
+        let groups = self.last_groups.get();
+        scalars(0, groups);
+        let rmax = self.read_partials(groups).max_abs();
+        let initial = rmax / bmax;
+        if rmax <= tol * bmax {
+            return (0, initial, initial);
+        }
+        step(1);
+        let mut relative = initial;
+        let mut it = 0;
+        while it < max_it {
+            it += 1;
+            // q = A·p; α = ρ / p·q; x += α·p; r −= α·q.
+            laplace(&f.p, &f.q, 0);
+            self.reduce(1, &f.p, &f.q, n, false);
+            scalars(1, self.last_groups.get());
+            step(0);
+            // ρ' = r·z; β = ρ'/ρ; and the largest |r|, read back to decide.
+            self.reduce(2, &f.r, &f.r, n, false);
+            let groups = self.last_groups.get();
+            scalars(2, groups);
+            let rmax = self.read_partials(groups).max_abs();
+            relative = rmax / bmax;
+            if rmax <= tol * bmax || !rmax.is_finite() {
+                break;
+            }
+            step(1);
+        }
+        (it, initial, relative)
+    }
+}

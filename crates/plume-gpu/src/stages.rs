@@ -1,0 +1,313 @@
+//! The stages of a sub-step on the card, each the counterpart of the CPU solver's stage of
+//! the same name (`plume_core::sim::solver::stages`).
+
+use glium::uniform;
+use plume_core::sim::cover;
+use plume_core::sim::{Advection, Face, StepStats};
+
+use crate::engine::Engine;
+use crate::kernels::run;
+
+impl Engine {
+    /// For each axis: whether each end lets outside air in, and that air's velocity along
+    /// the axis (for the velocity, only inflows do; for scalars, open faces too).
+    fn exits(&self, velocity: bool) -> ([u32; 3], [u32; 3], [f32; 3], [f32; 3]) {
+        let b = &self.boundaries;
+        let lets_in = |a: usize, s: usize| match b.face(a, s) {
+            Face::Wall => 0,
+            Face::Open => u32::from(!velocity),
+            Face::Inflow(_) => 1,
+        };
+        let air = |a: usize, s: usize| match b.face(a, s) {
+            Face::Inflow(_) => b.normal_velocity(a, s).unwrap_or(0.0),
+            _ => 0.0,
+        };
+        (
+            [0, 1, 2].map(|a| lets_in(a, 0)),
+            [0, 1, 2].map(|a| lets_in(a, 1)),
+            [0, 1, 2].map(|a| air(a, 0)),
+            [0, 1, 2].map(|a| air(a, 1)),
+        )
+    }
+
+    /// The cell-centred velocity into `cell_vel`.
+    pub(crate) fn cell_velocity(&self) {
+        let f = &self.f;
+        run(
+            &self.k.cell_velocity,
+            self.dims(),
+            self.cells(),
+            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: &f.cell_vel },
+        );
+    }
+
+    pub(crate) fn stage_sources(&mut self, _: &mut StepStats) {
+        let n = self.cells();
+        self.before_sources = self
+            .reduce(0, &self.f.density, &self.f.density, n, true)
+            .map_or(0.0, |r| r.sum);
+        let dt = self.sub_dt;
+        let t = self.time;
+        let lim = self.speed_limit();
+        for i in 0..self.emitters.len() {
+            let e = &self.emitters[i];
+            if !e.active_at(t) {
+                continue;
+            }
+            let moving = match &self.bodies[i] {
+                Some(b) => match self.upload(&cover::body_cover(&self.grid, b, t)) {
+                    Ok(c) => Some(c),
+                    Err(_) => continue,
+                },
+                None => None,
+            };
+            let Some(c) = moving.as_ref().or(self.covers[i].as_ref()) else {
+                continue;
+            };
+            let e = &self.emitters[i];
+            if e.density > 0.0 {
+                self.apply(&c.0[0], &self.f.density, 0, e.density * dt);
+            }
+            if let Some(te) = e.temperature {
+                self.temp_active = true;
+                self.apply(&c.0[0], &self.f.temperature, 1, te);
+            }
+            if let Some(ev) = e.velocity {
+                for a in 0..3 {
+                    self.apply(&c.0[a + 1], &self.f.vel[a], 1, ev[a].clamp(-lim, lim));
+                }
+            }
+        }
+        self.enforce_boundaries();
+    }
+
+    pub(crate) fn stage_advect_velocity(&mut self, _: &mut StepStats) {
+        self.cell_velocity();
+        let (lo, hi, air_lo, air_hi) = self.exits(true);
+        let d = self.grid.dims;
+        let kt = -self.sub_dt / self.grid.h;
+        for a in 0..3 {
+            let fixed = [0, 1].map(|s| u32::from(self.boundaries.face(a, s).is_fixed()));
+            let f = &self.f;
+            run(
+                &self.k.advect_faces,
+                self.dims(),
+                d.faces(a).cells(),
+                uniform! {
+                    U: &f.vel[0],
+                    V: &f.vel[1],
+                    W: &f.vel[2],
+                    CellVel: &f.cell_vel,
+                    Dst: &f.vel_tmp[a],
+                    axis: a as u32,
+                    kt: kt,
+                    air_in_lo: lo,
+                    air_in_hi: hi,
+                    air_lo: air_lo,
+                    air_hi: air_hi,
+                    fixed_ends: fixed,
+                },
+            );
+        }
+        std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
+        self.enforce_boundaries();
+    }
+
+    pub(crate) fn stage_forces(&mut self, _: &mut StepStats) {
+        let d = self.grid.dims;
+        let p = &self.params;
+        let with_t = self.temp_active && p.buoyancy != 0.0;
+        if p.smoke_weight == 0.0 && !with_t {
+            return;
+        }
+        let items = d.nx * d.ny.saturating_sub(1) * d.nz;
+        run(
+            &self.k.buoyancy,
+            self.dims(),
+            items,
+            uniform! {
+                Density: &self.f.density,
+                Temperature: &self.f.temperature,
+                V: &self.f.vel[1],
+                alpha: p.smoke_weight,
+                beta: p.buoyancy,
+                ambient: p.ambient_temperature,
+                dt: self.sub_dt,
+                with_temperature: u32::from(with_t),
+            },
+        );
+        self.vmax = None;
+    }
+
+    pub(crate) fn stage_vorticity(&mut self, _: &mut StepStats) {
+        self.cell_velocity();
+        let f = &self.f;
+        let n = self.cells();
+        run(
+            &self.k.curl,
+            self.dims(),
+            n,
+            uniform! {
+                CellVel: &f.cell_vel,
+                OmegaX: &f.r,
+                OmegaY: &f.p,
+                OmegaZ: &f.q,
+                Magnitude: &f.rhs,
+                inv_h: 1.0 / self.grid.h,
+            },
+        );
+        run(
+            &self.k.confine,
+            self.dims(),
+            n,
+            uniform! {
+                OmegaX: &f.r,
+                OmegaY: &f.p,
+                OmegaZ: &f.q,
+                Magnitude: &f.rhs,
+                Force: &f.cell_vel,
+                scale: self.params.vorticity * self.grid.h,
+            },
+        );
+        let d = self.grid.dims;
+        for a in 0..3 {
+            run(
+                &self.k.add_force,
+                self.dims(),
+                d.faces(a).cells(),
+                uniform! {
+                    Force: &f.cell_vel,
+                    Face: &f.vel[a],
+                    axis: a as u32,
+                    dt: self.sub_dt,
+                },
+            );
+        }
+        self.enforce_boundaries();
+    }
+
+    pub(crate) fn stage_speed_limit(&mut self, stats: &mut StepStats) {
+        let d = self.grid.dims;
+        let lim = self.speed_limit();
+        self.f.counter.write(&[0u32][..]);
+        for a in 0..3 {
+            run(
+                &self.k.limit,
+                self.dims(),
+                d.faces(a).cells(),
+                uniform! { Face: &self.f.vel[a], Counter: &self.f.counter, limit: lim },
+            );
+        }
+        let held = self
+            .f
+            .counter
+            .read()
+            .ok()
+            .and_then(|v| v.first().copied())
+            .unwrap_or(0);
+        stats.speed_limited += u64::from(held);
+        if held > 0 {
+            self.vmax = None;
+        }
+    }
+
+    pub(crate) fn stage_advect_scalars(&mut self, stats: &mut StepStats) {
+        let n = self.cells();
+        let (h, dt) = (self.grid.h, self.sub_dt);
+        let k_dt = dt / h;
+        let p = &self.params;
+        let mac = p.advection == Advection::MacCormack;
+        let amb = p.ambient_temperature;
+        let fade = (-p.fade * dt).exp();
+        let cool = (-p.cooling * dt).exp();
+        let before = self
+            .reduce(0, &self.f.density, &self.f.density, n, true)
+            .map_or(0.0, |r| r.sum);
+        let outflow = self.outflow(k_dt);
+        let target = f64::from(fade) * (before - outflow).max(0.0);
+        self.cell_velocity();
+        let (lo, hi, _, _) = self.exits(false);
+        let fields = if self.temp_active { 2u32 } else { 1 };
+        let scale = [fade, cool];
+        let offset = [0.0, (1.0 - cool) * amb];
+        let outside = [0.0, amb];
+        let phases: &[u32] = if mac { &[1, 2] } else { &[0] };
+        let f = &self.f;
+        for &phase in phases {
+            run(
+                &self.k.advect_cells,
+                self.dims(),
+                n,
+                uniform! {
+                    CellVel: &f.cell_vel,
+                    Src0: &f.density,
+                    Src1: &f.temperature,
+                    Hat0: &f.q,
+                    Hat1: &f.rhs,
+                    Dst0: &f.r,
+                    Dst1: &f.p,
+                    phase: phase,
+                    fields: fields,
+                    kt: k_dt,
+                    scale: scale,
+                    offset: offset,
+                    outside: outside,
+                    air_in_lo: lo,
+                    air_in_hi: hi,
+                },
+            );
+        }
+        std::mem::swap(&mut self.f.density, &mut self.f.r);
+        if self.temp_active {
+            std::mem::swap(&mut self.f.temperature, &mut self.f.p);
+        }
+        // The mass correction (as the CPU's `correct_mass`).
+        let now = self
+            .reduce(0, &self.f.density, &self.f.density, n, true)
+            .map_or(0.0, |r| r.sum);
+        let mut factor = 1.0f32;
+        if now > 0.0 && target > 0.0 {
+            factor = (target / now).clamp(0.8, 1.25) as f32;
+            if factor != 1.0 {
+                run(
+                    &self.k.add_constant,
+                    self.dims(),
+                    n,
+                    uniform! { Field: &self.f.density, add: 0.0f32, mul: factor },
+                );
+            }
+        }
+        let cell = f64::from(h).powi(3);
+        stats.outflow = outflow * cell;
+        stats.source_added = (before - self.before_sources) * cell;
+        stats.mass_correction = factor;
+        stats.scalar_active = 1.0;
+    }
+
+    /// Smoke leaving through open faces in a sub-step of `k_dt` cells per unit velocity
+    /// (Σ density, cell units).
+    fn outflow(&self, k_dt: f32) -> f64 {
+        if !self.boundaries.any_open() {
+            return 0.0;
+        }
+        let (lo, hi) = self.open_flags();
+        let f = &self.f;
+        let groups = crate::kernels::run_reduce(
+            &self.k.outflow,
+            self.dims(),
+            self.cells(),
+            uniform! {
+                U: &f.vel[0],
+                V: &f.vel[1],
+                W: &f.vel[2],
+                Density: &f.density,
+                PartialSum: &f.partial_sum,
+                PartialMax: &f.partial_max,
+                open_lo: lo,
+                open_hi: hi,
+                kt: k_dt,
+            },
+        );
+        self.read_partials(groups).sum
+    }
+}

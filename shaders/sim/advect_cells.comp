@@ -1,0 +1,100 @@
+// Advection of one or two cell-centred fields (density, and temperature while it is not
+// uniform) along RK2 traces from the cell centres, as the CPU's `advect_cells_n` and
+// `maccormack_cells_n`. `phase` 0: semi-Lagrangian, dst = scale·φ + offset. 1: MacCormack's
+// φ̂ (backwards, outside air blended in, unscaled) into Hat. 2: MacCormack's result from φ̂
+// (a forward trace sampling φ̂ gives φ̃; φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight
+// φⁿ the backtrace interpolated, or φ̂ where the forward trace leaves the cell centres).
+layout(std430) readonly buffer CellVel { float cell_vel[]; };
+layout(std430) readonly buffer Src0 { float src0[]; };
+layout(std430) readonly buffer Src1 { float src1[]; };
+layout(std430) buffer Hat0 { float hat0[]; };
+layout(std430) buffer Hat1 { float hat1[]; };
+layout(std430) writeonly buffer Dst0 { float dst0[]; };
+layout(std430) writeonly buffer Dst1 { float dst1[]; };
+
+uniform uint phase;
+uniform uint fields;    // 1 or 2
+uniform float kt;       // dt/h: cells per unit velocity
+uniform vec2 scale;     // per field: factor applied to the advected value (fade, cooling)
+uniform vec2 offset;    // and added after it
+uniform vec2 outside;   // the field's value in the outside air
+
+#include "trace.glsl"
+
+GATHER(gather0, src0)
+GATHER(gather1, src1)
+GATHER(gather_hat0, hat0)
+GATHER(gather_hat1, hat1)
+
+void main() {
+    uint n = gid();
+    if (n >= count) {
+        return;
+    }
+    vec3 p = vec3(coords(dims, n));
+    vec3 u0 = vec3(cell_vel[3u * n], cell_vel[3u * n + 1u], cell_vel[3u * n + 2u]);
+    vec3 last = vec3(dims) - 1.0;
+    vec3 back = rk2(p, u0, -kt);
+    Loc l = locate(dims, back);
+    int air_axis;
+    int air_side;
+    float wgt = blend_weight(back, last, air_axis, air_side);
+    float s0[8];
+    float s1[8];
+    gather0(l, s0);
+    if (fields > 1u) {
+        gather1(l, s1);
+    }
+    if (phase == 0u) {
+        float v = lerp8(s0, l.t);
+        dst0[n] = scale.x * (v + wgt * (outside.x - v)) + offset.x;
+        if (fields > 1u) {
+            float v1 = lerp8(s1, l.t);
+            dst1[n] = scale.y * (v1 + wgt * (outside.y - v1)) + offset.y;
+        }
+        return;
+    }
+    if (phase == 1u) {
+        float v = lerp8(s0, l.t);
+        hat0[n] = wgt > 0.0 ? v + wgt * (outside.x - v) : v;
+        if (fields > 1u) {
+            float v1 = lerp8(s1, l.t);
+            hat1[n] = wgt > 0.0 ? v1 + wgt * (outside.y - v1) : v1;
+        }
+        return;
+    }
+    vec3 fwd = rk2(p, u0, kt);
+    bool kept = fwd.x >= 0.0 && fwd.x <= last.x && fwd.y >= 0.0 && fwd.y <= last.y
+        && fwd.z >= 0.0 && fwd.z <= last.z;
+    if (!kept) {
+        dst0[n] = scale.x * hat0[n] + offset.x;
+        if (fields > 1u) {
+            dst1[n] = scale.y * hat1[n] + offset.y;
+        }
+        return;
+    }
+    Loc lf = locate(dims, fwd);
+    float h[8];
+    gather_hat0(lf, h);
+    float tilde = lerp8(h, lf.t);
+    vec2 r = min_max8(s0);
+    if (wgt > 0.0) {
+        r = vec2(min(r.x, outside.x), max(r.y, outside.x));
+    }
+    float v = hat0[n] + 0.5 * (src0[n] - tilde);
+    v = v > r.x ? v : r.x;
+    v = v < r.y ? v : r.y;
+    dst0[n] = scale.x * v + offset.x;
+    if (fields > 1u) {
+        gather_hat1(lf, h);
+        float tilde1 = lerp8(h, lf.t);
+        vec2 r1 = min_max8(s1);
+        if (wgt > 0.0) {
+            r1 = vec2(min(r1.x, outside.y), max(r1.y, outside.y));
+        }
+        float v1 = hat1[n] + 0.5 * (src1[n] - tilde1);
+        v1 = v1 > r1.x ? v1 : r1.x;
+        v1 = v1 < r1.y ? v1 : r1.y;
+        dst1[n] = scale.y * v1 + offset.y;
+    }
+}

@@ -1,0 +1,116 @@
+// Semi-Lagrangian advection of the face velocity along `axis` (as the CPU's face pass):
+// from each face an RK2 backtrace through the cell-centred velocity, the component sampled
+// there, the outside air's velocity blended in beyond inflow faces. Faces on the ends of
+// `axis` keep their value (the boundary pass sets walls and inflows afterwards).
+layout(std430) readonly buffer U { float u[]; };
+layout(std430) readonly buffer V { float v[]; };
+layout(std430) readonly buffer W { float w[]; };
+layout(std430) readonly buffer CellVel { float cell_vel[]; };
+layout(std430) writeonly buffer Dst { float dst[]; };
+
+uniform uint axis;
+uniform float kt;       // cells per unit velocity, negative: backwards
+uniform vec3 air_lo;    // velocity of the air beyond side 0 of each axis (along that axis)
+uniform vec3 air_hi;
+uniform uvec2 fixed_ends;  // 1 where the minimum / maximum end of `axis` is a wall or an inflow
+
+#include "trace.glsl"
+
+GATHER(gather_u, u)
+GATHER(gather_v, v)
+GATHER(gather_w, w)
+
+float face(uint a, uvec3 p) {
+    if (a == 0u) {
+        return u[at(face_dims(0u), p)];
+    } else if (a == 1u) {
+        return v[at(face_dims(1u), p)];
+    }
+    return w[at(face_dims(2u), p)];
+}
+
+// The velocity at a face of `axis`: its own component and the means of the faces of the
+// others around it (two cells beside an x-face clamped at the row's ends), as the CPU's
+// `cross_x`, `pair_x` and `quad`.
+vec3 face_velocity(uvec3 p) {
+    uint i = p.x;
+    uint j = p.y;
+    uint k = p.z;
+    uint nx = dims.x;
+    vec3 r;
+    if (axis == 0u) {
+        r.x = face(0u, p);
+        for (int c = 1; c < 3; c++) {
+            uvec3 q1 = p;
+            q1[c] += 1u;
+            if (i == 0u) {
+                r[c] = 0.5 * (face(uint(c), uvec3(0u, p.y, p.z)) + face(uint(c), uvec3(0u, q1.y, q1.z)));
+            } else if (i == nx) {
+                r[c] = 0.5 * (face(uint(c), uvec3(nx - 1u, p.y, p.z))
+                    + face(uint(c), uvec3(nx - 1u, q1.y, q1.z)));
+            } else {
+                float a0 = face(uint(c), uvec3(i - 1u, p.y, p.z));
+                float b0 = face(uint(c), uvec3(i - 1u, q1.y, q1.z));
+                float a1 = face(uint(c), uvec3(i, p.y, p.z));
+                float b1 = face(uint(c), uvec3(i, q1.y, q1.z));
+                r[c] = 0.25 * (a0 + b0 + a1 + b1);
+            }
+        }
+        return r;
+    }
+    // y- or z-faces: the cells on either side along `axis`, clamped to the grid (written
+    // out per axis: no dynamically indexed vector is assigned to).
+    uint s = axis == 1u ? j : k;
+    uint n = axis == 1u ? dims.y : dims.z;
+    uint a0 = s > 0u ? s - 1u : 0u;
+    uint a1 = s < n - 1u ? s : n - 1u;
+    uvec3 lo = axis == 1u ? uvec3(i, a0, k) : uvec3(i, j, a0);
+    uvec3 hi = axis == 1u ? uvec3(i, a1, k) : uvec3(i, j, a1);
+    uvec3 x1 = uvec3(1u, 0u, 0u);
+    float ux = 0.25 * (face(0u, lo) + face(0u, hi) + face(0u, lo + x1) + face(0u, hi + x1));
+    if (axis == 1u) {
+        uvec3 z1 = uvec3(0u, 0u, 1u);
+        float wz = 0.25 * (face(2u, lo) + face(2u, hi) + face(2u, lo + z1) + face(2u, hi + z1));
+        return vec3(ux, face(1u, p), wz);
+    }
+    uvec3 y1 = uvec3(0u, 1u, 0u);
+    float vy = 0.25 * (face(1u, lo) + face(1u, hi) + face(1u, lo + y1) + face(1u, hi + y1));
+    return vec3(ux, vy, face(2u, p));
+}
+
+void main() {
+    uint n = gid();
+    if (n >= count) {
+        return;
+    }
+    uvec3 fd = face_dims(axis);
+    uvec3 p = coords(fd, n);
+    // Walls and inflows at the ends of the axis keep their value (the boundary pass sets
+    // them); open faces are traced like the others.
+    if ((p[axis] == 0u && fixed_ends.x != 0u) || (p[axis] == dims[axis] && fixed_ends.y != 0u)) {
+        dst[n] = face(axis, p);
+        return;
+    }
+    vec3 shift = vec3(axis == 0u ? -0.5 : 0.0, axis == 1u ? -0.5 : 0.0, axis == 2u ? -0.5 : 0.0);
+    vec3 start = vec3(p) + shift;
+    vec3 end = rk2(start, face_velocity(p), kt);
+    vec3 q = end - shift;
+    float s[8];
+    Loc l = locate(fd, q);
+    if (axis == 0u) {
+        gather_u(l, s);
+    } else if (axis == 1u) {
+        gather_v(l, s);
+    } else {
+        gather_w(l, s);
+    }
+    float val = lerp8(s, l.t);
+    int air_axis;
+    int air_side;
+    float wgt = blend_weight(q, vec3(fd) - 1.0, air_axis, air_side);
+    if (air_axis >= 0) {
+        float o = uint(air_axis) == axis ? (air_side == 0 ? air_lo[axis] : air_hi[axis]) : 0.0;
+        val = val + wgt * (o - val);
+    }
+    dst[n] = val;
+}

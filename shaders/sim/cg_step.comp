@@ -1,0 +1,31 @@
+// The vector updates of conjugate gradients preconditioned with the diagonal (Jacobi; the
+// preconditioned residual z = r / diagonal is worked out where it is needed, not kept).
+// phase 0: x += α·p, r −= α·q. phase 1: p = r / diagonal + β·p. α and β come from the
+// Scalars block (worked out on the card).
+layout(std430) buffer X { float x[]; };
+layout(std430) buffer R { float r[]; };
+layout(std430) buffer P { float pdir[]; };
+layout(std430) readonly buffer Q { float q[]; };
+layout(std430) readonly buffer Scalars { double scalars[]; };
+
+uniform uint phase;
+
+#include "pressure.glsl"
+
+void main() {
+    uint n = gid();
+    if (n >= count) {
+        return;
+    }
+    if (phase == 1u) {
+        float d = diagonal(coords(dims, n));
+        float z = d > 0.0 ? r[n] / d : 0.0;
+        float beta = float(scalars[3]);
+        // The first direction is z itself (whatever p held, NaN too, is not read).
+        pdir[n] = beta == 0.0 ? z : z + beta * pdir[n];
+        return;
+    }
+    float alpha = float(scalars[2]);
+    x[n] += alpha * pdir[n];
+    r[n] -= alpha * q[n];
+}

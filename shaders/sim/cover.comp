@@ -1,0 +1,28 @@
+// Applies what an emitter or the brush covers (a list of sample indices and coverages c)
+// to one field: mode 0 adds c·amount, mode 1 blends towards `amount` by c, mode 2 adds
+// c·amount and keeps the result ≥ 0 (painting smoke away), mode 3 sets 0 (clearing).
+layout(std430) readonly buffer Index { uint index[]; };
+layout(std430) readonly buffer Weight { float weight[]; };
+layout(std430) buffer Field { float field[]; };
+
+uniform uint mode;
+uniform float amount;
+
+void main() {
+    uint n = gid();
+    if (n >= count) {
+        return;
+    }
+    uint i = index[n];
+    float c = weight[n];
+    float v = field[i];
+    if (mode == 0u) {
+        field[i] = v + c * amount;
+    } else if (mode == 1u) {
+        field[i] = v + c * (amount - v);
+    } else if (mode == 2u) {
+        field[i] = max(v + c * amount, 0.0);
+    } else {
+        field[i] = 0.0;
+    }
+}

@@ -1,0 +1,23 @@
+// Σ a (mode 0), Σ a·b (mode 1) or Σ a²/diagonal (mode 2: r·z of the Jacobi-preconditioned
+// conjugate gradients), and the largest |a| as bits (NaN above infinity above every finite
+// value: the finite check and the largest speed in one).
+layout(std430) readonly buffer A { float a[]; };
+layout(std430) readonly buffer B { float b[]; };
+
+uniform uint mode;
+
+#include "pressure.glsl"
+
+double item_sum(uint i) {
+    if (mode == 0u) {
+        return double(a[i]);
+    } else if (mode == 1u) {
+        return double(a[i]) * double(b[i]);
+    }
+    float d = diagonal(coords(dims, i));
+    return d > 0.0 ? double(a[i]) * double(a[i] / d) : 0.0;
+}
+
+uint item_bits(uint i) { return floatBitsToUint(a[i]) & 0x7fffffffu; }
+
+#include "reduce.glsl"

@@ -1,0 +1,75 @@
+// Second-order (RK2) traces through the cell-centred velocity (`cell_vel`, three floats a
+// cell, the mean of each cell's two faces along each axis), as the CPU's `sample::rk2`.
+// Needs a block `CellVel { float cell_vel[]; }` declared before it.
+
+vec3 cell_velocity_at(vec3 p) {
+    Loc l = locate(dims, p);
+    vec3 r;
+    for (int a = 0; a < 3; a++) {
+        float v[8];
+        uint b = 3u * l.b + uint(a);
+        v[0] = cell_vel[b];
+        v[1] = cell_vel[b + 3u * l.di];
+        v[2] = cell_vel[b + 3u * l.dj];
+        v[3] = cell_vel[b + 3u * (l.dj + l.di)];
+        v[4] = cell_vel[b + 3u * l.dk];
+        v[5] = cell_vel[b + 3u * (l.dk + l.di)];
+        v[6] = cell_vel[b + 3u * (l.dk + l.dj)];
+        v[7] = cell_vel[b + 3u * (l.dk + l.dj + l.di)];
+        r[a] = lerp8(v, l.t);
+    }
+    return r;
+}
+
+// From p (cell-array coordinates) over k cells per unit velocity (negative: backwards),
+// starting with the velocity u0 at p: half a step, then the whole step with the velocity
+// found there.
+vec3 rk2(vec3 p, vec3 u0, float k) {
+    precise vec3 mid = p + (0.5 * k) * u0;
+    vec3 um = cell_velocity_at(mid);
+    precise vec3 end = p + k * um;
+    return end;
+}
+
+// Where a trace ends beyond a face that lets air in: how much outside air the sample takes
+// (weights grow linearly over one sample beyond the last, several axes combine as
+// 1 − Π(1 − w)) and which side's air it is (the one with the largest weight), as the CPU's
+// `Exits::blend`. `air_in[s][a]` is 1 where side s of axis a lets air in.
+uniform uvec3 air_in_lo;
+uniform uvec3 air_in_hi;
+
+float blend_weight(vec3 p, vec3 last, out int air_axis, out int air_side) {
+    air_axis = -1;
+    air_side = 0;
+    bool inside = p.x >= 0.0 && p.x <= last.x && p.y >= 0.0 && p.y <= last.y && p.z >= 0.0
+        && p.z <= last.z;
+    if (inside) {
+        return 0.0;
+    }
+    float keep = 1.0;
+    float best = 0.0;
+    for (int a = 0; a < 3; a++) {
+        int side;
+        float w;
+        if (p[a] < 0.0) {
+            side = 0;
+            w = -p[a];
+        } else if (p[a] > last[a]) {
+            side = 1;
+            w = p[a] - last[a];
+        } else {
+            continue;
+        }
+        uint lets_in = side == 0 ? air_in_lo[a] : air_in_hi[a];
+        if (lets_in != 0u) {
+            w = w < 1.0 ? w : 1.0;
+            keep *= 1.0 - w;
+            if (w > best || air_axis < 0) {
+                best = w;
+                air_axis = a;
+                air_side = side;
+            }
+        }
+    }
+    return air_axis < 0 ? 0.0 : 1.0 - keep;
+}
