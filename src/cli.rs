@@ -186,6 +186,12 @@ pub struct GridArgs {
     /// by the flow plus turbulent noise; the scene's [detail] settings, switched on.
     #[arg(long, value_name = "N", value_parser = parse_upres)]
     pub upres: Option<u32>,
+    /// Solver backend: cpu; gpu (OpenGL 4.3 compute shaders on a context of its own, any
+    /// renderer, llvmpipe too); or auto (the default): the GPU where the OpenGL renderer is a
+    /// hardware one with compute shaders, the scene uses nothing it lacks and a short
+    /// start-up check against the CPU passes, else the CPU. Which, and why, is printed.
+    #[arg(long, value_name = "cpu|gpu|auto", default_value = "auto", value_parser = crate::backend::Backend::parse)]
+    pub backend: crate::backend::Backend,
 }
 
 /// The `--scene` help: every preset, from `scene::PRESETS`.

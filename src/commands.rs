@@ -42,16 +42,25 @@ pub fn view(a: ViewArgs) -> Result<()> {
     Ok(())
 }
 
+/// Builds the scene on the backend the options ask for and says which, on stderr.
+fn build(scene: &Scene, g: &crate::cli::GridArgs) -> Result<crate::backend::Built> {
+    let b = crate::backend::build(scene, g.backend).context("building the scene")?;
+    eprintln!("{}", b.why);
+    Ok(b)
+}
+
 /// `plume simulate`: steps a scene headless and prints what the smoke does.
 pub fn simulate(a: SimulateArgs) -> Result<()> {
     let scene = scene_for(&a.grid)?;
-    let mut solver = scene.build().context("building the scene")?;
-    let d = solver.dims();
+    let built = build(&scene, &a.grid)?;
+    let mut solver = built.sim;
+    let d = solver.grid().dims;
     println!(
-        "scene '{}' on a {d} grid, dt = {:.4} s, pressure solver: {}",
+        "scene '{}' on a {d} grid, dt = {:.4} s, backend: {}, pressure solver: {}",
         scene.name,
         solver.params().dt,
-        solver.pressure_solver_name()
+        built.backend,
+        solver.pressure_solver()
     );
     println!(
         "    time   steps   smoke amount   emitted - fade   smoky cells   centroid height   \
@@ -66,15 +75,21 @@ pub fn simulate(a: SimulateArgs) -> Result<()> {
     let fade = (-f64::from(solver.params().fade) * dt).exp();
     let mut budget = solver.total_density();
     let (mut substeps, mut cfl) = (0u32, 0.0f32);
+    let density = crate::frame::Select {
+        density: true,
+        ..Default::default()
+    };
     for n in 1..=total {
-        let st = solver.try_step()?;
+        let st = solver.step()?;
         ms += st.total_ms;
         substeps = substeps.max(st.substeps);
         cfl = cfl.max(st.cfl);
         budget = budget * fade + st.source_added;
         if n % every == 0 || n == total {
-            let st = solver.stats();
-            let h = solver.density_centroid().map_or(f64::NAN, |c| c[1]);
+            let st = solver.stats().clone();
+            let f = solver.frame(density);
+            let rho = f.density.as_deref().unwrap_or_default();
+            let h = crate::frame::density_centroid(&f.grid, rho).map_or(f64::NAN, |c| c[1]);
             writeln!(
                 out,
                 "{:7.2}s {:7} {:14.5} {:16.5} {:12.1}% {:17.3} {:13} {:10.1e} {:11} {:6.2} {:9.2}",
@@ -82,7 +97,7 @@ pub fn simulate(a: SimulateArgs) -> Result<()> {
                 solver.steps(),
                 solver.total_density(),
                 budget,
-                100.0 * solver.fraction_above(0.01),
+                100.0 * crate::frame::fraction_above(rho, 0.01),
                 h,
                 st.pressure_iterations,
                 st.pressure_residual,
@@ -120,7 +135,23 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         baseline: a.baseline,
         baseline_steps: 3,
     };
-    let report = bench::run(&cfg).context("running the benchmark")?;
+    let built = build(&cfg.scene, &a.grid)?;
+    let info = match built.backend {
+        "gpu" => {
+            // The card's own bandwidth, on a solver of its own (the measured one is wrapped).
+            let probe = crate::backend::gpu(&cfg.scene.clone().with_resolution(8))
+                .context("measuring the card's bandwidth")?;
+            bench::BackendInfo {
+                gl_renderer: Some(probe.info().renderer.clone()),
+                bandwidth_gb_s: probe.copy_bandwidth_gb_s(),
+            }
+        }
+        _ => bench::BackendInfo {
+            gl_renderer: None,
+            bandwidth_gb_s: bench::memory_bandwidth_gb_s(),
+        },
+    };
+    let report = bench::run_with(&cfg, built.sim, info).context("running the benchmark")?;
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -151,7 +182,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
             a.height
         ),
     )?;
-    let mut sim = scene.build_simulation().context("building the scene")?;
+    let mut sim = build(&scene, &a.grid)?.sim;
     let mut settings = scene.render.clone();
     if let Some(d) = a.density_scale {
         settings.density_scale = d;
@@ -331,12 +362,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         scene.memory_peak(scene.dims()) + export::estimate_bytes(frame_dims, &opts),
         &format!("simulating and exporting a {} grid", scene.dims()),
     )?;
-    let mut sim = scene.build_simulation().context("building the scene")?;
+    let built = build(&scene, &a.grid)?;
+    let mut sim = built.sim;
     // Before the folder is touched: a signal from here on ends the run cleanly.
     crate::signals::install().context("installing the signal handlers")?;
     let (mut writer, start) =
         RunWriter::create_for(&a.out, &scene, &opts, a.existing(), Some(a.frames))?;
     writer.set_stop(crate::signals::flag());
+    writer.set_backend(built.backend);
     let stopped = |held: u32| {
         anyhow::anyhow!(
             "interrupted by {}: {} of {} frames are in {} (manifest.json lists them; the \

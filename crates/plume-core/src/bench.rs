@@ -2,7 +2,7 @@
 
 use crate::baseline::FluidCube;
 use crate::scene::Scene;
-use crate::sim::SimError;
+use crate::sim::{SimError, Simulation};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -35,6 +35,10 @@ pub struct BaselineReport {
 /// Results, serialised as `plume bench --json`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchReport {
+    /// The solver backend measured: "cpu" or "gpu".
+    pub backend: String,
+    /// The OpenGL renderer the GPU backend ran on (`GL_RENDERER`); null for the CPU backend.
+    pub gl_renderer: Option<String>,
     /// The up-resolution factor (0: the pass is off).
     pub upres: u32,
     /// Grid dimensions `[nx, ny, nz]`.
@@ -75,9 +79,11 @@ pub struct BenchReport {
     pub cfl_max: f32,
     /// `memory_bytes` per cell of the grid.
     pub bytes_per_cell: f64,
-    /// The machine's memory bandwidth as these threads see it, GB/s (10⁹ bytes): a parallel
-    /// copy between two 128 MiB buffers (far larger than the caches), bytes read plus bytes
-    /// written per second, best of three. `None` (null) when the buffers could not be had.
+    /// The memory bandwidth the backend's fields live in, GB/s (10⁹ bytes), bytes read plus
+    /// bytes written per second, best of three copies. CPU backend: a parallel copy between
+    /// two 128 MiB buffers (far larger than the caches) by these threads. GPU backend: a
+    /// copy between two 256 MiB buffers on the card (`glCopyBufferSubData`). `None` (null)
+    /// when the buffers could not be had.
     pub memory_bandwidth_gb_s: Option<f64>,
     /// The bandwidth floor of a step, ms: reading and writing every byte the solver holds
     /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
@@ -140,32 +146,58 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Runs the benchmark.
+/// What a backend tells the benchmark about itself besides what [`Simulation`] says.
+#[derive(Clone, Debug, Default)]
+pub struct BackendInfo {
+    /// The OpenGL renderer (GPU backend).
+    pub gl_renderer: Option<String>,
+    /// The bandwidth of the memory its fields live in, GB/s (see
+    /// [`BenchReport::memory_bandwidth_gb_s`]).
+    pub bandwidth_gb_s: Option<f64>,
+}
+
+/// Runs the benchmark on the CPU backend.
 pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
-    let mut solver = cfg.scene.build()?;
+    let solver = cfg.scene.build()?;
+    run_with(
+        cfg,
+        Box::new(solver),
+        BackendInfo {
+            gl_renderer: None,
+            bandwidth_gb_s: memory_bandwidth_gb_s(),
+        },
+    )
+}
+
+/// Runs the benchmark on `solver`, a backend built for `cfg.scene`.
+pub fn run_with(
+    cfg: &BenchConfig,
+    mut solver: Box<dyn Simulation>,
+    info: BackendInfo,
+) -> Result<BenchReport, SimError> {
     // The up-resolution pass, when the scene asks for it: timed as the stage "detail" (with
     // the copy of the coarse fields it reads) and counted in the step.
     let mut detail = match cfg.scene.detail.enabled {
         true => {
             let fire = cfg.scene.emitters.iter().any(crate::sim::Emitter::burns);
             let mut d = crate::sim::detail::Detail::new(solver.grid(), cfg.scene.detail, fire)?;
-            d.reset_from(&crate::sim::Simulation::frame(&solver, d.select()));
+            d.reset_from(&solver.frame(d.select()));
             Some(d)
         }
         false => None,
     };
-    let mut detail_step = |solver: &crate::sim::Solver| -> f64 {
+    let mut detail_step = |solver: &dyn Simulation| -> f64 {
         let Some(d) = detail.as_mut() else {
             return 0.0;
         };
         let t = Instant::now();
-        let f = crate::sim::Simulation::frame(solver, d.select());
+        let f = solver.frame(d.select());
         d.step(&f, solver.params().dt);
         t.elapsed().as_secs_f64() * 1e3
     };
     for _ in 0..cfg.warmup {
-        solver.try_step()?;
-        detail_step(&solver);
+        solver.step()?;
+        detail_step(solver.as_ref());
     }
     let (mut sub_sum, mut sub_max, mut cfl_max) = (0u64, 0u32, 0.0f32);
     let mut totals = Vec::with_capacity(cfg.steps);
@@ -176,8 +208,8 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
-        let mut st = solver.try_step()?.clone();
-        let detail_ms = detail_step(&solver);
+        let mut st = solver.step()?.clone();
+        let detail_ms = detail_step(solver.as_ref());
         if cfg.scene.detail.enabled {
             st.stages.push(crate::sim::StageTime {
                 name: "detail",
@@ -201,8 +233,9 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
     }
     let mean = totals.iter().sum::<f64>() / totals.len() as f64;
     let ms = median(&mut totals);
-    let bandwidth = memory_bandwidth_gb_s();
-    let d = solver.dims();
+    let bandwidth = info.bandwidth_gb_s;
+    let d = solver.grid().dims;
+    let memory = solver.memory_bytes();
     let baseline = if cfg.baseline {
         let b4 = baseline_ms(d.nx.max(d.ny).max(d.nz), 4, cfg.baseline_steps);
         let b20 = baseline_ms(d.nx.max(d.ny).max(d.nz), 20, cfg.baseline_steps);
@@ -215,6 +248,8 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         None
     };
     Ok(BenchReport {
+        backend: solver.backend().to_string(),
+        gl_renderer: info.gl_renderer,
         upres: if cfg.scene.detail.enabled {
             cfg.scene.detail.factor
         } else {
@@ -240,17 +275,17 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         } else {
             1.0
         },
-        pressure_solver: solver.pressure_solver_name().to_string(),
+        pressure_solver: solver.pressure_solver().to_string(),
         ns_per_cell_step: ms * 1e6 / d.cells() as f64,
-        memory_bytes: solver.memory_bytes(),
+        memory_bytes: memory,
         dt: f64::from(solver.params().dt),
         ms_per_60th_second: ms / (60.0 * f64::from(solver.params().dt)),
         substeps_mean: sub_sum as f64 / totals.len().max(1) as f64,
         substeps_max: sub_max,
         cfl_max,
-        bytes_per_cell: solver.memory_bytes() as f64 / d.cells() as f64,
+        bytes_per_cell: memory as f64 / d.cells() as f64,
         memory_bandwidth_gb_s: bandwidth,
-        bandwidth_floor_ms: bandwidth.map(|b| 2.0 * solver.memory_bytes() as f64 / (b * 1e9) * 1e3),
+        bandwidth_floor_ms: bandwidth.map(|b| 2.0 * memory as f64 / (b * 1e9) * 1e3),
         baseline,
     })
 }
@@ -276,6 +311,10 @@ impl BenchReport {
         use std::fmt::Write;
         let mut s = String::new();
         let [x, y, z] = self.dims;
+        let _ = match &self.gl_renderer {
+            Some(r) => writeln!(s, "backend: {} on {r}", self.backend),
+            None => writeln!(s, "backend: {}", self.backend),
+        };
         let _ = writeln!(
             s,
             "grid {x}x{y}x{z}, {} step{}, {} thread{}, pressure: {}, traces {}",

@@ -379,6 +379,32 @@ impl Engine {
             .unwrap_or_else(|| vec![0.0; n])
     }
 
+    /// See [`crate::GpuSolver::copy_bandwidth_gb_s`].
+    pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
+        let bytes = 256usize << 20;
+        let make = || {
+            Buffer::<[u8]>::empty_unsized(
+                &self.ctx,
+                BufferType::CopyReadBuffer,
+                bytes,
+                BufferMode::Default,
+            )
+            .ok()
+        };
+        let (src, mut dst) = (make()?, make()?);
+        // The first copy touches the memory; it is not timed.
+        src.copy_to(&mut dst).ok()?;
+        self.ctx.finish();
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let t = Instant::now();
+            src.copy_to(&mut dst).ok()?;
+            self.ctx.finish();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        Some(2.0 * bytes as f64 / best / 1e9)
+    }
+
     /// Every field, read back.
     pub fn state(&self) -> State {
         let d = self.grid.dims;

@@ -239,6 +239,13 @@ impl GpuSolver {
         self.call(move |e| e.run_stage(&name, dt))
     }
 
+    /// The card's own copy bandwidth, GB/s (bytes read plus bytes written per second): the
+    /// best of three copies between two buffers of 256 MiB (`glCopyBufferSubData`), each
+    /// timed to its end (`glFinish`). `None` when the buffers cannot be had.
+    pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
+        self.call(|e| e.copy_bandwidth_gb_s())
+    }
+
     /// Runs `f` on the solver's thread and waits for its answer.
     fn call<R: Send + 'static>(&self, f: impl FnOnce(&mut Engine) -> R + Send + 'static) -> R {
         let (tx, rx) = channel();
@@ -269,6 +276,12 @@ impl Simulation for GpuSolver {
     }
     fn grid(&self) -> &Grid {
         &self.grid
+    }
+    fn memory_bytes(&self) -> usize {
+        bytes_for(self.grid.dims) as usize
+    }
+    fn pressure_solver(&self) -> &'static str {
+        "conjugate gradients, Jacobi-preconditioned (GPU)"
     }
     fn params(&self) -> &FluidParams {
         &self.params

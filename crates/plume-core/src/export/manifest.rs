@@ -74,6 +74,10 @@ pub struct Manifest {
     /// `dims` and `voxel_size` are then the fine grid's, the scene's grid the coarse one).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub upres: u32,
+    /// The solver backend that simulated the frames: "cpu" or "gpu" (empty in manifests
+    /// written before this was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub backend: String,
     /// The scene (grid, parameters, boundaries, emitters).
     pub scene: Scene,
     /// Frames written so far.
@@ -116,6 +120,7 @@ impl Manifest {
             } else {
                 0
             },
+            backend: String::new(),
             scene: scene.clone(),
             frames: Vec::new(),
             pending: None,

@@ -153,6 +153,11 @@ impl RunWriter {
         self.stop = Some(flag);
     }
 
+    /// Names the solver backend in the manifest (written with the next frame).
+    pub fn set_backend(&mut self, name: &str) {
+        self.manifest.backend = name.to_string();
+    }
+
     /// The folder.
     pub fn dir(&self) -> &Path {
         &self.dir

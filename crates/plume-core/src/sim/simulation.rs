@@ -12,6 +12,10 @@ pub trait Simulation: Send {
     fn backend(&self) -> &'static str;
     /// Cell counts, voxel size and placement.
     fn grid(&self) -> &Grid;
+    /// Bytes the backend holds for its fields (on the card for the GPU backend).
+    fn memory_bytes(&self) -> usize;
+    /// What solves the pressure equation, in words.
+    fn pressure_solver(&self) -> &'static str;
     /// The current parameters.
     fn params(&self) -> &FluidParams;
     /// Replaces the parameters (validated; on error nothing changes).
@@ -66,6 +70,12 @@ impl Simulation for Solver {
     }
     fn grid(&self) -> &Grid {
         Solver::grid(self)
+    }
+    fn memory_bytes(&self) -> usize {
+        Solver::memory_bytes(self)
+    }
+    fn pressure_solver(&self) -> &'static str {
+        self.pressure_solver_name()
     }
     fn params(&self) -> &FluidParams {
         Solver::params(self)

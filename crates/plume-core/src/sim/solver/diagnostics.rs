@@ -19,46 +19,12 @@ impl Solver {
     /// The fraction of cells whose density exceeds `threshold` (how much of the box is
     /// smoky: a plume fills a small part, a box of fog all of it).
     pub fn fraction_above(&self, threshold: f32) -> f64 {
-        let n: usize = self
-            .density
-            .par_chunks(4096)
-            .map(|c| c.iter().filter(|&&x| x > threshold).count())
-            .sum();
-        n as f64 / self.density.len().max(1) as f64
+        crate::frame::fraction_above(&self.density, threshold)
     }
 
     /// Density-weighted centroid in world coordinates, or `None` when there is no smoke.
     pub fn density_centroid(&self) -> Option<[f64; 3]> {
-        let d = self.grid.dims;
-        let parts: Vec<[f64; 4]> = self
-            .density
-            .par_chunks(d.nx * d.ny)
-            .enumerate()
-            .map(|(k, pl)| {
-                let mut s = [0.0f64; 4];
-                for j in 0..d.ny {
-                    for i in 0..d.nx {
-                        let m = pl[i + d.nx * j] as f64;
-                        s[0] += m * i as f64;
-                        s[1] += m * j as f64;
-                        s[2] += m * k as f64;
-                        s[3] += m;
-                    }
-                }
-                s
-            })
-            .collect();
-        let mut t = [0.0f64; 4];
-        for p in parts {
-            for a in 0..4 {
-                t[a] += p[a];
-            }
-        }
-        if t[3] <= 0.0 {
-            return None;
-        }
-        let g = &self.grid;
-        Some([0, 1, 2].map(|a| g.origin[a] as f64 + (t[a] / t[3] + 0.5) * g.h as f64))
+        crate::frame::density_centroid(&self.grid, &self.density)
     }
 
     /// Largest |∇·u| over all cells (1/s) of the current velocity.
