@@ -126,7 +126,8 @@ pub fn startup_check(scene: &Scene, mut gpu: Box<dyn Simulation>) -> Result<(), 
     let mut cpu = scene.build().map_err(|e| e.to_string())?;
     for _ in 0..5 {
         cpu.try_step().map_err(|e| e.to_string())?;
-        gpu.step().map_err(|e| format!("the GPU's start-up check failed: {e}"))?;
+        gpu.step()
+            .map_err(|e| format!("the GPU's start-up check failed: {e}"))?;
     }
     let sel = crate::frame::Select {
         density: true,

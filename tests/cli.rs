@@ -749,7 +749,7 @@ fn a_bad_scene_file_is_named_with_its_line_by_every_command() {
     // A grid made too big by --size on a long scene is refused before allocating.
     let o = plume(&["bench", "--scene", "wind_tunnel", "--size", "1024"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the limit is 36000000 cells"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the limit is 134217728 cells"));
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -171,7 +171,7 @@ fn malformed_scene_files_give_specific_messages_with_file_and_line() {
         (
             "huge grid",
             "name = \"t\"\n[grid]\ndims = [1024, 1024, 1024]\n".to_string(),
-            "the limit is 36000000 cells",
+            "the limit is 134217728 cells",
             Some(3),
         ),
         (

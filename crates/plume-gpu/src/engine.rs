@@ -356,8 +356,8 @@ impl Engine {
             let c = self
                 .upload(&cover::shape_cover(&self.grid, &ball))
                 .map_err(SimError::InvalidParameter)?;
-            for a in 0..3 {
-                self.apply(&c.0[a + 1], &self.f.vel[a], 0, velocity[a]);
+            for (a, v) in velocity.into_iter().enumerate() {
+                self.apply(&c.0[a + 1], &self.f.vel[a], 0, v);
             }
             self.enforce_boundaries();
             Ok(())

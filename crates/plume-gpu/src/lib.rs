@@ -94,6 +94,23 @@ fn check_supported(p: &FluidParams, es: &[Emitter], os: &[Obstacle]) -> Result<(
     }
 }
 
+/// Whether `need` bytes of fields fit: in the free memory the card reports (`free`, from the
+/// NVX/ATI memory-info extensions), or, where it reports none (llvmpipe's "card" is the
+/// machine's memory; other cards are caught by `GL_OUT_OF_MEMORY` when allocating), in the
+/// machine's free memory. The error names both numbers.
+pub fn fits(need: u64, free: Option<u64>, what: &str) -> Result<(), SimError> {
+    match free {
+        Some(free) if free < need => Err(SimError::Memory {
+            what: what.to_string(),
+            need,
+            available: free,
+            limit: "free memory the graphics card reports",
+        }),
+        Some(_) => Ok(()),
+        None => plume_core::sim::solver::memory::check(need, what),
+    }
+}
+
 type Job = Box<dyn FnOnce(&mut Engine) + Send>;
 
 /// The GPU solver: a handle to the thread that owns its context and fields. It keeps a copy
@@ -160,19 +177,7 @@ impl GpuSolver {
                             info.renderer, info.version
                         )));
                     }
-                    match info.free_memory {
-                        Some(free) if free < need => {
-                            return Err(SimError::Memory {
-                                what: what.clone(),
-                                need,
-                                available: free,
-                                limit: "free memory the graphics card reports",
-                            })
-                        }
-                        Some(_) => {}
-                        // A software renderer's "card" is the machine's memory.
-                        None => plume_core::sim::solver::memory::check(need, &what)?,
-                    }
+                    fits(need, info.free_memory, &what)?;
                     let e = Engine::new(ctx, grid, p, boundaries).map_err(|m| {
                         SimError::InvalidGrid(format!("{what} ({need} bytes): {m}"))
                     })?;
@@ -372,5 +377,42 @@ impl Simulation for GpuSolver {
     }
     fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grid_the_card_cannot_hold_is_refused_with_both_numbers() {
+        let need = bytes_for(plume_core::sim::Dims::cube(512));
+        // An 8 GiB card with 6 GiB free.
+        let e = fits(
+            need,
+            Some(6 << 30),
+            "a 512x512x512 grid on the graphics card",
+        )
+        .expect_err("refused");
+        let m = e.to_string();
+        assert!(
+            m.contains("512x512x512") && m.contains("8.") && m.contains("6.0 GiB"),
+            "{m}"
+        );
+        fits(need, Some(80 << 30), "a grid").expect("an 80 GiB card holds it");
+    }
+
+    #[test]
+    fn the_fields_take_about_64_bytes_a_cell() {
+        let d = plume_core::sim::Dims::cube(256);
+        let per_cell = bytes_for(d) as f64 / d.cells() as f64;
+        assert!((64.0..65.0).contains(&per_cell), "{per_cell}");
+    }
+
+    #[test]
+    fn software_renderers_are_recognised() {
+        assert!(is_software("llvmpipe (LLVM 15.0.6, 256 bits)"));
+        assert!(is_software("softpipe"));
+        assert!(!is_software("NVIDIA H100 80GB HBM3/PCIe/SSE2"));
     }
 }

@@ -73,8 +73,8 @@ impl Engine {
                 self.apply(&c.0[0], &self.f.temperature, 1, te);
             }
             if let Some(ev) = e.velocity {
-                for a in 0..3 {
-                    self.apply(&c.0[a + 1], &self.f.vel[a], 1, ev[a].clamp(-lim, lim));
+                for (a, v) in ev.into_iter().enumerate() {
+                    self.apply(&c.0[a + 1], &self.f.vel[a], 1, v.clamp(-lim, lim));
                 }
             }
         }

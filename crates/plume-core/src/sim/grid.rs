@@ -4,8 +4,10 @@ use super::SimError;
 
 /// Largest number of cells along one axis that the solver accepts.
 pub const MAX_AXIS_CELLS: usize = 1024;
-/// Largest number of cells in a whole grid (about 1.7 GB of solver memory at 4 bytes × 12 fields).
-pub const MAX_TOTAL_CELLS: usize = 36_000_000;
+/// Largest number of cells in a whole grid: 512³, the largest the GPU backend's goals name
+/// (about 8.6 GB on the card). Below it, what fits is decided by each backend's memory check
+/// (the CPU backend needs about 64 bytes a cell of the machine's free memory).
+pub const MAX_TOTAL_CELLS: usize = 134_217_728;
 
 /// Number of cells along x, y and z (y is up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

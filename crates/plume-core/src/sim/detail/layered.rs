@@ -57,7 +57,11 @@ impl Simulation for Detailed {
     }
     fn memory_bytes(&self) -> usize {
         let fire = self.inner.emitters().iter().any(crate::sim::Emitter::burns);
-        self.inner.memory_bytes() + self.detail.params().memory_bytes(self.inner.grid().dims, fire) as usize
+        self.inner.memory_bytes()
+            + self
+                .detail
+                .params()
+                .memory_bytes(self.inner.grid().dims, fire) as usize
     }
     fn pressure_solver(&self) -> &'static str {
         self.inner.pressure_solver()
