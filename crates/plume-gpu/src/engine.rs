@@ -35,6 +35,10 @@ pub struct State {
     pub density: Vec<f32>,
     /// Temperature, `nx·ny·nz`.
     pub temperature: Vec<f32>,
+    /// Fuel, `nx·ny·nz`, or empty while nothing burns.
+    pub fuel: Vec<f32>,
+    /// Flame, `nx·ny·nz`, or empty while nothing burns.
+    pub flame: Vec<f32>,
     /// u, v and w on their faces.
     pub velocity: [Vec<f32>; 3],
     /// Pressure, `nx·ny·nz`.
@@ -59,6 +63,8 @@ pub(crate) struct Engine {
     pub steps: u64,
     pub stats: StepStats,
     pub temp_active: bool,
+    /// Something burns: fuel and flame are advected and combustion runs.
+    pub fire_active: bool,
     pub sub_dt: f32,
     /// The largest |face velocity| the last projection left, while nothing changed it since.
     pub vmax: Option<f32>,
@@ -115,6 +121,7 @@ impl Engine {
             steps: 0,
             stats: StepStats::default(),
             temp_active: false,
+            fire_active: false,
             sub_dt,
             vmax: None,
             non_finite: None,
@@ -156,6 +163,7 @@ impl Engine {
         }
         self.fill(&self.f.pressure, n, 0.0);
         self.temp_active = false;
+        self.fire_active = false;
         self.time = 0.0;
         self.steps = 0;
         self.stats = StepStats::default();
@@ -329,10 +337,30 @@ impl Engine {
             bodies.push(b);
             covers.push(c);
         }
+        if es.iter().any(Emitter::burns) && self.f.fuel.is_none() {
+            let n = self.cells();
+            let alloc = |ctx| crate::fields::floats(ctx, n).map_err(SimError::InvalidParameter);
+            self.f.fuel = Some(alloc(&self.ctx)?);
+            self.f.flame = Some(alloc(&self.ctx)?);
+        }
         self.emitters = es;
         self.bodies = bodies;
         self.covers = covers;
         Ok(())
+    }
+
+    /// Fuel and flame from now on (zeroed the first time; as the CPU's `activate_fire`).
+    pub fn activate_fire(&mut self) {
+        if self.fire_active {
+            return;
+        }
+        let n = self.cells();
+        if let (Some(fu), Some(fl)) = (&self.f.fuel, &self.f.flame) {
+            self.fill(fu, n, 0.0);
+            self.fill(fl, n, 0.0);
+            self.fire_active = true;
+            self.temp_active = true;
+        }
     }
 
     /// Adds smoke and pushes the fluid inside a ball (as the CPU's `add_density_at` and
@@ -412,6 +440,12 @@ impl Engine {
         State {
             density: self.read(&self.f.density, n),
             temperature: self.read(&self.f.temperature, n),
+            fuel: self
+                .fire_field(0)
+                .map_or_else(Vec::new, |f| self.read(f, n)),
+            flame: self
+                .fire_field(1)
+                .map_or_else(Vec::new, |f| self.read(f, n)),
             velocity: [0, 1, 2].map(|a| self.read(&self.f.vel[a], d.faces(a).cells())),
             pressure: self.read(&self.f.pressure, n),
         }
@@ -440,14 +474,36 @@ impl Engine {
                 "velocity",
             )?;
         }
+        if !s.fuel.is_empty() || !s.flame.is_empty() {
+            self.activate_fire();
+            let (Some(fu), Some(fl)) = (&self.f.fuel, &self.f.flame) else {
+                return Err(SimError::InvalidParameter(
+                    "fuel and flame given to a solver whose emitters burn nothing".into(),
+                ));
+            };
+            put(fu, &s.fuel, n, "fuel")?;
+            put(fl, &s.flame, n, "flame")?;
+        }
         self.temp_active = true;
         self.vmax = None;
         Ok(())
     }
 
+    /// Fuel (0) or flame (1) while something burns.
+    pub fn fire_field(&self, which: usize) -> Option<&Field> {
+        if !self.fire_active {
+            return None;
+        }
+        if which == 0 {
+            self.f.fuel.as_ref()
+        } else {
+            self.f.flame.as_ref()
+        }
+    }
+
     /// Runs one stage by its name as a sub-step of `dt` would.
     pub fn run_stage(&mut self, name: &str, dt: f32) -> bool {
-        let Some((_, _, f)) = self.stages().into_iter().find(|s| s.0 == name) else {
+        let Some((_, _, f)) = Engine::stages().into_iter().find(|s| s.0 == name) else {
             return false;
         };
         self.sub_dt = dt;
@@ -480,8 +536,14 @@ impl Engine {
             temperature: select
                 .temperature
                 .then(|| self.read(&self.f.temperature, n)),
-            fuel: select.fuel.then(|| vec![0.0; n]),
-            flame: select.flame.then(|| vec![0.0; n]),
+            fuel: select.fuel.then(|| {
+                self.fire_field(0)
+                    .map_or_else(|| vec![0.0; n], |f| self.read(f, n))
+            }),
+            flame: select.flame.then(|| {
+                self.fire_field(1)
+                    .map_or_else(|| vec![0.0; n], |f| self.read(f, n))
+            }),
             velocity: select.velocity.then(|| {
                 per_cell(&grid, |i, j, k| {
                     [
@@ -572,6 +634,10 @@ impl Engine {
             Some("density")
         } else if self.temp_active && bad(&self.f.temperature, n) {
             Some("temperature")
+        } else if self.fire_field(0).is_some_and(|f| bad(f, n)) {
+            Some("fuel")
+        } else if self.fire_field(1).is_some_and(|f| bad(f, n)) {
+            Some("flame")
         } else if (0..3).any(|a| bad(&self.f.vel[a], d.faces(a).cells())) {
             Some("velocity")
         } else if bad(&self.f.pressure, n) {
@@ -621,21 +687,22 @@ impl Engine {
         p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt
     }
 
-    /// The stages of a sub-step in the CPU solver's order, with whether each runs with the
-    /// current parameters.
-    fn stages(&self) -> [(&'static str, bool, StageFn); 7] {
+    /// The stages of a sub-step in the CPU solver's order, each with whether it runs with
+    /// the current parameters (asked when its turn comes: the sources may light a fire).
+    fn stages() -> [(&'static str, fn(&Engine) -> bool, StageFn); 8] {
         [
-            ("sources", true, Engine::stage_sources),
-            ("advect_velocity", true, Engine::stage_advect_velocity),
-            ("forces", true, Engine::stage_forces),
+            ("sources", |_| true, Engine::stage_sources),
+            ("advect_velocity", |_| true, Engine::stage_advect_velocity),
+            ("forces", |_| true, Engine::stage_forces),
             (
                 "vorticity",
-                self.params.vorticity > 0.0,
+                |e| e.params.vorticity > 0.0,
                 Engine::stage_vorticity,
             ),
-            ("speed_limit", true, Engine::stage_speed_limit),
-            ("project", true, Engine::stage_project),
-            ("advect_density", true, Engine::stage_advect_scalars),
+            ("speed_limit", |_| true, Engine::stage_speed_limit),
+            ("project", |_| true, Engine::stage_project),
+            ("advect_density", |_| true, Engine::stage_advect_scalars),
+            ("combustion", |e| e.fire_active, Engine::stage_combustion),
         ]
     }
 
@@ -644,8 +711,8 @@ impl Engine {
     fn substep(&mut self, dt: f32) -> StepStats {
         self.sub_dt = dt;
         let mut stats = StepStats::default();
-        for (name, on, f) in self.stages() {
-            if !on {
+        for (name, on, f) in Engine::stages() {
+            if !on(self) {
                 continue;
             }
             let t = Instant::now();

@@ -28,23 +28,27 @@ pub(crate) struct Fields {
     pub r: Field,
     pub p: Field,
     pub q: Field,
+    /// Fuel and flame, allocated when something first burns.
+    pub fuel: Option<Field>,
+    pub flame: Option<Field>,
     pub partial_sum: Buffer<[f64]>,
     pub partial_max: Buffer<[u32]>,
     pub scalars: Buffer<[f64]>,
     pub counter: Buffer<[u32]>,
 }
 
-/// Bytes of the fields of a `d` grid.
-pub fn bytes_for(d: Dims) -> u64 {
+/// Bytes of the fields of a `d` grid (with fuel and flame where something burns).
+pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     let n = d.cells() as u64;
     let faces: u64 = (0..3).map(|a| d.faces(a).cells() as u64).sum();
-    // density, temperature, cell velocity (3), pressure, rhs, r, p, q; velocity twice.
-    let floats = n * 10 + faces * 2;
+    // density, temperature, cell velocity (3), pressure, rhs, r, p, q; velocity twice;
+    // fuel and flame.
+    let floats = n * (10 + if fire { 2 } else { 0 }) + faces * 2;
     let small = u64::from(REDUCE_GROUPS) * 12 + 4 * 8 + 4;
     floats * 4 + small
 }
 
-fn floats(ctx: &Rc<Context>, n: usize) -> Result<Field, String> {
+pub(crate) fn floats(ctx: &Rc<Context>, n: usize) -> Result<Field, String> {
     Buffer::empty_unsized(
         ctx,
         BufferType::ShaderStorageBuffer,
@@ -95,6 +99,8 @@ impl Fields {
             r: floats(ctx, n)?,
             p: floats(ctx, n)?,
             q: floats(ctx, n)?,
+            fuel: None,
+            flame: None,
             partial_sum,
             partial_max,
             scalars,

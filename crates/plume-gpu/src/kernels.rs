@@ -52,6 +52,8 @@ pub(crate) struct Kernels {
     pub reduce: ComputeShader,
     pub outflow: ComputeShader,
     pub cover: ComputeShader,
+    pub burn: ComputeShader,
+    pub expansion: ComputeShader,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -114,6 +116,8 @@ impl Kernels {
             reduce: k!("reduce.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),
             cover: k!("cover.comp"),
+            burn: k!("burn.comp"),
+            expansion: k!("expansion.comp"),
         })
     }
 }

@@ -60,7 +60,7 @@ pub fn is_software(renderer: &str) -> bool {
 /// it runs).
 pub fn unsupported(
     params: &FluidParams,
-    emitters: &[Emitter],
+    _emitters: &[Emitter],
     obstacles: &[Obstacle],
 ) -> Vec<&'static str> {
     let mut out = Vec::new();
@@ -72,9 +72,6 @@ pub fn unsupported(
     }
     if params.velocity_advection == Advection::MacCormack {
         out.push("MacCormack velocity advection");
-    }
-    if emitters.iter().any(Emitter::burns) {
-        out.push("fuel and flame (combustion)");
     }
     if !obstacles.is_empty() {
         out.push("obstacles");
@@ -154,7 +151,7 @@ impl GpuSolver {
     ) -> Result<Self, SimError> {
         params.validate()?;
         check_supported(&params, &[], &[])?;
-        let need = bytes_for(grid.dims);
+        let need = bytes_for(grid.dims, false);
         let what = format!("a {} grid on the graphics card", grid.dims);
         let (tx, rx) = channel::<Job>();
         let (ready_tx, ready_rx) = channel::<Result<GpuInfo, SimError>>();
@@ -223,7 +220,7 @@ impl GpuSolver {
 
     /// Bytes of the solver's buffers on the card.
     pub fn memory_bytes(&self) -> u64 {
-        bytes_for(self.grid.dims)
+        bytes_for(self.grid.dims, self.emitters.iter().any(Emitter::burns))
     }
 
     /// Every field as it is on the card (faces as faces), read back.
@@ -283,7 +280,7 @@ impl Simulation for GpuSolver {
         &self.grid
     }
     fn memory_bytes(&self) -> usize {
-        bytes_for(self.grid.dims) as usize
+        GpuSolver::memory_bytes(self) as usize
     }
     fn pressure_solver(&self) -> &'static str {
         "conjugate gradients, Jacobi-preconditioned (GPU)"
@@ -314,6 +311,14 @@ impl Simulation for GpuSolver {
     }
     fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
         check_supported(&self.params, &es, &self.obstacles)?;
+        if es.iter().any(Emitter::burns) {
+            let what = format!(
+                "fuel and flame of a {} grid on the graphics card",
+                self.grid.dims
+            );
+            let extra = bytes_for(self.grid.dims, true) - bytes_for(self.grid.dims, false);
+            fits(extra, self.info.free_memory, &what)?;
+        }
         let q = es.clone();
         self.call(move |e| e.set_emitters(q))?;
         self.emitters = es;
@@ -386,7 +391,7 @@ mod tests {
 
     #[test]
     fn a_grid_the_card_cannot_hold_is_refused_with_both_numbers() {
-        let need = bytes_for(plume_core::sim::Dims::cube(512));
+        let need = bytes_for(plume_core::sim::Dims::cube(512), false);
         // An 8 GiB card with 6 GiB free.
         let e = fits(
             need,
@@ -405,7 +410,7 @@ mod tests {
     #[test]
     fn the_fields_take_about_64_bytes_a_cell() {
         let d = plume_core::sim::Dims::cube(256);
-        let per_cell = bytes_for(d) as f64 / d.cells() as f64;
+        let per_cell = bytes_for(d, false) as f64 / d.cells() as f64;
         assert!((64.0..65.0).contains(&per_cell), "{per_cell}");
     }
 

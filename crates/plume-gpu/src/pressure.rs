@@ -25,19 +25,30 @@ impl Engine {
             n,
             uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], Rhs: &f.rhs, scale: -h / dt },
         );
-        if !self.boundaries.any_open() {
-            // A closed box: the singular Neumann problem is solvable once the mean is out.
-            let sum = self
-                .reduce(0, &f.rhs, &f.rhs, n, true)
-                .map_or(0.0, |r| r.sum);
-            let mean = (sum / n as f64) as f32;
+        let closed = !self.boundaries.any_open();
+        if closed {
+            self.remove_mean();
+        }
+        if let (true, Some(fu)) = (self.fire_active && self.fire.expansion > 0.0, &self.f.fuel) {
+            // Gas expansion: ∇·u = expansion × (fuel burned per second) where it burns.
             run(
-                &self.k.add_constant,
+                &self.k.expansion,
                 self.dims(),
                 n,
-                uniform! { Field: &f.rhs, add: -mean, mul: 1.0f32 },
+                uniform! {
+                    Fuel: fu,
+                    Temperature: &self.f.temperature,
+                    Rhs: &self.f.rhs,
+                    k: h * h / dt * self.fire.expansion,
+                    ignition: self.fire.ignition,
+                    burn_rate: self.fire.burn_rate,
+                },
             );
+            if closed {
+                self.remove_mean();
+            }
         }
+        let f = &self.f;
         let bmax = self
             .reduce(0, &f.rhs, &f.rhs, n, true)
             .map_or(0.0, |r| r.max_abs());
@@ -72,6 +83,23 @@ impl Engine {
         stats.divergence_before = bmax * to_div;
         stats.divergence_after = relative * bmax * to_div;
         self.vmax = Some(self.max_speed());
+    }
+
+    /// Takes the mean out of the right-hand side (a closed box: the singular Neumann problem
+    /// is solvable once it is out).
+    fn remove_mean(&self) {
+        let n = self.cells();
+        let f = &self.f;
+        let sum = self
+            .reduce(0, &f.rhs, &f.rhs, n, true)
+            .map_or(0.0, |r| r.sum);
+        let mean = (sum / n as f64) as f32;
+        run(
+            &self.k.add_constant,
+            self.dims(),
+            n,
+            uniform! { Field: &f.rhs, add: -mean, mul: 1.0f32 },
+        );
     }
 
     /// Solves A·p = rhs from the last pressure; returns the iterations, the starting guess's

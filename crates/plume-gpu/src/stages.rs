@@ -49,6 +49,9 @@ impl Engine {
         let dt = self.sub_dt;
         let t = self.time;
         let lim = self.speed_limit();
+        if self.emitters.iter().any(|e| e.burns() && e.active_at(t)) {
+            self.activate_fire();
+        }
         for i in 0..self.emitters.len() {
             let e = &self.emitters[i];
             if !e.active_at(t) {
@@ -67,6 +70,12 @@ impl Engine {
             let e = &self.emitters[i];
             if e.density > 0.0 {
                 self.apply(&c.0[0], &self.f.density, 0, e.density * dt);
+            }
+            for (rate, which) in [(e.fuel, 0), (e.flame, 1)] {
+                let add = rate * dt;
+                if let (true, Some(f)) = (add > 0.0, self.fire_field(which)) {
+                    self.apply(&c.0[0], f, 0, add);
+                }
             }
             if let Some(te) = e.temperature {
                 self.temp_active = true;
@@ -231,35 +240,32 @@ impl Engine {
         let scale = [fade, cool];
         let offset = [0.0, (1.0 - cool) * amb];
         let outside = [0.0, amb];
-        let phases: &[u32] = if mac { &[1, 2] } else { &[0] };
-        let f = &self.f;
-        for &phase in phases {
-            run(
-                &self.k.advect_cells,
-                self.dims(),
-                n,
-                uniform! {
-                    CellVel: &f.cell_vel,
-                    Src0: &f.density,
-                    Src1: &f.temperature,
-                    Hat0: &f.q,
-                    Hat1: &f.rhs,
-                    Dst0: &f.r,
-                    Dst1: &f.p,
-                    phase: phase,
-                    fields: fields,
-                    kt: k_dt,
-                    scale: scale,
-                    offset: offset,
-                    outside: outside,
-                    air_in_lo: lo,
-                    air_in_hi: hi,
-                },
-            );
-        }
+        self.advect_pair(
+            mac,
+            fields,
+            [scale[0], scale[1]],
+            offset,
+            outside,
+            k_dt,
+            (lo, hi),
+        );
         std::mem::swap(&mut self.f.density, &mut self.f.r);
         if self.temp_active {
             std::mem::swap(&mut self.f.temperature, &mut self.f.p);
+        }
+        if self.fire_active {
+            // Fuel and flame: carried unchanged, 0 in the outside air.
+            if let (Some(fu), Some(fl)) = (self.f.fuel.take(), self.f.flame.take()) {
+                let (fu, fl) = (
+                    std::mem::replace(&mut self.f.density, fu),
+                    std::mem::replace(&mut self.f.temperature, fl),
+                );
+                self.advect_pair(mac, 2, [1.0, 1.0], [0.0; 2], [0.0; 2], k_dt, (lo, hi));
+                let fuel = std::mem::replace(&mut self.f.density, fu);
+                let flame = std::mem::replace(&mut self.f.temperature, fl);
+                self.f.fuel = Some(std::mem::replace(&mut self.f.r, fuel));
+                self.f.flame = Some(std::mem::replace(&mut self.f.p, flame));
+            }
         }
         // The mass correction (as the CPU's `correct_mass`).
         let now = self
@@ -282,6 +288,80 @@ impl Engine {
         stats.source_added = (before - self.before_sources) * cell;
         stats.mass_correction = factor;
         stats.scalar_active = 1.0;
+    }
+
+    /// Advects `density` and (with `fields` 2) `temperature` into `r` and `p` (MacCormack's
+    /// φ̂ in `q` and `rhs`), each as `scale·φ + offset` with `outside` beyond open faces.
+    #[allow(clippy::too_many_arguments)]
+    fn advect_pair(
+        &self,
+        mac: bool,
+        fields: u32,
+        scale: [f32; 2],
+        offset: [f32; 2],
+        outside: [f32; 2],
+        k_dt: f32,
+        (lo, hi): ([u32; 3], [u32; 3]),
+    ) {
+        let phases: &[u32] = if mac { &[1, 2] } else { &[0] };
+        let f = &self.f;
+        for &phase in phases {
+            run(
+                &self.k.advect_cells,
+                self.dims(),
+                self.cells(),
+                uniform! {
+                    CellVel: &f.cell_vel,
+                    Src0: &f.density,
+                    Src1: &f.temperature,
+                    Hat0: &f.q,
+                    Hat1: &f.rhs,
+                    Dst0: &f.r,
+                    Dst1: &f.p,
+                    phase: phase,
+                    fields: fields,
+                    kt: k_dt,
+                    scale: scale,
+                    offset: offset,
+                    outside: outside,
+                    air_in_lo: lo,
+                    air_in_hi: hi,
+                },
+            );
+        }
+    }
+
+    pub(crate) fn stage_combustion(&mut self, stats: &mut StepStats) {
+        let (Some(fu), Some(fl)) = (&self.f.fuel, &self.f.flame) else {
+            return;
+        };
+        let p = &self.fire;
+        let dt = self.sub_dt;
+        let n = self.cells();
+        run(
+            &self.k.burn,
+            self.dims(),
+            n,
+            uniform! {
+                Density: &self.f.density,
+                Temperature: &self.f.temperature,
+                Fuel: fu,
+                Flame: fl,
+                Burned: &self.f.r,
+                burned: 1.0 - (-p.burn_rate * dt).exp(),
+                decay: (-p.flame_decay * dt).exp(),
+                ignition: p.ignition,
+                heat: p.heat,
+                flame_per_fuel: p.flame,
+                smoke: p.smoke,
+            },
+        );
+        let burned = self
+            .reduce(0, &self.f.r, &self.f.r, n, true)
+            .map_or(0.0, |r| r.sum);
+        let cell = f64::from(self.grid.h).powi(3);
+        stats.fuel_burned += burned * cell;
+        stats.source_added += burned * f64::from(self.fire.smoke) * cell;
     }
 
     /// Smoke leaving through open faces in a sub-step of `k_dt` cells per unit velocity
