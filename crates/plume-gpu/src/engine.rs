@@ -77,6 +77,8 @@ pub(crate) struct Engine {
 
 /// A stage's work.
 type StageFn = fn(&mut Engine, &mut StepStats);
+/// A stage: its name (the CPU solver's), whether it runs now, its work.
+type Stage = (&'static str, fn(&Engine) -> bool, StageFn);
 
 /// What the finite check and the statistics read of a field: Σ (double precision) and the
 /// largest |value| as bits.
@@ -689,7 +691,7 @@ impl Engine {
 
     /// The stages of a sub-step in the CPU solver's order, each with whether it runs with
     /// the current parameters (asked when its turn comes: the sources may light a fire).
-    fn stages() -> [(&'static str, fn(&Engine) -> bool, StageFn); 8] {
+    fn stages() -> [Stage; 8] {
         [
             ("sources", |_| true, Engine::stage_sources),
             ("advect_velocity", |_| true, Engine::stage_advect_velocity),
