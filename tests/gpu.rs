@@ -43,9 +43,12 @@ fn stage_differences(scene: &Scene) -> Vec<(&'static str, [f32; 6])> {
     let mut g = gpu(scene);
     for _ in 0..10 {
         cpu.try_step().expect("cpu step");
+        // The GPU's clock (and its moving solids) keep pace.
+        g.step().expect("gpu step");
     }
     let dt = scene.fluid.dt;
     let stages = [
+        "obstacles",
         "sources",
         "advect_velocity",
         "forces",
@@ -62,6 +65,15 @@ fn stage_differences(scene: &Scene) -> Vec<(&'static str, [f32; 6])> {
             let mut c = cpu.clone();
             assert!(c.run_stage(stage, dt), "the CPU has no stage {stage}");
             assert!(g.run_stage(stage, dt), "the GPU has no stage {stage}");
+            let solid = Select {
+                solid: true,
+                ..Default::default()
+            };
+            assert_eq!(
+                Simulation::frame(&c, solid).solid,
+                g.frame(solid).solid,
+                "{stage}: the solids differ"
+            );
             let s = g.state();
             let rel = |(d, m): (f32, f32)| if m > 0.0 { d / m } else { d };
             let vel = (0..3)
@@ -169,18 +181,58 @@ fn every_preset_the_gpu_runs_matches_the_cpu_after_1_and_20_steps() {
 }
 
 #[test]
-fn presets_the_gpu_lacks_are_refused_naming_what_it_lacks() {
-    for (name, lacks) in [("wind_tunnel", "obstacles"), ("paddle", "obstacles")] {
-        let scene = Scene::preset(name).expect("preset").with_resolution(16);
-        let err = plume::backend::gpu(&scene)
-            .err()
-            .expect("refused")
-            .to_string();
+fn a_moving_obstacle_matches_the_cpu() {
+    // The paddle preset with its motion from the start (the preset holds it still for 2 s).
+    let mut scene = Scene::preset("paddle").expect("paddle").with_resolution(32);
+    for k in &mut scene.obstacles[0].keys {
+        k.time -= 2.0;
+    }
+    let mut cpu = scene.build_simulation().expect("cpu");
+    let mut g: Box<dyn Simulation> = Box::new(gpu(&scene));
+    for step in 1..=40 {
+        let a = cpu.step().expect("cpu step").clone();
+        let b = g.step().expect("gpu step").clone();
+        assert_eq!(a.substeps, b.substeps, "step {step}");
         assert!(
-            err.contains(lacks) && err.contains("--backend cpu"),
-            "{name}: {err}"
+            (a.swept - b.swept).abs() <= 1e-3 * a.swept.max(1e-9),
+            "swept {} vs {}",
+            a.swept,
+            b.swept
         );
     }
+    let (fa, fb) = (cpu.frame(Select::ALL), g.frame(Select::ALL));
+    assert_eq!(fa.solid, fb.solid, "the solid cells differ");
+    let (dd, ds) = max_diff(
+        fa.density.as_deref().expect("d"),
+        fb.density.as_deref().expect("d"),
+    );
+    let flat = |v: Option<Vec<[f32; 3]>>| -> Vec<f32> {
+        v.unwrap_or_default().into_iter().flatten().collect()
+    };
+    let (vd, vs) = max_diff(&flat(fa.velocity), &flat(fb.velocity));
+    println!("paddle moving, after 40 steps: density {dd:e} of {ds:e}, velocity {vd:e} of {vs:e}");
+    assert!(vs > 0.05, "the paddle did not stir the air: {vs}");
+    // Every stage matches to rounding (see above); over 40 steps of a paddle stirring the
+    // smoke the pressure solves' differences (both to the relative residual 1e-3) grow to
+    // about 0.5% of the density and 0.08% of the velocity (measured on llvmpipe).
+    assert!(
+        dd <= 1e-2 * ds && vd <= 2e-3 * vs,
+        "density {dd}/{ds}, velocity {vd}/{vs}"
+    );
+}
+
+#[test]
+fn what_the_gpu_lacks_is_refused_naming_it() {
+    let mut scene = Scene::default_plume().with_resolution(16);
+    scene.fluid.viscosity = 0.01;
+    let err = plume::backend::gpu(&scene)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("viscosity") && err.contains("--backend cpu"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -230,7 +282,8 @@ fn memory_is_counted_exactly() {
     let d = scene.dims();
     let bytes = g.memory_bytes();
     assert_eq!(Simulation::memory_bytes(&g) as u64, bytes);
-    assert_eq!(bytes, plume_gpu::bytes_for(d, false));
+    // The fields, and one word of obstacle mask.
+    assert_eq!(bytes, plume_gpu::bytes_for(d, false) + 4);
     let per_cell = bytes as f64 / d.cells() as f64;
     assert!(per_cell <= 70.0, "{per_cell} bytes a cell");
 }

@@ -4,10 +4,13 @@ layout(std430) buffer Field { float field[]; };
 
 uniform float add;
 uniform float mul;
+uniform uint fluid_only;   // leave solid cells as they are
+
+#include "solid.glsl"
 
 void main() {
     uint n = gid();
-    if (n >= count) {
+    if (n >= count || (fluid_only != 0u && solid_at(n))) {
         return;
     }
     // A fill does not read what was there (a new buffer may hold any bits, NaN too).

@@ -34,7 +34,7 @@ void main() {
     vec3 p = vec3(coords(dims, n));
     vec3 u0 = vec3(cell_vel[3u * n], cell_vel[3u * n + 1u], cell_vel[3u * n + 2u]);
     vec3 last = vec3(dims) - 1.0;
-    vec3 back = rk2(p, u0, -kt);
+    vec3 back = stop_at_solid(p, rk2(p, u0, -kt));
     Loc l = locate(dims, back);
     int air_axis;
     int air_side;
@@ -64,8 +64,10 @@ void main() {
         return;
     }
     vec3 fwd = rk2(p, u0, kt);
+    // Where the forward trace leaves the cell centres or reaches a solid cell, the error
+    // estimate means nothing: the cell keeps φ̂.
     bool kept = fwd.x >= 0.0 && fwd.x <= last.x && fwd.y >= 0.0 && fwd.y <= last.y
-        && fwd.z >= 0.0 && fwd.z <= last.z;
+        && fwd.z >= 0.0 && fwd.z <= last.z && !touches_solid(fwd);
     if (!kept) {
         dst0[n] = scale.x * hat0[n] + offset.x;
         if (fields > 1u) {

@@ -93,7 +93,8 @@ void main() {
     }
     vec3 shift = vec3(axis == 0u ? -0.5 : 0.0, axis == 1u ? -0.5 : 0.0, axis == 2u ? -0.5 : 0.0);
     vec3 start = vec3(p) + shift;
-    vec3 end = rk2(start, face_velocity(p), kt);
+    // Traces stop at the first solid cell on their way.
+    vec3 end = stop_at_solid(start, rk2(start, face_velocity(p), kt));
     vec3 q = end - shift;
     float s[8];
     Loc l = locate(fd, q);

@@ -1,6 +1,7 @@
 // Applies what an emitter or the brush covers (a list of sample indices and coverages c)
 // to one field: mode 0 adds c·amount, mode 1 blends towards `amount` by c, mode 2 adds
-// c·amount and keeps the result ≥ 0 (painting smoke away), mode 3 sets 0 (clearing).
+// c·amount and keeps the result ≥ 0 (painting smoke away), mode 3 sets `amount` (filling
+// solid cells), mode 4 sets c (each entry's own value: the faces of moving solids).
 layout(std430) readonly buffer Index { uint index[]; };
 layout(std430) readonly buffer Weight { float weight[]; };
 layout(std430) buffer Field { float field[]; };
@@ -22,7 +23,9 @@ void main() {
         field[i] = v + c * (amount - v);
     } else if (mode == 2u) {
         field[i] = max(v + c * amount, 0.0);
+    } else if (mode == 3u) {
+        field[i] = amount;
     } else {
-        field[i] = 0.0;
+        field[i] = c;
     }
 }

@@ -2,6 +2,8 @@
 // cell, the mean of each cell's two faces along each axis), as the CPU's `sample::rk2`.
 // Needs a block `CellVel { float cell_vel[]; }` declared before it.
 
+#include "solid.glsl"
+
 vec3 cell_velocity_at(vec3 p) {
     Loc l = locate(dims, p);
     vec3 r;

@@ -19,9 +19,9 @@ use crate::kernels::{run, run_reduce, Kernels};
 
 /// A coverage list on the card: sample indices and coverages.
 pub(crate) struct List {
-    index: Buffer<[u32]>,
-    weight: Buffer<[f32]>,
-    len: usize,
+    pub index: Buffer<[u32]>,
+    pub weight: Buffer<[f32]>,
+    pub len: usize,
 }
 
 /// What a shape covers, on the card: cells, then u, v and w faces.
@@ -73,6 +73,10 @@ pub(crate) struct Engine {
     pub before_sources: f64,
     /// How many partial results the last reduction wrote.
     pub last_groups: std::cell::Cell<u32>,
+    /// The obstacles and their solids.
+    pub obs: crate::solids::Obstacles,
+    /// The solid cells, a bit each (one word of 0 without obstacles).
+    pub solid_bits: Buffer<[u32]>,
 }
 
 /// A stage's work.
@@ -108,6 +112,13 @@ impl Engine {
         let k = Kernels::new(&ctx)?;
         let f = Fields::new(&ctx, grid.dims)?;
         let sub_dt = params.dt;
+        let solid_bits = Buffer::new(
+            &ctx,
+            &[0u32][..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .map_err(|e| format!("{e:?}"))?;
         let mut e = Self {
             ctx,
             k,
@@ -129,6 +140,8 @@ impl Engine {
             non_finite: None,
             before_sources: 0.0,
             last_groups: std::cell::Cell::new(0),
+            obs: Default::default(),
+            solid_bits,
         };
         e.reset();
         Ok(e)
@@ -149,7 +162,14 @@ impl Engine {
             &self.k.add_constant,
             self.dims(),
             n,
-            uniform! { Field: field, add: v, mul: 0.0f32 },
+            uniform! {
+                Field: field,
+                add: v,
+                mul: 0.0f32,
+                fluid_only: 0u32,
+                Solid: &self.solid_bits,
+                solids: 0u32,
+            },
         );
     }
 
@@ -171,6 +191,7 @@ impl Engine {
         self.stats = StepStats::default();
         self.vmax = None;
         self.non_finite = None;
+        self.restart_obstacles();
         self.start_flow();
     }
 
@@ -217,6 +238,17 @@ impl Engine {
                 },
             );
         }
+        self.set_solid_faces();
+    }
+
+    /// Whether solid cells exist, as the kernels' `solids` uniform.
+    pub fn solids_flag(&self) -> u32 {
+        u32::from(self.has_solids())
+    }
+
+    /// Bytes on the card: the fields and the obstacles' mask and lists.
+    pub fn memory_bytes(&self) -> u64 {
+        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some()) + self.obs.bytes()
     }
 
     /// Σ and the largest |value| of the first `n` values of `a` (mode 0), of Σ a·b (mode 1)
@@ -236,6 +268,8 @@ impl Engine {
                 mode: mode,
                 open_lo: lo,
                 open_hi: hi,
+                Solid: &self.solid_bits,
+                solids: self.solids_flag(),
             },
         );
         self.last_groups.set(groups);
@@ -380,6 +414,7 @@ impl Engine {
                 .upload(&cover::shape_cover(&self.grid, &ball))
                 .map_err(SimError::InvalidParameter)?;
             self.apply(&c.0[0], &self.f.density, 2, density);
+            self.fill_solid_cells(&self.f.density, 0.0);
             Ok(())
         });
         let r2 = cover::check_paint_velocity(center, radius, velocity).and_then(|()| {
@@ -566,7 +601,11 @@ impl Engine {
                         * inv_h
                 })
             }),
-            solid: None,
+            solid: if select.solid {
+                self.obs.solids.as_ref().map(|s| s.host.mask.clone())
+            } else {
+                None
+            },
             collision: None,
             emitters: self
                 .emitters
@@ -673,13 +712,21 @@ impl Engine {
     }
 
     /// The largest velocity component an active emitter sets, within the speed limit.
+    /// Moving obstacles count with the speed their faces had in the last sub-step.
     fn emitter_speed(&self) -> f32 {
+        let solid = self.obs.solids.as_ref().map_or(0.0, |s| {
+            s.host
+                .face_vel
+                .iter()
+                .flatten()
+                .fold(0.0f32, |m, v| m.max(v.abs()))
+        });
         self.emitters
             .iter()
             .filter(|e| e.active_at(self.time))
             .filter_map(|e| e.velocity)
             .flat_map(|v| v.map(f32::abs))
-            .fold(0.0, f32::max)
+            .fold(solid, f32::max)
             .min(self.speed_limit())
     }
 
@@ -691,8 +738,9 @@ impl Engine {
 
     /// The stages of a sub-step in the CPU solver's order, each with whether it runs with
     /// the current parameters (asked when its turn comes: the sources may light a fire).
-    fn stages() -> [Stage; 8] {
+    fn stages() -> [Stage; 9] {
         [
+            ("obstacles", |e| e.obstacles_move(), Engine::stage_obstacles),
             ("sources", |_| true, Engine::stage_sources),
             ("advect_velocity", |_| true, Engine::stage_advect_velocity),
             ("forces", |_| true, Engine::stage_forces),

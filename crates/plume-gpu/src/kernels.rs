@@ -10,7 +10,11 @@ use std::rc::Rc;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 3] = [
+const INCLUDES: [(&str, &str); 4] = [
+    (
+        "solid.glsl",
+        include_str!("../../../shaders/sim/solid.glsl"),
+    ),
     (
         "trace.glsl",
         include_str!("../../../shaders/sim/trace.glsl"),
@@ -54,24 +58,32 @@ pub(crate) struct Kernels {
     pub cover: ComputeShader,
     pub burn: ComputeShader,
     pub expansion: ComputeShader,
+    pub average: ComputeShader,
+    pub gather: ComputeShader,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
 /// with its includes put in.
 pub(crate) fn source(kernel: &str, wg: u32) -> String {
     let mut body = String::new();
-    for line in kernel.lines() {
+    expand(kernel, &mut body, 0);
+    format!("#version 430\n#define WG {wg}\nlayout(local_size_x = WG) in;\n{COMMON}\n{body}")
+}
+
+/// `text` with its `#include "name"` lines replaced by those files, themselves expanded
+/// (include guards in the files keep a file from coming in twice).
+fn expand(text: &str, out: &mut String, depth: u32) {
+    for line in text.lines() {
         let inc = line
             .trim()
             .strip_prefix("#include \"")
             .and_then(|r| r.strip_suffix('"'));
         match inc.and_then(|name| INCLUDES.iter().find(|(n, _)| *n == name)) {
-            Some((_, text)) => body.push_str(text),
-            None => body.push_str(line),
+            Some((_, included)) if depth < 4 => expand(included, out, depth + 1),
+            _ => out.push_str(line),
         }
-        body.push('\n');
+        out.push('\n');
     }
-    format!("#version 430\n#define WG {wg}\nlayout(local_size_x = WG) in;\n{COMMON}\n{body}")
 }
 
 impl Kernels {
@@ -118,6 +130,8 @@ impl Kernels {
             cover: k!("cover.comp"),
             burn: k!("burn.comp"),
             expansion: k!("expansion.comp"),
+            average: k!("average.comp"),
+            gather: k!("gather.comp"),
         })
     }
 }

@@ -16,6 +16,7 @@ mod engine;
 mod fields;
 mod kernels;
 mod pressure;
+mod solids;
 mod stages;
 
 use engine::Engine;
@@ -61,7 +62,7 @@ pub fn is_software(renderer: &str) -> bool {
 pub fn unsupported(
     params: &FluidParams,
     _emitters: &[Emitter],
-    obstacles: &[Obstacle],
+    _obstacles: &[Obstacle],
 ) -> Vec<&'static str> {
     let mut out = Vec::new();
     if params.viscosity > 0.0 {
@@ -72,9 +73,6 @@ pub fn unsupported(
     }
     if params.velocity_advection == Advection::MacCormack {
         out.push("MacCormack velocity advection");
-    }
-    if !obstacles.is_empty() {
-        out.push("obstacles");
     }
     out
 }
@@ -139,6 +137,7 @@ impl GpuSolver {
         let mut s = Self::new(grid, scene.fluid.clone(), scene.boundaries, make)?;
         s.set_fire(scene.fire.clone())?;
         s.set_emitters(scene.emitters.clone())?;
+        s.set_obstacles(scene.obstacles.clone())?;
         Ok(s)
     }
 
@@ -218,9 +217,9 @@ impl GpuSolver {
         &self.info
     }
 
-    /// Bytes of the solver's buffers on the card.
+    /// Bytes of the solver's buffers on the card (fields, obstacles' mask and lists).
     pub fn memory_bytes(&self) -> u64 {
-        bytes_for(self.grid.dims, self.emitters.iter().any(Emitter::burns))
+        self.call(|e| e.memory_bytes())
     }
 
     /// Every field as it is on the card (faces as faces), read back.
@@ -329,6 +328,8 @@ impl Simulation for GpuSolver {
     }
     fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError> {
         check_supported(&self.params, &self.emitters, &os)?;
+        let q = os.clone();
+        self.call(move |e| e.set_obstacles(q))?;
         self.obstacles = os;
         Ok(())
     }

@@ -26,7 +26,8 @@ impl Engine {
             uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], Rhs: &f.rhs, scale: -h / dt },
         );
         let closed = !self.boundaries.any_open();
-        if closed {
+        let solids = self.has_solids();
+        if closed && !solids {
             self.remove_mean();
         }
         if let (true, Some(fu)) = (self.fire_active && self.fire.expansion > 0.0, &self.f.fuel) {
@@ -44,6 +45,13 @@ impl Engine {
                     burn_rate: self.fire.burn_rate,
                 },
             );
+            if closed && !solids {
+                self.remove_mean();
+            }
+        }
+        if solids {
+            // Solid cells have no equation; in a closed box the fluid cells' mean goes.
+            self.fill_solid_cells(&self.f.rhs, 0.0);
             if closed {
                 self.remove_mean();
             }
@@ -75,6 +83,7 @@ impl Engine {
                 },
             );
         }
+        self.set_solid_faces();
         // The divergence before and after, 1/s, from the right-hand side's scale −h/dt.
         let to_div = dt / (h * h);
         stats.pressure_iterations = iterations;
@@ -111,6 +120,7 @@ impl Engine {
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         let dims = self.dims();
+        let solids = self.solids_flag();
         let laplace = |x: &crate::fields::Field, out: &crate::fields::Field, residual: u32| {
             run(
                 &self.k.laplace,
@@ -123,6 +133,8 @@ impl Engine {
                     residual: residual,
                     open_lo: lo,
                     open_hi: hi,
+                    Solid: &self.solid_bits,
+                    solids: solids,
                 },
             );
         };
@@ -153,6 +165,8 @@ impl Engine {
                     phase: phase,
                     open_lo: lo,
                     open_hi: hi,
+                    Solid: &self.solid_bits,
+                    solids: solids,
                 },
             );
         };

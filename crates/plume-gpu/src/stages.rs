@@ -87,10 +87,23 @@ impl Engine {
                 }
             }
         }
+        if self.has_solids() {
+            self.fill_solid_cells(&self.f.density, 0.0);
+            self.fill_solid_cells(&self.f.temperature, self.params.ambient_temperature);
+            for which in 0..2 {
+                if let Some(f) = self.fire_field(which) {
+                    self.fill_solid_cells(f, 0.0);
+                }
+            }
+        }
         self.enforce_boundaries();
     }
 
     pub(crate) fn stage_advect_velocity(&mut self, _: &mut StepStats) {
+        // Traces read velocities inside obstacles next to the fluid: give them the fluid's
+        // (two layers), not the solid's, which would drag the flow along its surface. The
+        // solid faces are set again afterwards.
+        self.extrapolate_faces();
         self.cell_velocity();
         let (lo, hi, air_lo, air_hi) = self.exits(true);
         let d = self.grid.dims;
@@ -115,6 +128,8 @@ impl Engine {
                     air_lo: air_lo,
                     air_hi: air_hi,
                     fixed_ends: fixed,
+                    Solid: &self.solid_bits,
+                    solids: self.solids_flag(),
                 },
             );
         }
@@ -233,7 +248,20 @@ impl Engine {
             .reduce(0, &self.f.density, &self.f.density, n, true)
             .map_or(0.0, |r| r.sum);
         let outflow = self.outflow(k_dt);
-        let target = f64::from(fade) * (before - outflow).max(0.0);
+        let swept = std::mem::take(&mut self.obs.swept);
+        let target = f64::from(fade) * (before + swept - outflow).max(0.0);
+        if self.has_solids() {
+            // Advection reads next to the solids from their border cells: the fluid's values.
+            self.extrapolate_cells(&self.f.density);
+            if self.temp_active {
+                self.extrapolate_cells(&self.f.temperature);
+            }
+            for which in 0..2 {
+                if let Some(f) = self.fire_field(which) {
+                    self.extrapolate_cells(f);
+                }
+            }
+        }
         self.cell_velocity();
         let (lo, hi, _, _) = self.exits(false);
         let fields = if self.temp_active { 2u32 } else { 1 };
@@ -267,6 +295,17 @@ impl Engine {
                 self.f.flame = Some(std::mem::replace(&mut self.f.p, flame));
             }
         }
+        if self.has_solids() {
+            if self.temp_active {
+                self.fill_solid_cells(&self.f.temperature, amb);
+            }
+            for which in 0..2 {
+                if let Some(f) = self.fire_field(which) {
+                    self.fill_solid_cells(f, 0.0);
+                }
+            }
+            self.fill_solid_cells(&self.f.density, 0.0);
+        }
         // The mass correction (as the CPU's `correct_mass`).
         let now = self
             .reduce(0, &self.f.density, &self.f.density, n, true)
@@ -279,7 +318,14 @@ impl Engine {
                     &self.k.add_constant,
                     self.dims(),
                     n,
-                    uniform! { Field: &self.f.density, add: 0.0f32, mul: factor },
+                    uniform! {
+                        Field: &self.f.density,
+                        add: 0.0f32,
+                        mul: factor,
+                        fluid_only: 0u32,
+                        Solid: &self.solid_bits,
+                        solids: 0u32,
+                    },
                 );
             }
         }
@@ -326,6 +372,8 @@ impl Engine {
                     outside: outside,
                     air_in_lo: lo,
                     air_in_hi: hi,
+                    Solid: &self.solid_bits,
+                    solids: self.solids_flag(),
                 },
             );
         }

@@ -450,6 +450,81 @@ impl Solids {
     }
 }
 
+/// One averaging step of an extrapolation, for a backend that runs it elsewhere:
+/// `[target, count, neighbour₀, …, neighbour₅]` (the first `count` neighbours are read, in
+/// the order [`Solids::extrapolate`] and [`Solids::extrapolate_faces`] read them; the target
+/// becomes their mean, or 0 without any).
+pub type Average = [u32; 8];
+
+fn average(target: usize, nbs: impl Iterator<Item = usize>) -> Average {
+    let mut a = [0u32; 8];
+    a[0] = target as u32;
+    for q in nbs {
+        a[2 + a[1] as usize] = q as u32;
+        a[1] += 1;
+    }
+    a
+}
+
+impl Solids {
+    /// [`Solids::extrapolate`] as a list of averages: each border cell, the mean of its
+    /// fluid neighbours. Every average reads only fluid cells, which none writes.
+    pub fn border_averages(&self, d: Dims) -> Vec<Average> {
+        self.border
+            .iter()
+            .map(|&c| {
+                let p = unflatten(d, c as usize);
+                let nbs = neighbours(d, p)
+                    .map(|q| d.idx(q[0], q[1], q[2]))
+                    .filter(|&qi| self.mask[qi] == 0);
+                average(c as usize, nbs)
+            })
+            .collect()
+    }
+
+    /// [`Solids::extrapolate_faces`] with `layers` as lists of averages, per axis and layer:
+    /// an average of a layer reads only faces known before it (fluid faces and those of
+    /// earlier layers), so a layer's averages can run in any order.
+    pub fn face_averages(&self, d: Dims, layers: usize) -> [Vec<Vec<Average>>; 3] {
+        [0, 1, 2].map(|axis| {
+            let list = &self.faces[axis];
+            let mut out = Vec::new();
+            if list.is_empty() {
+                return out;
+            }
+            let fd = d.faces(axis);
+            let mut known = vec![1u8; fd.cells()];
+            for &i in list {
+                known[i as usize] = 0;
+            }
+            let mut pending: Vec<u32> = list.clone();
+            for _ in 0..layers {
+                let mut layer = Vec::new();
+                pending.retain(|&c| {
+                    let p = unflatten(fd, c as usize);
+                    let nbs: Vec<usize> = neighbours(fd, p)
+                        .map(|q| fd.idx(q[0], q[1], q[2]))
+                        .filter(|&qi| known[qi] != 0)
+                        .collect();
+                    if nbs.is_empty() {
+                        return true;
+                    }
+                    layer.push(average(c as usize, nbs.into_iter()));
+                    false
+                });
+                if layer.is_empty() {
+                    break;
+                }
+                for a in &layer {
+                    known[a[0] as usize] = 1;
+                }
+                out.push(layer);
+            }
+            out
+        })
+    }
+}
+
 fn unflatten(d: Dims, c: usize) -> [usize; 3] {
     [c % d.nx, (c / d.nx) % d.ny, c / (d.nx * d.ny)]
 }

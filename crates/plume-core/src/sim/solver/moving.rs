@@ -18,7 +18,7 @@ use crate::sim::body::Body;
 
 impl Solver {
     /// Resolves the obstacles' bodies for this grid (reads mesh files once).
-    pub(super) fn resolve_bodies(obstacles: &[Obstacle], h: f32) -> Result<Vec<Body>, SimError> {
+    pub fn resolve_bodies(obstacles: &[Obstacle], h: f32) -> Result<Vec<Body>, SimError> {
         obstacles
             .iter()
             .enumerate()
