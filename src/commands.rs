@@ -37,6 +37,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
         overwrite: a.overwrite,
         json: a.json,
         render_scale: a.render_scale,
+        backend: a.grid.backend,
     };
     crate::viewer::run(opts)?;
     Ok(())

@@ -40,7 +40,7 @@ const BACKENDS: [Backend; 2] = [
             let mut g = plume::backend::gpu(scene).expect("gpu");
             let mut st = g.state();
             st.density[5] = f32::NAN;
-            g.load_state(st).expect("load");
+            g.set_state(st).expect("load");
             Box::new(g)
         },
     },

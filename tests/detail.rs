@@ -247,7 +247,8 @@ fn the_viewer_switches_detail_on_and_off_without_resetting_the_smoke() {
     use std::time::{Duration, Instant};
     let mut s = Scene::default_plume();
     s.grid.dims = [12, 12, 12];
-    let sim = SimThread::spawn(s, true, || {}).expect("the thread starts");
+    let sim =
+        SimThread::spawn(s, plume::backend::Backend::Cpu, true, || {}).expect("the thread starts");
     // The next snapshot that satisfies `ok`.
     let wait = |ok: &dyn Fn(&Snapshot) -> bool| -> Snapshot {
         let t = Instant::now();

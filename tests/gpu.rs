@@ -4,9 +4,9 @@
 
 use plume::backend::Backend;
 use plume::scene::Scene;
-use plume::sim::{Simulation, Solver};
+use plume::sim::Simulation;
 use plume_core::frame::Select;
-use plume_gpu::{GpuSolver, State};
+use plume_gpu::GpuSolver;
 
 fn gpu(scene: &Scene) -> GpuSolver {
     plume::backend::gpu(scene).unwrap_or_else(|e| {
@@ -23,17 +23,6 @@ fn max_diff(a: &[f32], b: &[f32]) -> (f32, f32) {
         .zip(b)
         .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
     (d, scale)
-}
-
-fn state_of(cpu: &Solver) -> State {
-    State {
-        density: cpu.density().to_vec(),
-        temperature: cpu.temperature().to_vec(),
-        fuel: cpu.fuel().to_vec(),
-        flame: cpu.flame().to_vec(),
-        velocity: [0, 1, 2].map(|a| cpu.velocity(a).to_vec()),
-        pressure: cpu.pressure().to_vec(),
-    }
 }
 
 /// Each stage on the GPU from the CPU's state after 10 steps of `scene`, against the same
@@ -61,7 +50,7 @@ fn stage_differences(scene: &Scene) -> Vec<(&'static str, [f32; 6])> {
     stages
         .into_iter()
         .map(|stage| {
-            g.load_state(state_of(&cpu)).expect("load");
+            g.set_state(Simulation::state(&cpu)).expect("load");
             let mut c = cpu.clone();
             assert!(c.run_stage(stage, dt), "the CPU has no stage {stage}");
             assert!(g.run_stage(stage, dt), "the GPU has no stage {stage}");
@@ -74,7 +63,7 @@ fn stage_differences(scene: &Scene) -> Vec<(&'static str, [f32; 6])> {
                 g.frame(solid).solid,
                 "{stage}: the solids differ"
             );
-            let s = g.state();
+            let s = Simulation::state(&g);
             let rel = |(d, m): (f32, f32)| if m > 0.0 { d / m } else { d };
             let vel = (0..3)
                 .map(|a| rel(max_diff(c.velocity(a), &s.velocity[a])))
@@ -286,4 +275,106 @@ fn memory_is_counted_exactly() {
     assert_eq!(bytes, plume_gpu::bytes_for(d, false) + 4);
     let per_cell = bytes as f64 / d.cells() as f64;
     assert!(per_cell <= 70.0, "{per_cell} bytes a cell");
+}
+
+#[test]
+fn switching_backends_carries_the_smoke_over() {
+    // Ten steps on the CPU, then ten on the GPU from its state, against twenty on the CPU.
+    let scene = Scene::default_plume().with_resolution(24);
+    let mut cpu = scene.build_simulation().expect("cpu");
+    for _ in 0..10 {
+        cpu.step().expect("step");
+    }
+    let mut g: Box<dyn Simulation> = Box::new(gpu(&scene));
+    g.set_state(cpu.state()).expect("carried over");
+    assert_eq!((g.steps(), g.time()), (cpu.steps(), cpu.time()));
+    assert!((g.total_density() - cpu.total_density()).abs() <= 1e-9 * cpu.total_density());
+    for _ in 0..10 {
+        cpu.step().expect("step");
+        g.step().expect("step");
+    }
+    let (a, b) = (cpu.state(), g.state());
+    let (dd, ds) = max_diff(&a.density, &b.density);
+    assert_eq!(b.steps, 20);
+    assert!(
+        dd <= 1e-3 * ds,
+        "after the switch the smoke went elsewhere: {dd} of {ds}"
+    );
+    // And back: the CPU takes the GPU's fields.
+    let mut back = scene.build_simulation().expect("cpu");
+    back.set_state(g.state()).expect("carried back");
+    assert_eq!(back.state().density, b.density);
+    // A state of the wrong size is refused, naming what is wrong.
+    let small = Scene::default_plume()
+        .with_resolution(8)
+        .build_simulation()
+        .expect("cpu");
+    let err = g.set_state(small.state()).expect_err("refused").to_string();
+    assert!(err.contains("density") && err.contains("24x24x24"), "{err}");
+}
+
+#[test]
+fn the_viewer_runs_the_plume_on_the_gpu_backend() {
+    let dir = std::env::temp_dir().join(format!("plume-gpu-view-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let shot = dir.join("gpu.png");
+    let rec = dir.join("frames");
+    let out = std::process::Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1280x1024x24",
+            env!("CARGO_BIN_EXE_plume"),
+        ])
+        .args([
+            "view",
+            "--backend",
+            "gpu",
+            "--size",
+            "24",
+            "--frames",
+            "150",
+        ])
+        .args(["--window", "1000x650", "--screenshot"])
+        .arg(&shot)
+        .arg("--record")
+        .arg(&rec)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "viewer failed: {err}");
+    let dec = png::Decoder::new(std::fs::File::open(&shot).expect("screenshot written"));
+    let mut reader = dec.read_info().expect("PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("pixels");
+    let (w, h) = (info.width as usize, info.height as usize);
+    let px = |x: usize, y: usize| {
+        let i = 4 * (y * w + x);
+        [buf[i], buf[i + 1], buf[i + 2]]
+    };
+    let luma = |p: [u8; 3]| (p[0] as u32 * 3 + p[1] as u32 * 6 + p[2] as u32) / 10;
+    // The plume: bright, low-saturation pixels in the lower middle of the 3D view.
+    let smoke = (h / 2..h * 5 / 6)
+        .flat_map(|y| (w * 3 / 10..w * 7 / 10).map(move |x| (x, y)))
+        .map(|(x, y)| px(x, y))
+        .filter(|p| {
+            let (lo, hi) = (p.iter().min().copied(), p.iter().max().copied());
+            luma(*p) > 150 && hi.unwrap_or(0) - lo.unwrap_or(0) < 40
+        })
+        .count();
+    // (On llvmpipe the GPU backend takes about 0.2 s a step, so 150 frames see some 10
+    // steps: a small plume, a few hundred pixels; an empty view has none.)
+    assert!(
+        smoke > 150,
+        "no smoke in the 3D view ({smoke} bright grey pixels)"
+    );
+    // The frames it recorded name the backend that made them.
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(rec.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    assert_eq!(m["backend"], "gpu", "{m}");
+    assert!(!m["frames"].as_array().expect("frames").is_empty());
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -63,6 +63,7 @@ fn snapshot_after_steps(n: usize) -> Snapshot {
         error: None,
         recording: false,
         recorder: Default::default(),
+        backend: "backend: cpu (asked for)".into(),
     }
 }
 
@@ -95,6 +96,10 @@ fn the_statistics_overlay_shows_every_stage_inside_the_3d_view() {
     assert!(
         lines.contains("pressure") && lines.contains("step 3"),
         "{lines}"
+    );
+    assert!(
+        lines.contains("backend: cpu"),
+        "the backend is not named:\n{lines}"
     );
     for (w, h) in [(1280.0, 800.0), (1000.0, 700.0)] {
         let (_, stats, view) = layout(w, h, true, Some(&snap));

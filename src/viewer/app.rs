@@ -48,6 +48,8 @@ pub struct ViewOptions {
     pub json: bool,
     /// How the 3D view's resolution is chosen.
     pub render_scale: super::view3d::ScaleMode,
+    /// The solver backend to start on (`--backend`).
+    pub backend: crate::backend::Backend,
 }
 
 #[derive(Debug)]
@@ -161,10 +163,11 @@ impl App {
         let proxy = self.proxy.clone();
         let scene = self.opts.scene.clone();
         let running = !self.opts.paused;
-        let sim = SimThread::spawn(scene.clone(), running, move || {
+        let sim = SimThread::spawn(scene.clone(), self.opts.backend, running, move || {
             let _ = proxy.send_event(UserEvent::NewSnapshot);
         })?;
         let mut ui = UiState::new(&scene, running);
+        ui.backend = self.opts.backend;
         ui.slice.visible = self.opts.slice;
         ui.streams.visible = self.opts.streamlines;
         ui.slice.streamlines = self.opts.streamlines;

@@ -31,6 +31,7 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
         v.push("waiting for the simulation…".into());
         return v;
     };
+    v.push(s.backend.clone());
     v.push(format!(
         "grid {}, t = {:.2} s, step {}, {}",
         s.frame.grid.dims,

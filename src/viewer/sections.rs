@@ -64,6 +64,28 @@ pub fn side_panel(
     }
 }
 
+/// The solver backend: choosing another moves the running simulation to it (fields, clock
+/// and settings carry over); the statistics overlay names the one that runs and why.
+fn backend(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
+    use crate::backend::Backend;
+    let before = st.backend;
+    egui::ComboBox::from_label("solver backend")
+        .selected_text(st.backend.name())
+        .show_ui(ui, |ui| {
+            for b in [Backend::Auto, Backend::Cpu, Backend::Gpu] {
+                ui.selectable_value(&mut st.backend, b, b.name());
+            }
+        })
+        .response
+        .on_hover_text(
+            "cpu; gpu (OpenGL compute shaders); auto: the GPU where the renderer is a \
+             hardware one that passes a start-up check, else the CPU. The smoke carries over.",
+        );
+    if st.backend != before {
+        out.push(UiCommand::Sim(SimCommand::SetBackend(st.backend)));
+    }
+}
+
 fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
     egui::CollapsingHeader::new("Simulation")
         .default_open(true)
@@ -82,6 +104,7 @@ fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                     out.push(UiCommand::Sim(SimCommand::Reset(None)));
                 }
             });
+            backend(ui, st, out);
             ui.horizontal(|ui| {
                 egui::ComboBox::from_label("grid (longest side)")
                     .selected_text(format!("{}", st.grid_n))

@@ -53,6 +53,9 @@ pub enum SimCommand {
     ExportFrame(RecordSpec),
     /// Write every `every`-th step from now on, or stop recording.
     SetRecording(Option<RecordSpec>),
+    /// Run on another solver backend; the fields, the clock and the settings carry over and
+    /// the smoke keeps moving.
+    SetBackend(crate::backend::Backend),
     /// Stop the thread.
     Quit,
 }
@@ -90,6 +93,8 @@ pub struct Snapshot {
     pub recording: bool,
     /// The background writer's progress.
     pub recorder: RecorderStatus,
+    /// Which solver backend runs the simulation, and why (one line).
+    pub backend: String,
 }
 
 /// Handle to the simulation thread.
@@ -102,6 +107,9 @@ pub struct SimThread {
 struct Worker {
     solver: Box<dyn Simulation>,
     scene: Scene,
+    /// The backend asked for, and the line saying which runs and why.
+    backend: crate::backend::Backend,
+    backend_line: String,
     running: bool,
     steps_per_frame: u32,
     real_time: bool,
@@ -113,6 +121,40 @@ struct Worker {
 }
 
 impl Worker {
+    /// Builds `scene` on the backend asked for; keeps the line saying which.
+    fn build(&mut self, scene: &Scene) -> Result<Box<dyn Simulation>, crate::sim::SimError> {
+        let b = crate::backend::build(scene, self.backend)?;
+        self.backend_line = b.why;
+        Ok(b.sim)
+    }
+
+    /// Moves the simulation to backend `b`: built for the current settings, handed the
+    /// fields and the clock.
+    fn switch_backend(&mut self, b: crate::backend::Backend) {
+        let mut scene = self.scene.clone();
+        scene.fluid = self.solver.params().clone();
+        scene.fire = self.solver.fire().clone();
+        scene.emitters = self.solver.emitters().to_vec();
+        scene.obstacles = self.solver.obstacles().to_vec();
+        let old = std::mem::replace(&mut self.backend, b);
+        let line = self.backend_line.clone();
+        let moved = self.build(&scene).and_then(|mut sim| {
+            sim.set_state(self.solver.state())?;
+            Ok(sim)
+        });
+        match moved {
+            Ok(sim) => {
+                self.solver = sim;
+                self.error = None;
+            }
+            Err(e) => {
+                self.backend = old;
+                self.backend_line = line;
+                self.error = Some(format!("backend {} refused: {e}", b.name()));
+            }
+        }
+    }
+
     fn export_now(&mut self, spec: &RecordSpec) {
         let Some(rec) = &self.recorder else {
             self.error = Some("the export writer thread is not running".into());
@@ -120,7 +162,15 @@ impl Worker {
         };
         rec.clear_error();
         let frame = export::capture(self.solver.as_ref(), &spec.opts);
-        rec.submit(frame, &spec.dir, &spec.opts, &self.scene, spec.existing);
+        let backend = self.solver.backend();
+        rec.submit_from(
+            frame,
+            &spec.dir,
+            &spec.opts,
+            &self.scene,
+            spec.existing,
+            backend,
+        );
     }
 
     /// After a step: queue a frame when recording asks for one; stop recording on failure.
@@ -154,7 +204,15 @@ impl Worker {
         {
             let frame = export::capture(self.solver.as_ref(), &spec.opts);
             // Blocks while the queue is full: the simulation waits rather than dropping a frame.
-            if !rec.submit(frame, &spec.dir, &spec.opts, &self.scene, spec.existing) {
+            let backend = self.solver.backend();
+            if !rec.submit_from(
+                frame,
+                &spec.dir,
+                &spec.opts,
+                &self.scene,
+                spec.existing,
+                backend,
+            ) {
                 self.recording = None;
             }
         }
@@ -189,7 +247,7 @@ impl Worker {
                     scene.fluid = self.solver.params().clone();
                     scene.fire = self.solver.fire().clone();
                     scene.emitters = self.solver.emitters().to_vec();
-                    match scene.build_simulation() {
+                    match self.build(&scene) {
                         Ok(s) => {
                             self.solver = s;
                             self.scene = scene;
@@ -222,7 +280,7 @@ impl Worker {
                 }
             }
             SimCommand::LoadScene(scene) => {
-                match scene.build_simulation() {
+                match self.build(&scene) {
                     Ok(s) => {
                         self.solver = s;
                         self.scene = *scene;
@@ -257,7 +315,7 @@ impl Worker {
                                 self.error = Some(format!("detail refused: {e}"));
                                 // `coarse` was moved into the failed attempt: rebuild from the
                                 // scene as a last resort.
-                                match self.scene.build_simulation() {
+                                match self.scene.clone().build_simulation() {
                                     Ok(s) => s,
                                     Err(e) => {
                                         self.error = Some(e.to_string());
@@ -271,6 +329,10 @@ impl Worker {
                     };
                     self.scene.detail = p;
                 }
+                return true;
+            }
+            SimCommand::SetBackend(b) => {
+                self.switch_backend(b);
                 return true;
             }
             SimCommand::SetStepsPerFrame(n) => self.steps_per_frame = n.clamp(1, 100),
@@ -319,6 +381,7 @@ impl Worker {
                 }
             }),
             scene_name: self.scene.name.clone(),
+            backend: self.backend_line.clone(),
             stats: s.stats().clone(),
             total_density: s.total_density(),
             running: self.running,
@@ -339,15 +402,19 @@ impl SimThread {
     /// published snapshot (the viewer uses it to request a redraw).
     pub fn spawn(
         scene: Scene,
+        backend: crate::backend::Backend,
         running: bool,
         wake: impl Fn() + Send + 'static,
     ) -> Result<Self, crate::sim::SimError> {
-        let solver = scene.build_simulation()?;
+        let built = crate::backend::build(&scene, backend)?;
+        let solver = built.sim;
         let (tx, rx) = mpsc::channel();
         let latest = Arc::new(Mutex::new(None));
         let mut worker = Worker {
             solver,
             scene,
+            backend,
+            backend_line: built.why,
             running,
             steps_per_frame: 1,
             real_time: true,
@@ -555,7 +622,8 @@ mod priority_tests {
         let before = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
         let mut scene = Scene::preset("plume").expect("the default scene");
         scene.grid.dims = [8, 8, 8];
-        let sim = SimThread::spawn(scene, true, || {}).expect("the thread starts");
+        let sim = SimThread::spawn(scene, crate::backend::Backend::Cpu, true, || {})
+            .expect("the thread starts");
         // The workers start with the pool; give them a moment to be listed.
         let mut nices = vec![];
         for _ in 0..100 {
@@ -583,7 +651,8 @@ mod priority_tests {
     fn steps_wait_for_the_window_and_commands_do_not() {
         let mut scene = Scene::preset("plume").expect("the default scene");
         scene.grid.dims = [8, 8, 8];
-        let sim = SimThread::spawn(scene, true, || {}).expect("the thread starts");
+        let sim = SimThread::spawn(scene, crate::backend::Backend::Cpu, true, || {})
+            .expect("the thread starts");
         let wait = |ms| std::thread::sleep(Duration::from_millis(ms));
         let newest = |sim: &SimThread| -> Snapshot {
             for _ in 0..200 {

@@ -110,6 +110,8 @@ impl StreamSettings {
 pub struct UiState {
     /// Simulation running.
     pub running: bool,
+    /// The solver backend chosen.
+    pub backend: crate::backend::Backend,
     /// Grid size chosen (applied with a reset).
     pub grid_n: usize,
     /// Steps per frame.
@@ -221,6 +223,7 @@ impl UiState {
     pub fn new(scene: &Scene, running: bool) -> Self {
         let mut s = Self {
             running,
+            backend: crate::backend::Backend::default(),
             grid_n: 0,
             steps_per_frame: 1,
             real_time: true,

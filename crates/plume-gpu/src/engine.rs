@@ -9,7 +9,8 @@ use plume_core::frame::{per_cell, Frame, Select};
 use plume_core::sim::body::Body;
 use plume_core::sim::cover::{self, Cover};
 use plume_core::sim::{
-    Boundaries, Emitter, Face, FireParams, FluidParams, Grid, SimError, StageTime, StepStats,
+    Boundaries, Emitter, Face, FieldState, FireParams, FluidParams, Grid, SimError, StageTime,
+    StepStats,
 };
 use std::rc::Rc;
 use std::time::Instant;
@@ -26,24 +27,6 @@ pub(crate) struct List {
 
 /// What a shape covers, on the card: cells, then u, v and w faces.
 pub(crate) struct Covered(pub [Option<List>; 4]);
-
-/// Every field of the solver, read back: cell-centred density, temperature and pressure,
-/// and the three face-velocity arrays.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct State {
-    /// Density, `nx·ny·nz`.
-    pub density: Vec<f32>,
-    /// Temperature, `nx·ny·nz`.
-    pub temperature: Vec<f32>,
-    /// Fuel, `nx·ny·nz`, or empty while nothing burns.
-    pub fuel: Vec<f32>,
-    /// Flame, `nx·ny·nz`, or empty while nothing burns.
-    pub flame: Vec<f32>,
-    /// u, v and w on their faces.
-    pub velocity: [Vec<f32>; 3],
-    /// Pressure, `nx·ny·nz`.
-    pub pressure: Vec<f32>,
-}
 
 /// The solver on the card.
 pub(crate) struct Engine {
@@ -470,11 +453,13 @@ impl Engine {
         Some(2.0 * bytes as f64 / best / 1e9)
     }
 
-    /// Every field, read back.
-    pub fn state(&self) -> State {
+    /// Every field and the clock, read back.
+    pub fn state(&self) -> FieldState {
         let d = self.grid.dims;
         let n = d.cells();
-        State {
+        FieldState {
+            time: self.time,
+            steps: self.steps,
             density: self.read(&self.f.density, n),
             temperature: self.read(&self.f.temperature, n),
             fuel: self
@@ -488,8 +473,9 @@ impl Engine {
         }
     }
 
-    /// Replaces every field.
-    pub fn load_state(&mut self, s: &State) -> Result<(), SimError> {
+    /// Replaces every field and the clock.
+    pub fn load_state(&mut self, s: &FieldState) -> Result<(), SimError> {
+        s.check(&self.grid)?;
         let d = self.grid.dims;
         let n = d.cells();
         let bad = |what: &str| SimError::InvalidParameter(format!("{what} has the wrong length"));
@@ -523,6 +509,8 @@ impl Engine {
         }
         self.temp_active = true;
         self.vmax = None;
+        self.time = s.time;
+        self.steps = s.steps;
         Ok(())
     }
 

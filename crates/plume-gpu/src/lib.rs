@@ -24,13 +24,13 @@ use glium::backend::Context;
 use plume_core::frame::{Frame, Select};
 use plume_core::scene::Scene;
 use plume_core::sim::{
-    Advection, Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Simulation, StepStats,
+    Advection, Emitter, FieldState, FireParams, FluidParams, Grid, Obstacle, SimError, Simulation,
+    StepStats,
 };
 use std::rc::Rc;
 use std::sync::mpsc::{channel, Sender};
 use std::thread::JoinHandle;
 
-pub use engine::State;
 pub use fields::bytes_for;
 
 /// Makes the OpenGL context the solver runs on, on the solver's own thread.
@@ -222,17 +222,6 @@ impl GpuSolver {
         self.call(|e| e.memory_bytes())
     }
 
-    /// Every field as it is on the card (faces as faces), read back.
-    pub fn state(&self) -> State {
-        self.call(|e| e.state())
-    }
-
-    /// Replaces every field (lengths as [`GpuSolver::state`] gives them; the temperature
-    /// counts as set). For comparing backends from the same state.
-    pub fn load_state(&mut self, s: State) -> Result<(), SimError> {
-        self.call(move |e| e.load_state(&s))
-    }
-
     /// Runs the stage called `name` (the CPU solver's names) as a sub-step of `dt` would,
     /// without moving the clock; `false` where this backend has no such stage.
     pub fn run_stage(&mut self, name: &str, dt: f32) -> bool {
@@ -380,6 +369,16 @@ impl Simulation for GpuSolver {
     }
     fn frame(&self, select: Select) -> Frame {
         self.call(move |e| e.frame(select))
+    }
+    fn state(&self) -> FieldState {
+        self.call(|e| e.state())
+    }
+    fn set_state(&mut self, s: FieldState) -> Result<(), SimError> {
+        let (time, steps) = (s.time, s.steps);
+        self.call(move |e| e.load_state(&s))?;
+        self.time = time;
+        self.steps = steps;
+        Ok(())
     }
     fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
         self

@@ -35,6 +35,7 @@ struct Job {
     opts: ExportOptions,
     scene: Scene,
     existing: Existing,
+    backend: &'static str,
 }
 
 struct Shared {
@@ -91,6 +92,9 @@ impl Recorder {
                     let Some(writer) = current.as_mut() else {
                         continue;
                     };
+                    if !job.backend.is_empty() {
+                        writer.set_backend(job.backend);
+                    }
                     match writer.write(&job.frame) {
                         Ok((_, files)) => {
                             let last = files.last().cloned();
@@ -122,6 +126,20 @@ impl Recorder {
         scene: &Scene,
         existing: Existing,
     ) -> bool {
+        self.submit_from(frame, dir, opts, scene, existing, "")
+    }
+
+    /// [`Recorder::submit`] naming the solver backend that made the frame (the manifest
+    /// records it).
+    pub fn submit_from(
+        &self,
+        frame: Frame,
+        dir: &Path,
+        opts: &ExportOptions,
+        scene: &Scene,
+        existing: Existing,
+        backend: &'static str,
+    ) -> bool {
         if self.failed() {
             return false;
         }
@@ -133,6 +151,7 @@ impl Recorder {
             opts: opts.clone(),
             scene: scene.clone(),
             existing,
+            backend,
         };
         if tx.send(job).is_err() {
             self.shared.queued.fetch_sub(1, Ordering::SeqCst);

@@ -38,7 +38,7 @@ pub use fire::FireParams;
 pub use grid::{Dims, Grid};
 pub use params::{Advection, FluidParams, PressureMethod};
 pub use pressure::operator::{det_sum, SolveStats};
-pub use simulation::Simulation;
+pub use simulation::{FieldState, Simulation};
 pub use solver::{Solver, StageTime, StepStats};
 pub use sources::{EmitFrom, Emitter, Obstacle, Pulse, Shape, ShapeKind};
 

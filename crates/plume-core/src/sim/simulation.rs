@@ -6,6 +6,62 @@
 use super::{Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Solver, StepStats};
 use crate::frame::{per_cell, Frame, Select};
 
+/// Every field of a simulation and its clock, as the solver holds them (velocity on its
+/// faces): what switching backends carries from one to the other.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldState {
+    /// Simulated time, s.
+    pub time: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Density, `nx·ny·nz`.
+    pub density: Vec<f32>,
+    /// Temperature, `nx·ny·nz`.
+    pub temperature: Vec<f32>,
+    /// Fuel, `nx·ny·nz`, or empty while nothing burns.
+    pub fuel: Vec<f32>,
+    /// Flame, `nx·ny·nz`, or empty while nothing burns.
+    pub flame: Vec<f32>,
+    /// u, v and w on their faces (`(nx+1)·ny·nz`, `nx·(ny+1)·nz`, `nx·ny·(nz+1)`).
+    pub velocity: [Vec<f32>; 3],
+    /// Pressure, `nx·ny·nz`.
+    pub pressure: Vec<f32>,
+}
+
+impl FieldState {
+    /// Checks every length against `grid` (fuel and flame may be empty).
+    pub fn check(&self, grid: &Grid) -> Result<(), SimError> {
+        let d = grid.dims;
+        let n = d.cells();
+        let bad = |what: &str, len: usize, want: usize| {
+            Err(SimError::InvalidParameter(format!(
+                "{what} holds {len} values; a {d} grid has {want}"
+            )))
+        };
+        for (what, v) in [
+            ("density", &self.density),
+            ("temperature", &self.temperature),
+            ("pressure", &self.pressure),
+        ] {
+            if v.len() != n {
+                return bad(what, v.len(), n);
+            }
+        }
+        for (what, v) in [("fuel", &self.fuel), ("flame", &self.flame)] {
+            if !v.is_empty() && v.len() != n {
+                return bad(what, v.len(), n);
+            }
+        }
+        for a in 0..3 {
+            let want = d.faces(a).cells();
+            if self.velocity[a].len() != want {
+                return bad("velocity", self.velocity[a].len(), want);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A running simulation: step it, change its parameters, read frames of its fields.
 pub trait Simulation: Send {
     /// A short name of the backend, for statistics and benchmark output.
@@ -56,6 +112,10 @@ pub trait Simulation: Send {
     fn total_density(&self) -> f64;
     /// An owned copy of the selected fields.
     fn frame(&self, select: Select) -> Frame;
+    /// Every field and the clock (for handing the simulation to another backend).
+    fn state(&self) -> FieldState;
+    /// Replaces every field and the clock (lengths checked; on error nothing changes).
+    fn set_state(&mut self, s: FieldState) -> Result<(), SimError>;
     /// The simulation without any pass layered on top (itself when there is none), state
     /// kept: what switching the up-resolution pass off or re-making it starts from.
     fn into_coarse(self: Box<Self>) -> Box<dyn Simulation>;
@@ -129,6 +189,23 @@ impl Simulation for Solver {
     }
     fn total_density(&self) -> f64 {
         Solver::total_density(self)
+    }
+    fn state(&self) -> FieldState {
+        FieldState {
+            time: Solver::time(self),
+            steps: Solver::steps(self),
+            density: self.density().to_vec(),
+            temperature: self.temperature().to_vec(),
+            fuel: self.fuel().to_vec(),
+            flame: self.flame().to_vec(),
+            velocity: [0, 1, 2].map(|a| self.velocity(a).to_vec()),
+            pressure: self.pressure().to_vec(),
+        }
+    }
+    fn set_state(&mut self, s: FieldState) -> Result<(), SimError> {
+        s.check(Solver::grid(self))?;
+        self.set_fields(s);
+        Ok(())
     }
     fn frame(&self, select: Select) -> Frame {
         let grid = *Solver::grid(self);

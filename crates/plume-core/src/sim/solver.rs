@@ -462,6 +462,35 @@ impl Solver {
         let [u, v, w] = &mut self.vel;
         [u.as_mut_slice(), v.as_mut_slice(), w.as_mut_slice()]
     }
+    /// Replaces every field and the clock with `s` (lengths checked by the caller, see
+    /// [`super::simulation::FieldState::check`]); the temperature counts as set, fuel and
+    /// flame as burning where given.
+    pub(crate) fn set_fields(&mut self, s: super::simulation::FieldState) {
+        self.density = s.density;
+        self.temperature = s.temperature;
+        self.temperature_active = true;
+        if !s.fuel.is_empty() || !s.flame.is_empty() {
+            self.activate_fire();
+            let n = self.grid.dims.cells();
+            self.fuel = if s.fuel.is_empty() {
+                vec![0.0; n]
+            } else {
+                s.fuel
+            };
+            self.flame = if s.flame.is_empty() {
+                vec![0.0; n]
+            } else {
+                s.flame
+            };
+        }
+        self.vel = s.velocity;
+        self.pressure = s.pressure;
+        self.time = s.time;
+        self.steps = s.steps;
+        self.scan = None;
+        self.scalar_maxima = [None; 4];
+    }
+
     /// Kinematic pressure at cell centres from the last projection, domain-units²/s².
     pub fn pressure(&self) -> &[f32] {
         &self.pressure

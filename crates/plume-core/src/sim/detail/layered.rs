@@ -129,6 +129,15 @@ impl Simulation for Detailed {
     fn total_density(&self) -> f64 {
         self.inner.total_density()
     }
+    fn state(&self) -> crate::sim::FieldState {
+        self.inner.state()
+    }
+    fn set_state(&mut self, s: crate::sim::FieldState) -> Result<(), crate::sim::SimError> {
+        self.inner.set_state(s)?;
+        // The fine fields start again from the coarse ones.
+        self.detail.reset_from(&self.coarse_frame());
+        Ok(())
+    }
     fn frame(&self, select: Select) -> Frame {
         let coarse = self.inner.frame(select);
         let n = self.detail.params.factor as usize;
