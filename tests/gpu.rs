@@ -378,3 +378,19 @@ fn the_viewer_runs_the_plume_on_the_gpu_backend() {
     assert!(!m["frames"].as_array().expect("frames").is_empty());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration() {
+    // Hardware renderers run the iterations in batches between read-backs (the card decides
+    // when to stop); llvmpipe reads back after each. Both must give the same fields.
+    let scene = Scene::default_plume().with_resolution(20);
+    let mut one = gpu(&scene);
+    let mut batched = gpu(&scene);
+    batched.set_batched_solve(true);
+    for _ in 0..8 {
+        let a = one.step().expect("step").pressure_iterations;
+        let b = batched.step().expect("step").pressure_iterations;
+        assert_eq!(a, b);
+    }
+    assert_eq!(one.state(), batched.state());
+}

@@ -1,26 +1,48 @@
 // Finishes a dot product of conjugate gradients from the reduction's partial sums (one
-// thread, a fixed order: the same result every run) and works out α or β.
-// op 0: ρ = r·z, β = 0. op 1: α = ρ / p·q. op 2: ρ' = r·z, β = ρ'/ρ, ρ = ρ'.
-// Scalars: [0] ρ, [1] p·q, [2] α, [3] β.
+// thread, a fixed order: the same result every run), works out α or β and decides on the
+// card whether the solve has converged, so the host reads back only now and then.
+// op 0: ρ = r·z, β = 0, and the starting residual. op 1: α = ρ / p·q (0 once converged).
+// op 2: one more iteration done: ρ' = r·z, β = ρ'/ρ, ρ = ρ', and the residual checked.
+// Scalars: [0] ρ, [1] p·q, [2] α, [3] β, [4] converged (1) or not (0), [5] iterations at
+// convergence, [6] max|r| at the last check, [7] iterations done, [8] max|r| at the start.
 layout(std430) readonly buffer PartialSum { double partial_sum[]; };
+layout(std430) readonly buffer PartialMax { uint partial_max[]; };
 layout(std430) buffer Scalars { double scalars[]; };
 
 uniform uint op;
 uniform uint groups;
+uniform float target;   // tolerance · max|rhs|
 
 void main() {
     double s = 0.0;
+    uint m = 0u;
     for (uint g = 0u; g < groups; g++) {
         s += partial_sum[g];
+        m = max(m, partial_max[g]);
     }
+    float rmax = uintBitsToFloat(m);
+    // Not finite (bits at or above infinity's): stop, the finite check reports it.
+    bool stop = rmax <= target || m >= 0x7f800000u;
     if (op == 0u) {
         scalars[0] = s;
         scalars[3] = 0.0;
+        scalars[4] = stop ? 1.0 : 0.0;
+        scalars[5] = 0.0;
+        scalars[6] = double(rmax);
+        scalars[7] = 0.0;
+        scalars[8] = double(rmax);
     } else if (op == 1u) {
         scalars[1] = s;
-        scalars[2] = s != 0.0 ? scalars[0] / s : 0.0;
-    } else {
+        scalars[2] = (scalars[4] == 0.0 && s != 0.0) ? scalars[0] / s : 0.0;
+    } else if (scalars[4] == 0.0) {
+        scalars[7] += 1.0;
+        scalars[6] = double(rmax);
         scalars[3] = scalars[0] != 0.0 ? s / scalars[0] : 0.0;
         scalars[0] = s;
+        if (stop) {
+            scalars[4] = 1.0;
+            scalars[5] = scalars[7];
+            scalars[3] = 0.0;
+        }
     }
 }

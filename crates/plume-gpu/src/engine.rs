@@ -56,6 +56,10 @@ pub(crate) struct Engine {
     pub before_sources: f64,
     /// How many partial results the last reduction wrote.
     pub last_groups: std::cell::Cell<u32>,
+    /// Iterations the last pressure solve took (the next one's first batch).
+    pub last_pressure_iterations: u32,
+    /// The renderer is a software one (llvmpipe).
+    pub software: bool,
     /// The obstacles and their solids.
     pub obs: crate::solids::Obstacles,
     /// The solid cells, a bit each (one word of 0 without obstacles).
@@ -93,6 +97,7 @@ impl Engine {
         boundaries: Boundaries,
     ) -> Result<Self, String> {
         let k = Kernels::new(&ctx)?;
+        let ctx_renderer = ctx.get_opengl_renderer_string().to_string();
         let f = Fields::new(&ctx, grid.dims)?;
         let sub_dt = params.dt;
         let solid_bits = Buffer::new(
@@ -123,6 +128,8 @@ impl Engine {
             non_finite: None,
             before_sources: 0.0,
             last_groups: std::cell::Cell::new(0),
+            last_pressure_iterations: 8,
+            software: crate::is_software(ctx_renderer.as_str()),
             obs: Default::default(),
             solid_bits,
         };

@@ -44,7 +44,7 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, rhs, r, p, q; velocity twice;
     // fuel and flame.
     let floats = n * (10 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = u64::from(REDUCE_GROUPS) * 12 + 4 * 8 + 4;
+    let small = u64::from(REDUCE_GROUPS) * 12 + 9 * 8 + 4;
     floats * 4 + small
 }
 
@@ -76,7 +76,7 @@ impl Fields {
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let scalars = Buffer::new(
             ctx,
-            &[0.0f64; 4][..],
+            &[0.0f64; 9][..],
             BufferType::ShaderStorageBuffer,
             BufferMode::Default,
         )

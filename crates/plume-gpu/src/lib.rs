@@ -236,6 +236,14 @@ impl GpuSolver {
         self.call(|e| e.copy_bandwidth_gb_s())
     }
 
+    /// Runs the pressure solve's iterations in batches between read-backs (`true`, the
+    /// default on hardware renderers) or reads back after each (the default on software
+    /// ones, where batches are slower). Either way the card decides when the solve has
+    /// converged, so the results are the same.
+    pub fn set_batched_solve(&mut self, on: bool) {
+        self.call(move |e| e.software = !on);
+    }
+
     /// Runs `f` on the solver's thread and waits for its answer.
     fn call<R: Send + 'static>(&self, f: impl FnOnce(&mut Engine) -> R + Send + 'static) -> R {
         let (tx, rx) = channel();
