@@ -93,15 +93,20 @@ fn every_stage_matches_the_cpu_stage_on_the_same_input() {
     tunnel.boundaries.x_min = plume::sim::Face::Inflow(0.3);
     tunnel.boundaries.x_max = plume::sim::Face::Open;
     tunnel.boundaries.z_max = plume::sim::Face::Open;
+    // (and MacCormack for the velocity too, through inflow and open faces)
+    tunnel.fluid.velocity_advection = plume::sim::Advection::MacCormack;
     for scene in [
         Scene::default_plume().with_resolution(24),
         tunnel.with_resolution(20),
     ] {
         for (stage, d) in stage_differences(&scene) {
             let bound = match stage {
-                // Linear stages and traces: the same operations in the same order
-                // (`precise` in the shaders); float sums in another order at most.
-                "project" => [1e-6, 1e-6, 1e-3, 2e-3, 1e-6, 1e-6],
+                // The projection: both solves stop at the relative residual 1e-3 with different
+                // preconditioners (multigrid on the CPU, Jacobi here), so the velocities
+                // agree to about that and the pressures (an error, not a residual) to 1e-2.
+                "project" => [1e-6, 1e-6, 1e-3, 1e-2, 1e-6, 1e-6],
+                // Every other stage: the same operations in the same order (`precise` in the
+                // shaders); float sums in another order at most.
                 _ => [1e-5; 6],
             };
             for (f, (x, b)) in d.iter().zip(bound).enumerate() {

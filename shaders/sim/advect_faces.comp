@@ -1,17 +1,23 @@
-// Semi-Lagrangian advection of the face velocity along `axis` (as the CPU's face pass):
-// from each face an RK2 backtrace through the cell-centred velocity, the component sampled
-// there, the outside air's velocity blended in beyond inflow faces. Faces on the ends of
-// `axis` keep their value (the boundary pass sets walls and inflows afterwards).
+// Advection of the face velocity along `axis` (as the CPU's face passes): from each face an
+// RK2 backtrace through the cell-centred velocity, the component sampled there, the outside
+// air's velocity blended in beyond inflow faces (`phase` 0: semi-Lagrangian; 1: MacCormack's
+// φ̂, the same, into Dst). `phase` 2 finishes MacCormack from φ̂ (Hat): a forward trace
+// samples φ̂ to φ̃, and φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight φⁿ the
+// backtrace interpolated (and the outside air where it blended), or φ̂ where the forward
+// trace leaves the samples or touches a solid cell. Faces on the ends of `axis` keep their
+// value (the boundary pass sets walls and inflows afterwards).
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };
 layout(std430) readonly buffer CellVel { float cell_vel[]; };
+layout(std430) readonly buffer Hat { float hat[]; };
 layout(std430) writeonly buffer Dst { float dst[]; };
 
 uniform uint axis;
 uniform float kt;       // cells per unit velocity, negative: backwards
 uniform vec3 air_lo;    // velocity of the air beyond side 0 of each axis (along that axis)
 uniform vec3 air_hi;
+uniform uint phase;
 uniform uvec2 fixed_ends;  // 1 where the minimum / maximum end of `axis` is a wall or an inflow
 
 #include "trace.glsl"
@@ -19,6 +25,7 @@ uniform uvec2 fixed_ends;  // 1 where the minimum / maximum end of `axis` is a w
 GATHER(gather_u, u)
 GATHER(gather_v, v)
 GATHER(gather_w, w)
+GATHER(gather_hat, hat)
 
 float face(uint a, uvec3 p) {
     if (a == 0u) {
@@ -93,8 +100,9 @@ void main() {
     }
     vec3 shift = vec3(axis == 0u ? -0.5 : 0.0, axis == 1u ? -0.5 : 0.0, axis == 2u ? -0.5 : 0.0);
     vec3 start = vec3(p) + shift;
+    vec3 u0 = face_velocity(p);
     // Traces stop at the first solid cell on their way.
-    vec3 end = stop_at_solid(start, rk2(start, face_velocity(p), kt));
+    vec3 end = stop_at_solid(start, rk2(start, u0, kt));
     vec3 q = end - shift;
     float s[8];
     Loc l = locate(fd, q);
@@ -105,13 +113,41 @@ void main() {
     } else {
         gather_w(l, s);
     }
-    float val = lerp8(s, l.t);
+    vec3 last = vec3(fd) - 1.0;
     int air_axis;
     int air_side;
-    float wgt = blend_weight(q, vec3(fd) - 1.0, air_axis, air_side);
+    float wgt = blend_weight(q, last, air_axis, air_side);
+    float o = 0.0;
     if (air_axis >= 0) {
-        float o = uint(air_axis) == axis ? (air_side == 0 ? air_lo[axis] : air_hi[axis]) : 0.0;
-        val = val + wgt * (o - val);
+        o = uint(air_axis) == axis ? (air_side == 0 ? air_lo[axis] : air_hi[axis]) : 0.0;
     }
-    dst[n] = val;
+    if (phase != 2u) {
+        float val = lerp8(s, l.t);
+        dst[n] = air_axis >= 0 ? val + wgt * (o - val) : val;
+        return;
+    }
+    // MacCormack's last step (`kt` is the backward trace's, so forwards is −kt).
+    vec3 fwd = rk2(start, u0, -kt);
+    vec3 qf = fwd - shift;
+    bool off = !(qf.x >= 0.0 && qf.x <= last.x && qf.y >= 0.0 && qf.y <= last.y && qf.z >= 0.0
+        && qf.z <= last.z);
+    if (off || touches_solid(fwd)) {
+        dst[n] = hat[n];
+        return;
+    }
+    Loc lf = locate(fd, qf);
+    float hs[8];
+    gather_hat(lf, hs);
+    float tilde = lerp8(hs, lf.t);
+    if (isnan(tilde) || isinf(tilde)) {
+        dst[n] = hat[n];
+        return;
+    }
+    vec2 r = min_max8(s);
+    if (air_axis >= 0) {
+        r = vec2(min(r.x, o), max(r.y, o));
+    }
+    float v = hat[n] + 0.5 * (face(axis, p) - tilde);
+    v = v > r.x ? v : r.x;
+    dst[n] = v < r.y ? v : r.y;
 }

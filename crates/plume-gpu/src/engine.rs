@@ -238,7 +238,12 @@ impl Engine {
 
     /// Bytes on the card: the fields and the obstacles' mask and lists.
     pub fn memory_bytes(&self) -> u64 {
-        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some()) + self.obs.bytes()
+        let scratch = self
+            .f
+            .face_scratch
+            .as_ref()
+            .map_or(0, |b| b.get_size() as u64);
+        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some()) + self.obs.bytes() + scratch
     }
 
     /// Σ and the largest |value| of the first `n` values of `a` (mode 0), of Σ a·b (mode 1)

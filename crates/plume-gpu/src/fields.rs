@@ -28,6 +28,9 @@ pub(crate) struct Fields {
     pub r: Field,
     pub p: Field,
     pub q: Field,
+    /// MacCormack's φ̂ of one velocity component (the largest face array), allocated when
+    /// the velocity is first advected that way.
+    pub face_scratch: Option<Field>,
     /// Fuel and flame, allocated when something first burns.
     pub fuel: Option<Field>,
     pub flame: Option<Field>,
@@ -99,6 +102,7 @@ impl Fields {
             r: floats(ctx, n)?,
             p: floats(ctx, n)?,
             q: floats(ctx, n)?,
+            face_scratch: None,
             fuel: None,
             flame: None,
             partial_sum,

@@ -24,8 +24,7 @@ use glium::backend::Context;
 use plume_core::frame::{Frame, Select};
 use plume_core::scene::Scene;
 use plume_core::sim::{
-    Advection, Emitter, FieldState, FireParams, FluidParams, Grid, Obstacle, SimError, Simulation,
-    StepStats,
+    Emitter, FieldState, FireParams, FluidParams, Grid, Obstacle, SimError, Simulation, StepStats,
 };
 use std::rc::Rc;
 use std::sync::mpsc::{channel, Sender};
@@ -70,9 +69,6 @@ pub fn unsupported(
     }
     if params.diffusion > 0.0 {
         out.push("density diffusion");
-    }
-    if params.velocity_advection == Advection::MacCormack {
-        out.push("MacCormack velocity advection");
     }
     out
 }

@@ -108,30 +108,51 @@ impl Engine {
         let (lo, hi, air_lo, air_hi) = self.exits(true);
         let d = self.grid.dims;
         let kt = -self.sub_dt / self.grid.h;
+        let mac = self.params.velocity_advection == Advection::MacCormack;
+        if mac && self.f.face_scratch.is_none() {
+            let most = (0..3).map(|a| d.faces(a).cells()).max().unwrap_or(1);
+            match crate::fields::floats(&self.ctx, most) {
+                Ok(b) => self.f.face_scratch = Some(b),
+                Err(_) => return,
+            }
+        }
         for a in 0..3 {
             let fixed = [0, 1].map(|s| u32::from(self.boundaries.face(a, s).is_fixed()));
             let f = &self.f;
-            run(
-                &self.k.advect_faces,
-                self.dims(),
-                d.faces(a).cells(),
-                uniform! {
-                    U: &f.vel[0],
-                    V: &f.vel[1],
-                    W: &f.vel[2],
-                    CellVel: &f.cell_vel,
-                    Dst: &f.vel_tmp[a],
-                    axis: a as u32,
-                    kt: kt,
-                    air_in_lo: lo,
-                    air_in_hi: hi,
-                    air_lo: air_lo,
-                    air_hi: air_hi,
-                    fixed_ends: fixed,
-                    Solid: &self.solid_bits,
-                    solids: self.solids_flag(),
-                },
-            );
+            // Semi-Lagrangian: one pass into vel_tmp. MacCormack: φ̂ into the scratch, then
+            // the last step from it into vel_tmp.
+            let passes: &[(u32, bool)] = if mac {
+                &[(1, true), (2, false)]
+            } else {
+                &[(0, false)]
+            };
+            let scratch = f.face_scratch.as_ref().unwrap_or(&f.vel_tmp[a]);
+            for &(phase, to_scratch) in passes {
+                let dst = if to_scratch { scratch } else { &f.vel_tmp[a] };
+                run(
+                    &self.k.advect_faces,
+                    self.dims(),
+                    d.faces(a).cells(),
+                    uniform! {
+                        U: &f.vel[0],
+                        V: &f.vel[1],
+                        W: &f.vel[2],
+                        CellVel: &f.cell_vel,
+                        Hat: scratch,
+                        Dst: dst,
+                        axis: a as u32,
+                        phase: phase,
+                        kt: kt,
+                        air_in_lo: lo,
+                        air_in_hi: hi,
+                        air_lo: air_lo,
+                        air_hi: air_hi,
+                        fixed_ends: fixed,
+                        Solid: &self.solid_bits,
+                        solids: self.solids_flag(),
+                    },
+                );
+            }
         }
         std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
         self.enforce_boundaries();
