@@ -100,13 +100,6 @@ pub fn build(scene: &Scene, choice: Backend) -> Result<Built, SimError> {
 /// hardware one with compute shaders and a short run of the scene on a 16³ grid matches the
 /// CPU backend's; otherwise why not.
 pub fn auto_choice(scene: &Scene) -> Result<String, String> {
-    let missing = plume_gpu::unsupported(&scene.fluid, &scene.emitters, &scene.obstacles);
-    if !missing.is_empty() {
-        return Err(format!(
-            "the scene uses {}, which the GPU backend does not run yet",
-            missing.join(", ")
-        ));
-    }
     let small = scene.clone().with_resolution(16);
     let g = gpu(&small).map_err(|e| format!("no usable GPU: {e}"))?;
     let info = g.info().clone();

@@ -181,11 +181,17 @@ fn random_parameter_sets_stay_finite() {
             p.buoyancy = 60.0 * lcg(&mut seed) - 10.0;
             p.cooling = 3.0 * lcg(&mut seed);
             p.vorticity = 12.0 * lcg(&mut seed);
-            p.advection = if lcg(&mut seed) < 0.5 {
-                Advection::SemiLagrangian
-            } else {
-                Advection::MacCormack
+            p.viscosity = 0.01 * lcg(&mut seed);
+            p.diffusion = 0.01 * lcg(&mut seed);
+            let scheme = |x: f32| {
+                if x < 0.5 {
+                    Advection::SemiLagrangian
+                } else {
+                    Advection::MacCormack
+                }
             };
+            p.advection = scheme(lcg(&mut seed));
+            p.velocity_advection = scheme(lcg(&mut seed));
             let mut sim = (b.build)(&scene);
             for _ in 0..8 {
                 sim.step()

@@ -738,7 +738,7 @@ impl Engine {
 
     /// The stages of a sub-step in the CPU solver's order, each with whether it runs with
     /// the current parameters (asked when its turn comes: the sources may light a fire).
-    fn stages() -> [Stage; 9] {
+    fn stages() -> [Stage; 11] {
         [
             ("obstacles", |e| e.obstacles_move(), Engine::stage_obstacles),
             ("sources", |_| true, Engine::stage_sources),
@@ -749,10 +749,20 @@ impl Engine {
                 |e| e.params.vorticity > 0.0,
                 Engine::stage_vorticity,
             ),
+            (
+                "viscosity",
+                |e| e.params.viscosity > 0.0,
+                Engine::stage_viscosity,
+            ),
             ("speed_limit", |_| true, Engine::stage_speed_limit),
             ("project", |_| true, Engine::stage_project),
             ("advect_density", |_| true, Engine::stage_advect_scalars),
             ("combustion", |e| e.fire_active, Engine::stage_combustion),
+            (
+                "diffuse_density",
+                |e| e.params.diffusion > 0.0,
+                Engine::stage_diffuse_density,
+            ),
         ]
     }
 

@@ -60,6 +60,7 @@ pub(crate) struct Kernels {
     pub expansion: ComputeShader,
     pub average: ComputeShader,
     pub gather: ComputeShader,
+    pub diffuse: ComputeShader,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -132,6 +133,7 @@ impl Kernels {
             expansion: k!("expansion.comp"),
             average: k!("average.comp"),
             gather: k!("gather.comp"),
+            diffuse: k!("diffuse.comp"),
         })
     }
 }

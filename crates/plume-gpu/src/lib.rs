@@ -7,11 +7,12 @@
 //! runs on a thread of its own that owns the context, and [`GpuSolver`] is the handle that
 //! sends it work and waits for the answer.
 //!
-//! Not every stage of the CPU solver runs here yet: [`unsupported`] names what a scene uses
-//! that this backend lacks, and building refuses such a scene with that list.
+//! Every stage of the CPU solver runs here, under the same names and in the same order
+//! (ARCHITECTURE.md, "The GPU backend", says where the arithmetic differs and by how much).
 
 #![deny(unsafe_code)]
 
+mod diffuse;
 mod engine;
 mod fields;
 mod kernels;
@@ -54,35 +55,6 @@ pub fn is_software(renderer: &str) -> bool {
     ["llvmpipe", "softpipe", "swrast", "software"]
         .iter()
         .any(|s| r.contains(s))
-}
-
-/// What of `params`, `emitters` and `obstacles` this backend does not run yet (empty: all of
-/// it runs).
-pub fn unsupported(
-    params: &FluidParams,
-    _emitters: &[Emitter],
-    _obstacles: &[Obstacle],
-) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if params.viscosity > 0.0 {
-        out.push("viscosity");
-    }
-    if params.diffusion > 0.0 {
-        out.push("density diffusion");
-    }
-    out
-}
-
-fn check_supported(p: &FluidParams, es: &[Emitter], os: &[Obstacle]) -> Result<(), SimError> {
-    let missing = unsupported(p, es, os);
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(SimError::InvalidParameter(format!(
-            "the GPU backend does not run {} yet; use --backend cpu",
-            missing.join(", ")
-        )))
-    }
 }
 
 /// Whether `need` bytes of fields fit: in the free memory the card reports (`free`, from the
@@ -128,7 +100,6 @@ impl GpuSolver {
         scene
             .validate()
             .map_err(|e| SimError::InvalidParameter(e.to_string()))?;
-        check_supported(&scene.fluid, &scene.emitters, &scene.obstacles)?;
         let grid = Grid::new(scene.dims(), scene.grid.size, scene.grid.origin)?;
         let mut s = Self::new(grid, scene.fluid.clone(), scene.boundaries, make)?;
         s.set_fire(scene.fire.clone())?;
@@ -145,7 +116,6 @@ impl GpuSolver {
         make: ContextMaker,
     ) -> Result<Self, SimError> {
         params.validate()?;
-        check_supported(&params, &[], &[])?;
         let need = bytes_for(grid.dims, false);
         let what = format!("a {} grid on the graphics card", grid.dims);
         let (tx, rx) = channel::<Job>();
@@ -282,7 +252,6 @@ impl Simulation for GpuSolver {
     }
     fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
         p.validate()?;
-        check_supported(&p, &self.emitters, &self.obstacles)?;
         let q = p.clone();
         self.call(move |e| e.params = q);
         self.params = p;
@@ -302,7 +271,6 @@ impl Simulation for GpuSolver {
         &self.emitters
     }
     fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
-        check_supported(&self.params, &es, &self.obstacles)?;
         if es.iter().any(Emitter::burns) {
             let what = format!(
                 "fuel and flame of a {} grid on the graphics card",
@@ -320,7 +288,6 @@ impl Simulation for GpuSolver {
         &self.obstacles
     }
     fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError> {
-        check_supported(&self.params, &self.emitters, &os)?;
         let q = os.clone();
         self.call(move |e| e.set_obstacles(q))?;
         self.obstacles = os;
