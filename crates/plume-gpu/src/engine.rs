@@ -9,8 +9,7 @@ use plume_core::frame::{per_cell, Frame, Select};
 use plume_core::sim::body::Body;
 use plume_core::sim::cover::{self, Cover};
 use plume_core::sim::{
-    Boundaries, Emitter, Face, FieldState, FireParams, FluidParams, Grid, SimError, StageTime,
-    StepStats,
+    Boundaries, Emitter, Face, FieldState, FireParams, FluidParams, Grid, SimError, StepStats,
 };
 use std::rc::Rc;
 use std::time::Instant;
@@ -65,11 +64,6 @@ pub(crate) struct Engine {
     /// The solid cells, a bit each (one word of 0 without obstacles).
     pub solid_bits: Buffer<[u32]>,
 }
-
-/// A stage's work.
-type StageFn = fn(&mut Engine, &mut StepStats);
-/// A stage: its name (the CPU solver's), whether it runs now, its work.
-type Stage = (&'static str, fn(&Engine) -> bool, StageFn);
 
 /// What the finite check and the statistics read of a field: Σ (double precision) and the
 /// largest |value| as bits.
@@ -620,171 +614,5 @@ impl Engine {
                 .collect(),
             streamlines: None,
         }
-    }
-
-    /// One step of `params.dt`, in as many sub-steps as `max_cfl` needs (as the CPU's
-    /// `Solver::step`), then the finite check.
-    pub fn step(&mut self) {
-        let dt = f64::from(self.params.dt);
-        let h = f64::from(self.grid.h);
-        let max_n = self.params.max_substeps;
-        let min_dt = dt / f64::from(max_n);
-        let cfl = f64::from(self.params.max_cfl);
-        let mut total = StepStats::default();
-        let mut remaining = dt;
-        let mut n = 0u32;
-        while remaining > 1e-9 * dt {
-            let speed = f64::from(self.top_speed().max(self.emitter_speed()));
-            let mut sdt = if speed > 0.0 {
-                cfl * h / speed
-            } else {
-                remaining
-            };
-            if sdt >= remaining || n + 1 >= max_n {
-                sdt = remaining;
-            } else if remaining < 2.0 * sdt {
-                sdt = 0.5 * remaining;
-            }
-            let sdt = sdt.max(min_dt).min(remaining);
-            let st = self.substep(sdt as f32);
-            total.absorb(&st);
-            total.cfl = total.cfl.max((speed * sdt / h) as f32);
-            remaining -= sdt;
-            n += 1;
-        }
-        total.substeps = n;
-        self.sub_dt = self.params.dt;
-        self.steps += 1;
-        let t = Instant::now();
-        self.non_finite = self.first_non_finite();
-        total.stages.push(StageTime {
-            name: "finite_check",
-            ms: t.elapsed().as_secs_f64() * 1e3,
-        });
-        total.total_ms = total.stages.iter().map(|s| s.ms).sum();
-        self.stats = total;
-    }
-
-    /// The first field holding a non-finite value, in the CPU's order.
-    fn first_non_finite(&self) -> Option<&'static str> {
-        let d = self.grid.dims;
-        let n = d.cells();
-        let bad =
-            |f: &Field, len: usize| self.reduce(0, f, f, len, true).is_some_and(|r| !r.finite());
-        if bad(&self.f.density, n) {
-            Some("density")
-        } else if self.temp_active && bad(&self.f.temperature, n) {
-            Some("temperature")
-        } else if self.fire_field(0).is_some_and(|f| bad(f, n)) {
-            Some("fuel")
-        } else if self.fire_field(1).is_some_and(|f| bad(f, n)) {
-            Some("flame")
-        } else if (0..3).any(|a| bad(&self.f.vel[a], d.faces(a).cells())) {
-            Some("velocity")
-        } else if bad(&self.f.pressure, n) {
-            Some("pressure")
-        } else {
-            None
-        }
-    }
-
-    /// The fastest face velocity: from the last projection where nothing changed it since.
-    fn top_speed(&mut self) -> f32 {
-        if let Some(v) = self.vmax {
-            if v.is_finite() {
-                return v;
-            }
-        }
-        let v = self.max_speed();
-        self.vmax = Some(v);
-        v
-    }
-
-    /// The largest |face velocity|; NaN counts as 0 here (the finite check reports it).
-    pub fn max_speed(&self) -> f32 {
-        let d = self.grid.dims;
-        (0..3)
-            .filter_map(|a| {
-                self.reduce(0, &self.f.vel[a], &self.f.vel[a], d.faces(a).cells(), true)
-            })
-            .map(|r| if r.finite() { r.max_abs() } else { 0.0 })
-            .fold(0.0, f32::max)
-    }
-
-    /// The largest velocity component an active emitter sets, within the speed limit.
-    /// Moving obstacles count with the speed their faces had in the last sub-step.
-    fn emitter_speed(&self) -> f32 {
-        let solid = self.obs.solids.as_ref().map_or(0.0, |s| {
-            s.host
-                .face_vel
-                .iter()
-                .flatten()
-                .fold(0.0f32, |m, v| m.max(v.abs()))
-        });
-        self.emitters
-            .iter()
-            .filter(|e| e.active_at(self.time))
-            .filter_map(|e| e.velocity)
-            .flat_map(|v| v.map(f32::abs))
-            .fold(solid, f32::max)
-            .min(self.speed_limit())
-    }
-
-    /// `max_cfl·max_substeps·h/dt`, domain-units/s.
-    pub fn speed_limit(&self) -> f32 {
-        let p = &self.params;
-        p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt
-    }
-
-    /// The stages of a sub-step in the CPU solver's order, each with whether it runs with
-    /// the current parameters (asked when its turn comes: the sources may light a fire).
-    fn stages() -> [Stage; 11] {
-        [
-            ("obstacles", |e| e.obstacles_move(), Engine::stage_obstacles),
-            ("sources", |_| true, Engine::stage_sources),
-            ("advect_velocity", |_| true, Engine::stage_advect_velocity),
-            ("forces", |_| true, Engine::stage_forces),
-            (
-                "vorticity",
-                |e| e.params.vorticity > 0.0,
-                Engine::stage_vorticity,
-            ),
-            (
-                "viscosity",
-                |e| e.params.viscosity > 0.0,
-                Engine::stage_viscosity,
-            ),
-            ("speed_limit", |_| true, Engine::stage_speed_limit),
-            ("project", |_| true, Engine::stage_project),
-            ("advect_density", |_| true, Engine::stage_advect_scalars),
-            ("combustion", |e| e.fire_active, Engine::stage_combustion),
-            (
-                "diffuse_density",
-                |e| e.params.diffusion > 0.0,
-                Engine::stage_diffuse_density,
-            ),
-        ]
-    }
-
-    /// One sub-step: the CPU solver's stages that this backend runs, in its order, each
-    /// timed on the CPU's clock after the card has finished it.
-    fn substep(&mut self, dt: f32) -> StepStats {
-        self.sub_dt = dt;
-        let mut stats = StepStats::default();
-        for (name, on, f) in Engine::stages() {
-            if !on(self) {
-                continue;
-            }
-            let t = Instant::now();
-            f(self, &mut stats);
-            self.ctx.finish();
-            stats.stages.push(StageTime {
-                name,
-                ms: t.elapsed().as_secs_f64() * 1e3,
-            });
-        }
-        stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
-        self.time += f64::from(dt);
-        stats
     }
 }

@@ -19,6 +19,7 @@ mod kernels;
 mod pressure;
 mod solids;
 mod stages;
+mod step;
 
 use engine::Engine;
 use glium::backend::Context;
