@@ -16,16 +16,7 @@ use std::time::Instant;
 
 use crate::fields::{Field, Fields};
 use crate::kernels::{run, run_reduce, Kernels};
-
-/// A coverage list on the card: sample indices and coverages.
-pub(crate) struct List {
-    pub index: Buffer<[u32]>,
-    pub weight: Buffer<[f32]>,
-    pub len: usize,
-}
-
-/// What a shape covers, on the card: cells, then u, v and w faces.
-pub(crate) struct Covered(pub [Option<List>; 4]);
+use crate::lists::{Covered, List};
 
 /// The solver on the card.
 pub(crate) struct Engine {
@@ -60,7 +51,7 @@ pub(crate) struct Engine {
     /// The renderer is a software one (llvmpipe).
     pub software: bool,
     /// The obstacles and their solids.
-    pub obs: crate::solids::Obstacles,
+    pub obs: crate::lists::Obstacles,
     /// The solid cells, a bit each (one word of 0 without obstacles).
     pub solid_bits: Buffer<[u32]>,
 }

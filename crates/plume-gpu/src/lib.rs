@@ -16,6 +16,7 @@ mod diffuse;
 mod engine;
 mod fields;
 mod kernels;
+mod lists;
 mod pressure;
 mod solids;
 mod stages;

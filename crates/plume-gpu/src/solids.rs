@@ -12,36 +12,10 @@ use plume_core::sim::body::Body;
 use plume_core::sim::obstacles::{Average, Solids};
 use plume_core::sim::{Obstacle, SimError, Solver, StepStats};
 
-use crate::engine::{Engine, List};
+use crate::engine::Engine;
 use crate::fields::Field;
 use crate::kernels::run;
-
-/// A list of averages on the card.
-pub(crate) struct Averages {
-    entries: Buffer<[u32]>,
-    len: usize,
-}
-
-/// The obstacles' cells and faces on the card, with the CPU's description they came from.
-pub(crate) struct GpuSolids {
-    pub host: Solids,
-    cells: Option<List>,
-    faces: [Option<List>; 3],
-    border: Option<Averages>,
-    face_layers: [Vec<Averages>; 3],
-}
-
-/// The obstacles of an engine: their bodies, the solids of the current sub-step and the
-/// poses they were built for (moving obstacles are rebuilt when those change).
-#[derive(Default)]
-pub(crate) struct Obstacles {
-    pub list: Vec<Obstacle>,
-    pub bodies: Vec<Body>,
-    pub solids: Option<GpuSolids>,
-    pub key: Option<Vec<(Pose, Pose)>>,
-    /// Smoke in the cells solids moved over since the last mass correction (cell units).
-    pub swept: f64,
-}
+use crate::lists::{Averages, GpuSolids};
 
 fn upload_u32(e: &Engine, v: &[u32]) -> Result<Buffer<[u32]>, String> {
     Buffer::new(
@@ -62,20 +36,6 @@ fn averages(e: &Engine, list: &[Average]) -> Result<Option<Averages>, String> {
         entries: upload_u32(e, &flat)?,
         len: list.len(),
     }))
-}
-
-impl Obstacles {
-    /// Bytes of the obstacles' mask and lists on the card.
-    pub fn bytes(&self) -> u64 {
-        let Some(s) = &self.solids else { return 4 };
-        let list = |l: &Option<List>| l.as_ref().map_or(0, |l| 8 * l.len as u64);
-        let avg = |a: &Averages| 32 * a.len as u64;
-        let mask = (s.host.mask.len() as u64).div_ceil(32) * 4;
-        mask + list(&s.cells)
-            + s.faces.iter().map(list).sum::<u64>()
-            + s.border.as_ref().map_or(0, avg)
-            + s.face_layers.iter().flatten().map(avg).sum::<u64>()
-    }
 }
 
 impl Engine {

@@ -1,0 +1,60 @@
+//! The lists the solver keeps on the card besides its fields: what emitters and the brush
+//! cover, and the obstacles' cells, faces and extrapolation plans. Data only; `engine.rs`
+//! and `solids.rs` fill and apply them.
+
+use glium::buffer::Buffer;
+use plume_core::geometry::Pose;
+use plume_core::sim::body::Body;
+use plume_core::sim::obstacles::Solids;
+use plume_core::sim::Obstacle;
+
+/// A coverage list on the card: sample indices and coverages.
+pub(crate) struct List {
+    pub index: Buffer<[u32]>,
+    pub weight: Buffer<[f32]>,
+    pub len: usize,
+}
+
+/// What a shape covers, on the card: cells, then u, v and w faces.
+pub(crate) struct Covered(pub [Option<List>; 4]);
+
+/// A list of averages on the card.
+pub(crate) struct Averages {
+    pub entries: Buffer<[u32]>,
+    pub len: usize,
+}
+
+/// The obstacles' cells and faces on the card, with the CPU's description they came from.
+pub(crate) struct GpuSolids {
+    pub host: Solids,
+    pub cells: Option<List>,
+    pub faces: [Option<List>; 3],
+    pub border: Option<Averages>,
+    pub face_layers: [Vec<Averages>; 3],
+}
+
+/// The obstacles of an engine: their bodies, the solids of the current sub-step and the
+/// poses they were built for (moving obstacles are rebuilt when those change).
+#[derive(Default)]
+pub(crate) struct Obstacles {
+    pub list: Vec<Obstacle>,
+    pub bodies: Vec<Body>,
+    pub solids: Option<GpuSolids>,
+    pub key: Option<Vec<(Pose, Pose)>>,
+    /// Smoke in the cells solids moved over since the last mass correction (cell units).
+    pub swept: f64,
+}
+
+impl Obstacles {
+    /// Bytes of the obstacles' mask and lists on the card.
+    pub fn bytes(&self) -> u64 {
+        let Some(s) = &self.solids else { return 4 };
+        let list = |l: &Option<List>| l.as_ref().map_or(0, |l| 8 * l.len as u64);
+        let avg = |a: &Averages| 32 * a.len as u64;
+        let mask = (s.host.mask.len() as u64).div_ceil(32) * 4;
+        mask + list(&s.cells)
+            + s.faces.iter().map(list).sum::<u64>()
+            + s.border.as_ref().map_or(0, avg)
+            + s.face_layers.iter().flatten().map(avg).sum::<u64>()
+    }
+}
