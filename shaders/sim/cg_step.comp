@@ -9,6 +9,7 @@ layout(std430) readonly buffer Q { float q[]; };
 layout(std430) readonly buffer Scalars { double scalars[]; };
 
 uniform uint phase;
+uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal (Jacobi)
 
 #include "pressure.glsl"
 
@@ -18,8 +19,13 @@ void main() {
         return;
     }
     if (phase == 1u) {
-        float d = diagonal(coords(dims, n));
-        float z = d > 0.0 ? r[n] / d : 0.0;
+        float z;
+        if (precond != 0u) {
+            z = q[n];
+        } else {
+            float d = diagonal(coords(dims, n));
+            z = d > 0.0 ? r[n] / d : 0.0;
+        }
         float beta = float(scalars[3]);
         // The first direction is z itself (whatever p held, NaN too, is not read).
         pdir[n] = beta == 0.0 ? z : z + beta * pdir[n];

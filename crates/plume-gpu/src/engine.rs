@@ -50,6 +50,9 @@ pub(crate) struct Engine {
     pub last_pressure_iterations: u32,
     /// The renderer is a software one (llvmpipe).
     pub software: bool,
+    /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
+    /// not fit the scratch they borrow).
+    pub mg: Option<crate::multigrid::Multigrid>,
     /// The obstacles and their solids.
     pub obs: crate::lists::Obstacles,
     /// The solid cells, a bit each (one word of 0 without obstacles).
@@ -115,9 +118,11 @@ impl Engine {
             last_groups: std::cell::Cell::new(0),
             last_pressure_iterations: 8,
             software: crate::is_software(ctx_renderer.as_str()),
+            mg: None,
             obs: Default::default(),
             solid_bits,
         };
+        e.mg = crate::multigrid::Multigrid::new(&e, None);
         e.reset();
         Ok(e)
     }
@@ -228,7 +233,11 @@ impl Engine {
             .face_scratch
             .as_ref()
             .map_or(0, |b| b.get_size() as u64);
-        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some()) + self.obs.bytes() + scratch
+        let mg = self.mg.as_ref().map_or(0, |m| m.bytes());
+        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some())
+            + self.obs.bytes()
+            + scratch
+            + mg
     }
 
     /// Σ and the largest |value| of the first `n` values of `a` (mode 0), of Σ a·b (mode 1)

@@ -61,6 +61,7 @@ pub(crate) struct Kernels {
     pub average: ComputeShader,
     pub gather: ComputeShader,
     pub diffuse: ComputeShader,
+    pub mg: ComputeShader,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -134,6 +135,7 @@ impl Kernels {
             average: k!("average.comp"),
             gather: k!("gather.comp"),
             diffuse: k!("diffuse.comp"),
+            mg: k!("mg.comp"),
         })
     }
 }

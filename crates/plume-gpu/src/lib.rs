@@ -17,6 +17,7 @@ mod engine;
 mod fields;
 mod kernels;
 mod lists;
+mod multigrid;
 mod pressure;
 mod solids;
 mod stages;
@@ -247,7 +248,7 @@ impl Simulation for GpuSolver {
         GpuSolver::memory_bytes(self) as usize
     }
     fn pressure_solver(&self) -> &'static str {
-        "conjugate gradients, Jacobi-preconditioned (GPU)"
+        "multigrid PCG (GPU)"
     }
     fn params(&self) -> &FluidParams {
         &self.params

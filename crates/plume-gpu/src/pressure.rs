@@ -1,11 +1,8 @@
 //! The projection on the card: the right-hand side, conjugate gradients preconditioned with
-//! the diagonal (Jacobi) to the CPU's stopping rule (max|residual| ≤ tolerance·max|rhs|),
-//! and the gradient subtracted from the faces.
-//!
-//! The CPU solver preconditions with a multigrid V-cycle; this backend does not (yet), so it
-//! takes more iterations to the same tolerance. Each iteration finishes its dot products on
-//! the card (`cg_scalars.comp`); only the largest |residual| comes back, 256 numbers, to
-//! decide whether to stop.
+//! a multigrid V-cycle (`multigrid.rs`; the diagonal, Jacobi, where its levels do not fit)
+//! to the CPU's stopping rule (max|residual| ≤ tolerance·max|rhs|), and the gradient
+//! subtracted from the faces. Each iteration finishes its dot products and decides whether
+//! to stop on the card (`cg_scalars.comp`).
 
 use glium::uniform;
 use plume_core::sim::StepStats;
@@ -94,20 +91,28 @@ impl Engine {
         self.vmax = Some(self.max_speed());
     }
 
-    /// Takes the mean out of the right-hand side (a closed box: the singular Neumann problem
-    /// is solvable once it is out).
+    /// Takes the fluid cells' mean out of the right-hand side (a closed box: the singular
+    /// Neumann problem is solvable once it is out; solid cells hold 0 and keep it).
     fn remove_mean(&self) {
         let n = self.cells();
         let f = &self.f;
+        let fluid = n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len());
         let sum = self
             .reduce(0, &f.rhs, &f.rhs, n, true)
             .map_or(0.0, |r| r.sum);
-        let mean = (sum / n as f64) as f32;
+        let mean = (sum / fluid.max(1) as f64) as f32;
         run(
             &self.k.add_constant,
             self.dims(),
             n,
-            uniform! { Field: &f.rhs, add: -mean, mul: 1.0f32 },
+            uniform! {
+                Field: &f.rhs,
+                add: -mean,
+                mul: 1.0f32,
+                fluid_only: 1u32,
+                Solid: &self.solid_bits,
+                solids: self.solids_flag(),
+            },
         );
     }
 
@@ -128,6 +133,19 @@ impl Engine {
         let dims = self.dims();
         let solids = self.solids_flag();
         let target = tol * bmax;
+        let mg = self.mg.as_ref();
+        let precond = u32::from(mg.is_some());
+        // z = M·r: the V-cycle into q (then ρ = r·q), or the diagonal worked out inline
+        // (ρ = Σ r²/diagonal).
+        let rz = || match mg {
+            Some(m) => {
+                self.precondition(m);
+                self.reduce(1, &f.r, &f.q, n, false);
+            }
+            None => {
+                self.reduce(2, &f.r, &f.r, n, false);
+            }
+        };
         let laplace = |x: &crate::fields::Field, out: &crate::fields::Field, residual: u32| {
             run(
                 &self.k.laplace,
@@ -172,6 +190,7 @@ impl Engine {
                     Q: &f.q,
                     Scalars: &f.scalars,
                     phase: phase,
+                    precond: precond,
                     open_lo: lo,
                     open_hi: hi,
                     Solid: &self.solid_bits,
@@ -181,7 +200,7 @@ impl Engine {
         };
         // r = b − A·x; ρ = r·z; p = z.
         laplace(&f.pressure, &f.r, 1);
-        self.reduce(2, &f.r, &f.r, n, false);
+        rz();
         scalars(0, self.last_groups.get());
         step(1);
         let mut issued = 0u32;
@@ -204,7 +223,7 @@ impl Engine {
                 self.reduce(1, &f.p, &f.q, n, false);
                 scalars(1, self.last_groups.get());
                 step(0);
-                self.reduce(2, &f.r, &f.r, n, false);
+                rz();
                 scalars(2, self.last_groups.get());
                 step(1);
                 issued += 1;

@@ -1,0 +1,211 @@
+//! The multigrid V-cycle that preconditions the pressure solve (`mg.comp`): damped Jacobi
+//! (ω = 6/7, two sweeps before and two after the coarse correction), trilinear prolongation
+//! and its transpose, coarse grids halved (rounded up) down to 4 cells on the shortest axis,
+//! a cell fluid where any of its children is, 16 sweeps on the coarsest. Symmetric and
+//! positive definite, as conjugate gradients needs. It keeps nothing of its own on the card
+//! but the coarse masks: the finest level's arrays are the solve's `q` (the result z = M·r,
+//! read from `r`) and the cell velocity's buffer, idle during the projection, which also
+//! holds every coarser level.
+
+use glium::buffer::{Buffer, BufferMode, BufferType};
+use glium::uniform;
+
+use crate::engine::Engine;
+use crate::fields::Field;
+use crate::kernels::run;
+
+const OMEGA: f32 = 6.0 / 7.0;
+const COARSEST_SWEEPS: u32 = 16;
+const NONE: u32 = u32::MAX;
+
+/// Where an array of the cycle lives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum At {
+    /// The solve's `q` (the result), from 0.
+    Q,
+    /// The solve's `r` (the finest right-hand side), from 0.
+    R,
+    /// The cell velocity's buffer, from this float.
+    Cell(u32),
+}
+
+/// One level: its cells, the offsets of its arrays and its mask's first word.
+#[derive(Clone, Debug)]
+struct Level {
+    dims: [u32; 3],
+    n: u32,
+    x: At,
+    y: At,
+    t: At,
+    b: At,
+    mask: u32,
+}
+
+/// The hierarchy of a grid (and of its obstacles' masks, when there are any).
+pub(crate) struct Multigrid {
+    levels: Vec<Level>,
+    bits: Buffer<[u32]>,
+}
+
+impl Multigrid {
+    /// The levels of a `dims` grid, the coarse masks from the finest `solid` cells (one bit a
+    /// cell, as the engine's mask), or `None` where the levels do not fit the cell velocity's
+    /// buffer (three floats a cell; they take about 2.6).
+    pub fn new(e: &Engine, solid: Option<&[u8]>) -> Option<Self> {
+        let d = e.dims();
+        let n0 = d[0] * d[1] * d[2];
+        let mut levels = vec![Level {
+            dims: d,
+            n: n0,
+            x: At::Q,
+            y: At::Cell(0),
+            t: At::Cell(n0),
+            b: At::R,
+            mask: NONE,
+        }];
+        let mut next = 2 * n0;
+        let mut fluid: Vec<bool> = match solid {
+            Some(m) => m.iter().map(|&s| s == 0).collect(),
+            None => Vec::new(),
+        };
+        let mut bits: Vec<u32> = Vec::new();
+        while levels
+            .last()
+            .is_some_and(|l| l.dims.iter().min().copied().unwrap_or(0) > 4)
+        {
+            let f = levels.last()?.dims;
+            let c = f.map(|v| v.div_ceil(2));
+            let n = c[0] * c[1] * c[2];
+            if !fluid.is_empty() {
+                // A coarse cell is fluid where any of its children is.
+                let mut cf = vec![false; n as usize];
+                for z in 0..f[2] {
+                    for y in 0..f[1] {
+                        for x in 0..f[0] {
+                            if fluid[(x + f[0] * (y + f[1] * z)) as usize] {
+                                cf[(x / 2 + c[0] * (y / 2 + c[1] * (z / 2))) as usize] = true;
+                            }
+                        }
+                    }
+                }
+                fluid = cf;
+            }
+            // Without obstacles every cell is fluid and no mask is read.
+            let mask = bits.len() as u32;
+            if !fluid.is_empty() {
+                let mut words = vec![0u32; (n as usize).div_ceil(32)];
+                for (i, &on) in fluid.iter().enumerate() {
+                    if on {
+                        words[i >> 5] |= 1 << (i & 31);
+                    }
+                }
+                bits.extend(words);
+            }
+            levels.push(Level {
+                dims: c,
+                n,
+                x: At::Cell(next),
+                y: At::Cell(next + n),
+                t: At::Cell(next + 2 * n),
+                b: At::Cell(next + 3 * n),
+                mask,
+            });
+            next += 4 * n;
+        }
+        if u64::from(next) > 3 * u64::from(n0) || levels.len() < 2 {
+            return None;
+        }
+        if bits.is_empty() {
+            bits.push(0);
+        }
+        let bits = Buffer::new(
+            &e.ctx,
+            &bits[..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .ok()?;
+        Some(Self { levels, bits })
+    }
+
+    /// Bytes it keeps on the card (the coarse masks).
+    pub fn bytes(&self) -> u64 {
+        self.bits.get_size() as u64
+    }
+}
+
+impl Engine {
+    /// z = M·r into `q`: one V-cycle.
+    pub(crate) fn precondition(&self, mg: &Multigrid) {
+        let top = self.cycle(mg, 0);
+        self.mg_op(mg, 5, 0, top, At::Q, At::R, 0);
+    }
+
+    /// The V-cycle from level `l` down; returns where its result is.
+    fn cycle(&self, mg: &Multigrid, l: usize) -> At {
+        let lv = &mg.levels[l];
+        if l + 1 == mg.levels.len() {
+            self.mg_op(mg, 0, l, lv.x, lv.x, lv.b, 0);
+            let (mut cur, mut other) = (lv.x, lv.y);
+            for _ in 1..COARSEST_SWEEPS {
+                self.mg_op(mg, 1, l, cur, other, lv.b, 0);
+                std::mem::swap(&mut cur, &mut other);
+            }
+            return cur;
+        }
+        // Two sweeps from zero, the residual restricted, the coarse correction added, two
+        // sweeps again.
+        self.mg_op(mg, 0, l, lv.x, lv.x, lv.b, 0);
+        self.mg_op(mg, 1, l, lv.x, lv.y, lv.b, 0);
+        self.mg_op(mg, 2, l, lv.y, lv.t, lv.b, 0);
+        let coarse = &mg.levels[l + 1];
+        self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l);
+        let e = self.cycle(mg, l + 1);
+        self.mg_op(mg, 4, l, e, lv.y, lv.b, l + 1);
+        self.mg_op(mg, 1, l, lv.y, lv.x, lv.b, 0);
+        self.mg_op(mg, 1, l, lv.x, lv.y, lv.b, 0);
+        lv.y
+    }
+
+    /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
+    /// from).
+    #[allow(clippy::too_many_arguments)]
+    fn mg_op(&self, mg: &Multigrid, op: u32, l: usize, src: At, dst: At, b: At, other: usize) {
+        let lv = &mg.levels[l];
+        let ol = &mg.levels[other];
+        let buf = |a: At| -> (&Field, u32) {
+            match a {
+                At::Q => (&self.f.q, 0),
+                At::R => (&self.f.r, 0),
+                At::Cell(o) => (&self.f.cell_vel, o),
+            }
+        };
+        let ((sb, so), (db, dso), (bb, bo)) = (buf(src), buf(dst), buf(b));
+        let (lo, hi) = self.open_flags();
+        run(
+            &self.k.mg,
+            self.dims(),
+            lv.n as usize,
+            uniform! {
+                Src: sb,
+                Dst: db,
+                B: bb,
+                Levels: &mg.bits,
+                op: op,
+                ld: lv.dims,
+                cd: ol.dims,
+                so: so,
+                dso: dso,
+                bo: bo,
+                mo: lv.mask,
+                cmo: ol.mask,
+                scale: (1u32 << l) as f32,
+                omega: OMEGA,
+                open_lo: lo,
+                open_hi: hi,
+                Solid: &self.solid_bits,
+                solids: self.solids_flag(),
+            },
+        );
+    }
+}

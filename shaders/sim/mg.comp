@@ -1,0 +1,163 @@
+// The multigrid V-cycle that preconditions the pressure's conjugate gradients: on a level of
+// `ld` cells (the grid halved, rounded up, level by level), damped Jacobi sweeps, the
+// residual, cell-centred trilinear prolongation and its exact transpose as restriction.
+// Level l's operator is 2^l times the pressure operator rediscretised on that grid (a cell is
+// fluid where any of its children is; open sides count as on the finest grid): 2 is what
+// restriction·operator·prolongation gives per level for smooth fields.
+// Arrays are addressed by offsets into the blocks, so every level lives in one buffer.
+layout(std430) readonly buffer Src { float src[]; };
+layout(std430) buffer Dst { float dst[]; };
+layout(std430) readonly buffer B { float b[]; };
+layout(std430) readonly buffer Levels { uint level_bits[]; };
+
+uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy
+uniform uvec3 ld;       // this level's cells (3: the coarse level's; 4: the fine level's)
+uniform uvec3 cd;       // 3, 4: the other level's cells
+uniform uint so;        // offsets: source, destination, right-hand side
+uniform uint dso;
+uniform uint bo;
+uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xffffffff: level 0
+uniform uint cmo;       // 3, 4: the other level's
+uniform float scale;    // 2^level
+uniform float omega;
+uniform uvec3 open_lo;
+uniform uvec3 open_hi;
+
+#include "solid.glsl"
+
+bool fluid_in(uvec3 d, uint m, uvec3 p) {
+    uint c = p.x + d.x * (p.y + d.y * p.z);
+    if (m == 0xffffffffu) {
+        return !solid_at(c);
+    }
+    if (solids == 0u) {
+        return true;
+    }
+    return (level_bits[m + (c >> 5)] & (1u << (c & 31u))) != 0u;
+}
+
+// The rediscretised diagonal and Σ neighbours of `src` at p.
+float diag_and_sum(uvec3 p, out float s) {
+    s = 0.0;
+    float n = 0.0;
+    for (int a = 0; a < 3; a++) {
+        for (int side = 0; side < 2; side++) {
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < ld[a];
+            if (inside) {
+                uvec3 q = p;
+                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
+                if (fluid_in(ld, mo, q)) {
+                    n += 1.0;
+                    s += src[so + at(ld, q)];
+                }
+            } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
+                n += 1.0;
+            }
+        }
+    }
+    return n;
+}
+
+// Weight of coarse index `ci` in the interpolation to fine index `i` along an axis of `n`
+// fine cells and `cn` coarse ones: ¾ for its parent and ¼ for the parent's neighbour on its
+// side, or all of it for the parent where that neighbour does not exist.
+float weight(uint i, uint n, uint ci, uint cn) {
+    uint parent = i / 2u;
+    int other = (i % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
+    bool has = other >= 0 && other < int(cn);
+    if (ci == parent) {
+        return has ? 0.75 : 1.0;
+    }
+    return (has && int(ci) == other) ? 0.25 : 0.0;
+}
+
+void main() {
+    uint c = gid();
+    if (c >= count) {
+        return;
+    }
+    if (op == 5u) {
+        dst[dso + c] = src[so + c];
+        return;
+    }
+    if (op <= 2u) {
+        uvec3 p = coords(ld, c);
+        if (!fluid_in(ld, mo, p)) {
+            dst[dso + c] = 0.0;
+            return;
+        }
+        float s;
+        float d = diag_and_sum(p, s);
+        if (op == 0u) {
+            dst[dso + c] = d > 0.0 ? omega * (b[bo + c] / scale) / d : 0.0;
+        } else if (op == 1u) {
+            float x = src[so + c];
+            dst[dso + c] = d > 0.0 ? x + omega * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
+        } else {
+            float x = src[so + c];
+            dst[dso + c] = b[bo + c] - scale * (d * x - s);
+        }
+        return;
+    }
+    if (op == 3u) {
+        // Restrict: coarse cell c (of ld) sums the fine residual (of cd) with P's weights.
+        uvec3 pc = coords(ld, c);
+        if (!fluid_in(ld, mo, pc)) {
+            dst[dso + c] = 0.0;
+            return;
+        }
+        float v = 0.0;
+        for (uint dz = 0u; dz < 4u; dz++) {
+            int fz = int(2u * pc.z + dz) - 1;
+            if (fz < 0 || fz >= int(cd.z)) continue;
+            float wz = weight(uint(fz), cd.z, pc.z, ld.z);
+            if (wz == 0.0) continue;
+            for (uint dy = 0u; dy < 4u; dy++) {
+                int fy = int(2u * pc.y + dy) - 1;
+                if (fy < 0 || fy >= int(cd.y)) continue;
+                float wy = weight(uint(fy), cd.y, pc.y, ld.y);
+                if (wy == 0.0) continue;
+                for (uint dx = 0u; dx < 4u; dx++) {
+                    int fx = int(2u * pc.x + dx) - 1;
+                    if (fx < 0 || fx >= int(cd.x)) continue;
+                    float wx = weight(uint(fx), cd.x, pc.x, ld.x);
+                    if (wx == 0.0) continue;
+                    uvec3 f = uvec3(fx, fy, fz);
+                    if (fluid_in(cd, cmo, f)) {
+                        v += wx * wy * wz * src[so + at(cd, f)];
+                    }
+                }
+            }
+        }
+        dst[dso + c] = v;
+        return;
+    }
+    // Prolong: fine cell c (of ld) adds the coarse correction (of cd) with P's weights.
+    uvec3 pf = coords(ld, c);
+    if (!fluid_in(ld, mo, pf)) {
+        return;
+    }
+    float v = 0.0;
+    for (uint q = 0u; q < 8u; q++) {
+        uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
+        uvec3 cc;
+        float w = 1.0;
+        bool ok = true;
+        for (int a = 0; a < 3; a++) {
+            uint parent = pf[a] / 2u;
+            int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
+            if (pick[a] == 0u) {
+                cc[a] = parent;
+            } else if (other >= 0 && other < int(cd[a])) {
+                cc[a] = uint(other);
+            } else {
+                ok = false;
+            }
+            w *= ok ? weight(pf[a], ld[a], cc[a], cd[a]) : 0.0;
+        }
+        if (ok && w != 0.0 && fluid_in(cd, cmo, cc)) {
+            v += w * src[so + at(cd, cc)];
+        }
+    }
+    dst[dso + c] += v;
+}
