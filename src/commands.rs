@@ -367,10 +367,15 @@ pub fn run(a: RunArgs) -> Result<()> {
     let mut sim = built.sim;
     // Before the folder is touched: a signal from here on ends the run cleanly.
     crate::signals::install().context("installing the signal handlers")?;
-    let (mut writer, start) =
-        RunWriter::create_for(&a.out, &scene, &opts, a.existing(), Some(a.frames))?;
+    let (mut writer, start) = RunWriter::create_from(
+        &a.out,
+        &scene,
+        &opts,
+        a.existing(),
+        Some(a.frames),
+        built.backend,
+    )?;
     writer.set_stop(crate::signals::flag());
-    writer.set_backend(built.backend);
     let stopped = |held: u32| {
         anyhow::anyhow!(
             "interrupted by {}: {} of {} frames are in {} (manifest.json lists them; the \

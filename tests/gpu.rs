@@ -419,3 +419,86 @@ fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration()
     }
     assert_eq!(one.state(), batched.state());
 }
+
+/// OpenVDB (Debian's python3-openvdb) reads the density grid of a `.vdb` into an array; it
+/// must equal the `.npy` written beside it.
+const VDB_EQUALS_NPY: &str = r#"
+import sys
+import numpy as np
+import pyopenvdb as vdb
+path, npy = sys.argv[1:3]
+grids, meta = vdb.readAll(path)
+g = {x.name: x for x in grids}["density"]
+want = np.load(npy)                       # (nz, ny, nx)
+nz, ny, nx = want.shape
+arr = np.zeros((nx, ny, nz), dtype=np.float32)
+g.copyToArray(arr, ijk=(0, 0, 0))
+got = np.transpose(arr, (2, 1, 0))
+# (the .vdb leaves out leaves whose values are all ≤ 1e-6, the export's default cutoff)
+err = np.abs(got - want).max()
+assert err <= 1e-6, err
+assert np.array_equal(got[got != 0], want[got != 0])
+assert want.max() > 0
+print("OK", int(np.count_nonzero(want)))
+"#;
+
+#[test]
+fn export_from_the_gpu_backend_is_its_frame_as_openvdb_reads_it() {
+    let dir = std::env::temp_dir().join(format!("plume-gpu-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args([
+            "run",
+            "--backend",
+            "gpu",
+            "--size",
+            "16",
+            "--frames",
+            "2",
+            "--every",
+            "3",
+        ])
+        .args(["--format", "vdb,npy", "--fields", "density", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("plume runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("backend: gpu"), "{err}");
+    // OpenVDB reads the .vdb as the .npy holds it ...
+    let py = std::process::Command::new("/usr/bin/python3")
+        .env("PYTHONPATH", "/usr/lib/python3/dist-packages")
+        .args(["-c", VDB_EQUALS_NPY])
+        .arg(dir.join("plume_0002.vdb"))
+        .arg(dir.join("plume_density_0002.npy"))
+        .output()
+        .expect("python3 runs (Debian's, with python3-openvdb and python3-numpy)");
+    let stdout = String::from_utf8_lossy(&py.stdout);
+    assert!(
+        stdout.starts_with("OK"),
+        "OpenVDB check failed: {stdout}\n{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    // ... and the .npy holds the GPU backend's frame after those 6 steps, bit for bit.
+    let bytes = std::fs::read(dir.join("plume_density_0002.npy")).expect("npy");
+    let npy = npyz::NpyFile::new(&bytes[..]).expect("npy header");
+    let got: Vec<f32> = npy.into_vec().expect("floats");
+    let mut g = gpu(&Scene::default_plume().with_resolution(16));
+    for _ in 0..6 {
+        g.step().expect("step");
+    }
+    let want = g
+        .frame(Select {
+            density: true,
+            ..Default::default()
+        })
+        .density
+        .expect("density");
+    assert_eq!(got, want);
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    assert_eq!(m["backend"], "gpu");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -69,8 +69,8 @@ pub fn side_panel(
 fn backend(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
     use crate::backend::Backend;
     let before = st.backend;
-    egui::ComboBox::from_label("solver backend")
-        .selected_text(st.backend.name())
+    egui::ComboBox::from_id_salt("solver backend")
+        .selected_text(format!("solver: {}", st.backend.name()))
         .show_ui(ui, |ui| {
             for b in [Backend::Auto, Backend::Cpu, Backend::Gpu] {
                 ui.selectable_value(&mut st.backend, b, b.name());
@@ -103,8 +103,8 @@ fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
                 if ui.button("Reset").clicked() {
                     out.push(UiCommand::Sim(SimCommand::Reset(None)));
                 }
+                backend(ui, st, out);
             });
-            backend(ui, st, out);
             ui.horizontal(|ui| {
                 egui::ComboBox::from_label("grid (longest side)")
                     .selected_text(format!("{}", st.grid_n))

@@ -81,7 +81,15 @@ impl Recorder {
                         .is_some_and(|w| w.dir() == job.dir && *w.options() == job.opts);
                     if !same {
                         current = None; // releases the previous folder's lock
-                        match RunWriter::create(&job.dir, &job.scene, &job.opts, job.existing) {
+                        let made = RunWriter::create_from(
+                            &job.dir,
+                            &job.scene,
+                            &job.opts,
+                            job.existing,
+                            None,
+                            job.backend,
+                        );
+                        match made {
                             Ok((w, _)) => current = Some(w),
                             Err(e) => {
                                 fail(&sh, crate::report(&e));
@@ -92,9 +100,6 @@ impl Recorder {
                     let Some(writer) = current.as_mut() else {
                         continue;
                     };
-                    if !job.backend.is_empty() {
-                        writer.set_backend(job.backend);
-                    }
                     match writer.write(&job.frame) {
                         Ok((_, files)) => {
                             let last = files.last().cloned();

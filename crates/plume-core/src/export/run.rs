@@ -82,11 +82,25 @@ impl RunWriter {
         existing: Existing,
         last: Option<u32>,
     ) -> Result<(Self, Start), ExportError> {
+        Self::create_from(dir, scene, opts, existing, last, "")
+    }
+
+    /// [`RunWriter::create_for`] naming the solver backend that makes the frames in the
+    /// manifest from its first write (`""`: not recorded).
+    pub fn create_from(
+        dir: &Path,
+        scene: &Scene,
+        opts: &ExportOptions,
+        existing: Existing,
+        last: Option<u32>,
+        backend: &str,
+    ) -> Result<(Self, Start), ExportError> {
         folder::prepare_folder(dir)?;
         let lock = FolderLock::acquire(dir)?;
         let temporaries_removed = folder::remove_stale_temporaries(dir)?.len();
         let found = folder::scan(dir)?;
         let mut manifest = Manifest::new(scene, opts);
+        manifest.backend = backend.to_string();
         let mut start = Start {
             temporaries_removed,
             ..Start::default()
@@ -151,11 +165,6 @@ impl RunWriter {
     /// with [`ExportError::Stopped`] instead of put in place.
     pub fn set_stop(&mut self, flag: &'static AtomicBool) {
         self.stop = Some(flag);
-    }
-
-    /// Names the solver backend in the manifest (written with the next frame).
-    pub fn set_backend(&mut self, name: &str) {
-        self.manifest.backend = name.to_string();
     }
 
     /// The folder.
