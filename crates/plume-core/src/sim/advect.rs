@@ -284,9 +284,14 @@ fn face_rows<'a, const A: usize>(
                 let fin = finish.map(|f| (&f.orig[base..][..fnx], &f.range[base..][..fnx]));
                 // Faces on a wall along A keep their value.
                 let (p, n) = if A == 1 { (j, ny) } else { (k, nz) };
+                // MacCormack's φ̂ of a fixed face is its value too: the last step's forward
+                // traces sample φ̂ next to it (an inflow's speed, not a stale 0).
+                let own = &src[base..][..fnx];
                 if A != 0 && ((p == 0 && fixed[0]) || (p == n && fixed[1])) {
                     if let Some((orig, _)) = fin {
                         row.copy_from_slice(orig);
+                    } else if rg.is_some() {
+                        row.copy_from_slice(own);
                     }
                     return;
                 }
@@ -331,6 +336,9 @@ fn face_rows<'a, const A: usize>(
                 if let Some((orig, _)) = fin {
                     row[..i0].copy_from_slice(&orig[..i0]);
                     row[i1..].copy_from_slice(&orig[i1..]);
+                } else if rg.is_some() {
+                    row[..i0].copy_from_slice(&own[..i0]);
+                    row[i1..].copy_from_slice(&own[i1..]);
                 }
                 let (y, z) = (j as f32, k as f32);
                 let m = i1.saturating_sub(i0);
