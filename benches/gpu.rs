@@ -17,7 +17,9 @@ fn step(c: &mut Criterion) {
     for n in [32usize, 64] {
         let scene = Scene::default_plume().with_resolution(n);
         let Ok(mut s) = plume::backend::gpu(&scene) else {
-            eprintln!("no OpenGL 4.3 context: the GPU benchmark needs one (Mesa's llvmpipe will do)");
+            eprintln!(
+                "no OpenGL 4.3 context: the GPU benchmark needs one (Mesa's llvmpipe will do)"
+            );
             return;
         };
         for _ in 0..30 {

@@ -236,6 +236,7 @@ pub fn run_with(
     let bandwidth = info.bandwidth_gb_s;
     let d = solver.grid().dims;
     let memory = solver.memory_bytes();
+    let cpu = solver.backend() == "cpu";
     let baseline = if cfg.baseline {
         let b4 = baseline_ms(d.nx.max(d.ny).max(d.nz), 4, cfg.baseline_steps);
         let b20 = baseline_ms(d.nx.max(d.ny).max(d.nz), 20, cfg.baseline_steps);
@@ -258,9 +259,14 @@ pub fn run_with(
         dims: d.as_array(),
         steps: totals.len(),
         threads: rayon::current_num_threads(),
-        vectorised: crate::sim::trace16::simd_available(),
-        simd: crate::sim::trace16::simd_level().name(),
-        sparse: crate::sim::active::sparse_enabled(),
+        // The CPU's vector paths and active regions: none of them on the GPU backend.
+        vectorised: cpu && crate::sim::trace16::simd_available(),
+        simd: if cpu {
+            crate::sim::trace16::simd_level().name()
+        } else {
+            "none"
+        },
+        sparse: cpu && crate::sim::active::sparse_enabled(),
         scalar_active: median(&mut active),
         ms_per_step: ms,
         mean_ms_per_step: mean,
