@@ -52,7 +52,7 @@ pub(crate) struct Engine {
     pub software: bool,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
-    pub mg: Option<crate::multigrid::Multigrid>,
+    pub mg: Option<crate::lists::Multigrid>,
     /// The obstacles and their solids.
     pub obs: crate::lists::Obstacles,
     /// The solid cells, a bit each (one word of 0 without obstacles).
@@ -122,7 +122,7 @@ impl Engine {
             obs: Default::default(),
             solid_bits,
         };
-        e.mg = crate::multigrid::Multigrid::new(&e, None);
+        e.rebuild_multigrid(None);
         e.reset();
         Ok(e)
     }

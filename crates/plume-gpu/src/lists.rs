@@ -58,3 +58,32 @@ impl Obstacles {
             + s.face_layers.iter().flatten().map(avg).sum::<u64>()
     }
 }
+
+/// Where an array of the cycle lives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum At {
+    /// The solve's `q` (the result), from 0.
+    Q,
+    /// The solve's `r` (the finest right-hand side), from 0.
+    R,
+    /// The cell velocity's buffer, from this float.
+    Cell(u32),
+}
+
+/// One level: its cells, the offsets of its arrays and its mask's first word.
+#[derive(Clone, Debug)]
+pub(crate) struct Level {
+    pub dims: [u32; 3],
+    pub n: u32,
+    pub x: At,
+    pub y: At,
+    pub t: At,
+    pub b: At,
+    pub mask: u32,
+}
+
+/// The hierarchy of a grid (and of its obstacles' masks, when there are any).
+pub(crate) struct Multigrid {
+    pub levels: Vec<Level>,
+    pub bits: Buffer<[u32]>,
+}

@@ -13,39 +13,11 @@ use glium::uniform;
 use crate::engine::Engine;
 use crate::fields::Field;
 use crate::kernels::run;
+use crate::lists::{At, Level, Multigrid};
 
 const OMEGA: f32 = 6.0 / 7.0;
 const COARSEST_SWEEPS: u32 = 16;
 const NONE: u32 = u32::MAX;
-
-/// Where an array of the cycle lives.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum At {
-    /// The solve's `q` (the result), from 0.
-    Q,
-    /// The solve's `r` (the finest right-hand side), from 0.
-    R,
-    /// The cell velocity's buffer, from this float.
-    Cell(u32),
-}
-
-/// One level: its cells, the offsets of its arrays and its mask's first word.
-#[derive(Clone, Debug)]
-struct Level {
-    dims: [u32; 3],
-    n: u32,
-    x: At,
-    y: At,
-    t: At,
-    b: At,
-    mask: u32,
-}
-
-/// The hierarchy of a grid (and of its obstacles' masks, when there are any).
-pub(crate) struct Multigrid {
-    levels: Vec<Level>,
-    bits: Buffer<[u32]>,
-}
 
 impl Multigrid {
     /// The levels of a `dims` grid, the coarse masks from the finest `solid` cells (one bit a
@@ -135,6 +107,12 @@ impl Multigrid {
 }
 
 impl Engine {
+    /// The preconditioner's levels for the grid and the solid cells `solid` (`None`: no
+    /// obstacles).
+    pub(crate) fn rebuild_multigrid(&mut self, solid: Option<&[u8]>) {
+        self.mg = Multigrid::new(self, solid);
+    }
+
     /// z = M·r into `q`: one V-cycle.
     pub(crate) fn precondition(&self, mg: &Multigrid) {
         let top = self.cycle(mg, 0);

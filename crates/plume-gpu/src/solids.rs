@@ -54,10 +54,10 @@ impl Engine {
         if host.is_empty() {
             self.obs.solids = None;
             self.solid_bits = upload_u32(self, &[0])?;
-            self.mg = crate::multigrid::Multigrid::new(self, None);
+            self.rebuild_multigrid(None);
             return Ok(());
         }
-        self.mg = crate::multigrid::Multigrid::new(self, Some(&host.mask));
+        self.rebuild_multigrid(Some(&host.mask));
         let d = self.grid.dims;
         let mut bits = vec![0u32; d.cells().div_ceil(32)];
         for &c in &host.cells {
