@@ -187,3 +187,46 @@ pub fn density_centroid(grid: &Grid, density: &[f32]) -> Option<[f64; 3]> {
     }
     Some([0, 1, 2].map(|a| grid.origin[a] as f64 + (t[a] / t[3] + 0.5) * grid.h as f64))
 }
+
+/// The velocity at the cells' centres (each component the mean of the cell's two faces along
+/// it) from the three face arrays of `grid`: what every backend's frame holds.
+pub fn cell_velocity(grid: &Grid, faces: [&[f32]; 3]) -> Vec<[f32; 3]> {
+    let d = grid.dims;
+    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+    per_cell(grid, |i, j, k| {
+        [
+            0.5 * (faces[0][du.idx(i, j, k)] + faces[0][du.idx(i + 1, j, k)]),
+            0.5 * (faces[1][dv.idx(i, j, k)] + faces[1][dv.idx(i, j + 1, k)]),
+            0.5 * (faces[2][dw.idx(i, j, k)] + faces[2][dw.idx(i, j, k + 1)]),
+        ]
+    })
+}
+
+/// ∇·u of every cell (1/s) from the three face arrays of `grid`.
+pub fn divergence(grid: &Grid, faces: [&[f32]; 3]) -> Vec<f32> {
+    let d = grid.dims;
+    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
+    let inv_h = 1.0 / grid.h;
+    per_cell(grid, |i, j, k| {
+        (faces[0][du.idx(i + 1, j, k)] - faces[0][du.idx(i, j, k)] + faces[1][dv.idx(i, j + 1, k)]
+            - faces[1][dv.idx(i, j, k)]
+            + faces[2][dw.idx(i, j, k + 1)]
+            - faces[2][dw.idx(i, j, k)])
+            * inv_h
+    })
+}
+
+/// Where a frame marks the emitters: each one's centre and radius (half a box's largest
+/// side).
+pub fn emitter_marks(emitters: &[crate::sim::Emitter]) -> Vec<([f32; 3], f32)> {
+    emitters
+        .iter()
+        .map(|e| {
+            let r = e
+                .radius
+                .or(e.size.map(|s| 0.5 * s[0].max(s[1]).max(s[2])))
+                .unwrap_or(0.0);
+            (e.center, r)
+        })
+        .collect()
+}

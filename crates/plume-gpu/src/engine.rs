@@ -5,7 +5,7 @@
 use glium::backend::Context;
 use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
-use plume_core::frame::{per_cell, Frame, Select};
+use plume_core::frame::{cell_velocity, divergence, emitter_marks, Frame, Select};
 use plume_core::sim::body::Body;
 use plume_core::sim::cover::{self, Cover};
 use plume_core::sim::{
@@ -398,24 +398,24 @@ impl Engine {
         velocity: [f32; 3],
     ) -> Result<(), SimError> {
         let ball = plume_core::sim::Shape::Sphere { center, radius };
-        let r1 = cover::check_paint_density(center, radius, density).and_then(|()| {
+        let r1 = cover::check_paint_density(center, radius, density);
+        let r2 = cover::check_paint_velocity(center, radius, velocity);
+        if r1.is_ok() || r2.is_ok() {
+            // One coverage list serves the smoke and the push.
             let c = self
                 .upload(&cover::shape_cover(&self.grid, &ball))
                 .map_err(SimError::InvalidParameter)?;
-            self.apply(&c.0[0], &self.f.density, 2, density);
-            self.fill_solid_cells(&self.f.density, 0.0);
-            Ok(())
-        });
-        let r2 = cover::check_paint_velocity(center, radius, velocity).and_then(|()| {
-            let c = self
-                .upload(&cover::shape_cover(&self.grid, &ball))
-                .map_err(SimError::InvalidParameter)?;
-            for (a, v) in velocity.into_iter().enumerate() {
-                self.apply(&c.0[a + 1], &self.f.vel[a], 0, v);
+            if r1.is_ok() {
+                self.apply(&c.0[0], &self.f.density, 2, density);
+                self.fill_solid_cells(&self.f.density, 0.0);
             }
-            self.enforce_boundaries();
-            Ok(())
-        });
+            if r2.is_ok() {
+                for (a, v) in velocity.into_iter().enumerate() {
+                    self.apply(&c.0[a + 1], &self.f.vel[a], 0, v);
+                }
+                self.enforce_boundaries();
+            }
+        }
         r1.and(r2)
     }
 
@@ -555,10 +555,9 @@ impl Engine {
                 .map(|a| self.read(&self.f.vel[a], d.faces(a).cells()))
                 .collect()
         } else {
-            Vec::new()
+            vec![Vec::new(); 3]
         };
-        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
-        let inv_h = 1.0 / grid.h;
+        let faces = [&vel[0][..], &vel[1][..], &vel[2][..]];
         Frame {
             grid,
             step: self.steps,
@@ -575,43 +574,16 @@ impl Engine {
                 self.fire_field(1)
                     .map_or_else(|| vec![0.0; n], |f| self.read(f, n))
             }),
-            velocity: select.velocity.then(|| {
-                per_cell(&grid, |i, j, k| {
-                    [
-                        0.5 * (vel[0][du.idx(i, j, k)] + vel[0][du.idx(i + 1, j, k)]),
-                        0.5 * (vel[1][dv.idx(i, j, k)] + vel[1][dv.idx(i, j + 1, k)]),
-                        0.5 * (vel[2][dw.idx(i, j, k)] + vel[2][dw.idx(i, j, k + 1)]),
-                    ]
-                })
-            }),
+            velocity: select.velocity.then(|| cell_velocity(&grid, faces)),
             pressure: select.pressure.then(|| self.read(&self.f.pressure, n)),
-            divergence: select.divergence.then(|| {
-                per_cell(&grid, |i, j, k| {
-                    (vel[0][du.idx(i + 1, j, k)] - vel[0][du.idx(i, j, k)]
-                        + vel[1][dv.idx(i, j + 1, k)]
-                        - vel[1][dv.idx(i, j, k)]
-                        + vel[2][dw.idx(i, j, k + 1)]
-                        - vel[2][dw.idx(i, j, k)])
-                        * inv_h
-                })
-            }),
+            divergence: select.divergence.then(|| divergence(&grid, faces)),
             solid: if select.solid {
                 self.obs.solids.as_ref().map(|s| s.host.mask.clone())
             } else {
                 None
             },
             collision: None,
-            emitters: self
-                .emitters
-                .iter()
-                .map(|e| {
-                    let r = e
-                        .radius
-                        .or(e.size.map(|s| 0.5 * s[0].max(s[1]).max(s[2])))
-                        .unwrap_or(0.0);
-                    (e.center, r)
-                })
-                .collect(),
+            emitters: emitter_marks(&self.emitters),
             streamlines: None,
         }
     }

@@ -1,6 +1,7 @@
 //! The step on the card: CFL sub-steps chosen from the largest speed (a reduction), the
 //! stages in the CPU solver's order, and the finite check (reductions).
 
+use plume_core::sim::solver::{split_step, SubSteps};
 use plume_core::sim::{StageTime, StepStats};
 use std::time::Instant;
 
@@ -12,38 +13,21 @@ pub(crate) type StageFn = fn(&mut Engine, &mut StepStats);
 /// A stage: its name (the CPU solver's), whether it runs now, its work.
 pub(crate) type Stage = (&'static str, fn(&Engine) -> bool, StageFn);
 
+impl SubSteps for Engine {
+    fn fastest(&mut self) -> f32 {
+        self.top_speed().max(self.emitter_speed())
+    }
+    fn sub_step(&mut self, dt: f32) -> StepStats {
+        self.substep(dt)
+    }
+}
+
 impl Engine {
     /// One step of `params.dt`, in as many sub-steps as `max_cfl` needs (as the CPU's
     /// `Solver::step`), then the finite check.
     pub fn step(&mut self) {
-        let dt = f64::from(self.params.dt);
-        let h = f64::from(self.grid.h);
-        let max_n = self.params.max_substeps;
-        let min_dt = dt / f64::from(max_n);
-        let cfl = f64::from(self.params.max_cfl);
-        let mut total = StepStats::default();
-        let mut remaining = dt;
-        let mut n = 0u32;
-        while remaining > 1e-9 * dt {
-            let speed = f64::from(self.top_speed().max(self.emitter_speed()));
-            let mut sdt = if speed > 0.0 {
-                cfl * h / speed
-            } else {
-                remaining
-            };
-            if sdt >= remaining || n + 1 >= max_n {
-                sdt = remaining;
-            } else if remaining < 2.0 * sdt {
-                sdt = 0.5 * remaining;
-            }
-            let sdt = sdt.max(min_dt).min(remaining);
-            let st = self.substep(sdt as f32);
-            total.absorb(&st);
-            total.cfl = total.cfl.max((speed * sdt / h) as f32);
-            remaining -= sdt;
-            n += 1;
-        }
-        total.substeps = n;
+        let (p, h) = (self.params.clone(), self.grid.h);
+        let mut total = split_step(self, &p, h);
         self.sub_dt = self.params.dt;
         self.steps += 1;
         let t = Instant::now();

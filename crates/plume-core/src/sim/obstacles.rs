@@ -344,18 +344,7 @@ impl Solids {
     /// Gives each solid border cell the mean of its fluid neighbours, so that interpolation
     /// near an obstacle reads fluid values instead of whatever the solid cell held.
     pub fn extrapolate(&self, d: Dims, f: &mut [f32]) {
-        for &c in &self.border {
-            let p = unflatten(d, c as usize);
-            let (mut s, mut n) = (0.0f32, 0u32);
-            for q in neighbours(d, p) {
-                let qi = d.idx(q[0], q[1], q[2]);
-                if self.mask[qi] == 0 {
-                    s += f[qi];
-                    n += 1;
-                }
-            }
-            f[c as usize] = if n > 0 { s / n as f32 } else { 0.0 };
-        }
+        apply_averages(&self.border_averages(d), f);
     }
 
     /// Extrapolates each velocity component into the faces that touch solid cells, `layers`
@@ -364,43 +353,9 @@ impl Solids {
     /// Deeper faces keep their value. Advection then reads the fluid's own velocity next to
     /// an obstacle instead of the zeros the obstacle holds.
     pub fn extrapolate_faces(&self, d: Dims, vel: [&mut [f32]; 3], layers: usize) {
-        for (axis, f) in vel.into_iter().enumerate() {
-            let list = &self.faces[axis];
-            if list.is_empty() {
-                continue;
-            }
-            let fd = d.faces(axis);
-            let mut known = vec![1u8; fd.cells()];
-            for &i in list {
-                known[i as usize] = 0;
-            }
-            let mut pending: Vec<u32> = list.clone();
-            for _ in 0..layers {
-                let mut filled = Vec::new();
-                pending.retain(|&c| {
-                    let [i, j, k] = unflatten(fd, c as usize);
-                    let (mut sum, mut cnt) = (0.0f32, 0u32);
-                    for q in neighbours(fd, [i, j, k]) {
-                        let qi = fd.idx(q[0], q[1], q[2]);
-                        if known[qi] != 0 {
-                            sum += f[qi];
-                            cnt += 1;
-                        }
-                    }
-                    if cnt > 0 {
-                        filled.push((c, sum / cnt as f32));
-                        false
-                    } else {
-                        true
-                    }
-                });
-                if filled.is_empty() {
-                    break;
-                }
-                for (c, v) in filled {
-                    f[c as usize] = v;
-                    known[c as usize] = 1;
-                }
+        for (f, plan) in vel.into_iter().zip(self.face_averages(d, layers)) {
+            for layer in &plan {
+                apply_averages(layer, f);
             }
         }
     }
@@ -464,6 +419,19 @@ fn average(target: usize, nbs: impl Iterator<Item = usize>) -> Average {
         a[1] += 1;
     }
     a
+}
+
+/// Sets each average's target to the mean of its neighbours in `f` (summed in order; 0
+/// without any). No average reads another's target, so the order does not matter.
+fn apply_averages(plan: &[Average], f: &mut [f32]) {
+    for a in plan {
+        let n = a[1] as usize;
+        let mut s = 0.0f32;
+        for &q in &a[2..2 + n] {
+            s += f[q as usize];
+        }
+        f[a[0] as usize] = if n > 0 { s / n as f32 } else { 0.0 };
+    }
 }
 
 impl Solids {

@@ -4,7 +4,7 @@
 //! [`Frame`]s, and nothing in the viewer or export changes.
 
 use super::{Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Solver, StepStats};
-use crate::frame::{per_cell, Frame, Select};
+use crate::frame::{cell_velocity, divergence, emitter_marks, Frame, Select};
 
 /// Every field of a simulation and its clock, as the solver holds them (velocity on its
 /// faces): what switching backends carries from one to the other.
@@ -210,9 +210,7 @@ impl Simulation for Solver {
     fn frame(&self, select: Select) -> Frame {
         let grid = *Solver::grid(self);
         let d = grid.dims;
-        let inv_h = 1.0 / grid.h;
         let vel = [0, 1, 2].map(|a| self.velocity(a));
-        let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
         Frame {
             grid,
             step: Solver::steps(self),
@@ -221,36 +219,16 @@ impl Simulation for Solver {
             temperature: select.temperature.then(|| self.temperature().to_vec()),
             fuel: select.fuel.then(|| or_zeros(self.fuel(), d.cells())),
             flame: select.flame.then(|| or_zeros(self.flame(), d.cells())),
-            velocity: select
-                .velocity
-                .then(|| per_cell(&grid, |i, j, k| self.velocity_at_cell(i, j, k))),
+            velocity: select.velocity.then(|| cell_velocity(&grid, vel)),
             pressure: select.pressure.then(|| self.pressure().to_vec()),
-            divergence: select.divergence.then(|| {
-                per_cell(&grid, |i, j, k| {
-                    (vel[0][du.idx(i + 1, j, k)] - vel[0][du.idx(i, j, k)]
-                        + vel[1][dv.idx(i, j + 1, k)]
-                        - vel[1][dv.idx(i, j, k)]
-                        + vel[2][dw.idx(i, j, k + 1)]
-                        - vel[2][dw.idx(i, j, k)])
-                        * inv_h
-                })
-            }),
+            divergence: select.divergence.then(|| divergence(&grid, vel)),
             solid: if select.solid {
                 self.solid_mask().map(<[u8]>::to_vec)
             } else {
                 None
             },
             collision: None,
-            emitters: Solver::emitters(self)
-                .iter()
-                .map(|e| {
-                    let r = e
-                        .radius
-                        .or(e.size.map(|s| 0.5 * s[0].max(s[1]).max(s[2])))
-                        .unwrap_or(0.0);
-                    (e.center, r)
-                })
-                .collect(),
+            emitters: emitter_marks(Solver::emitters(self)),
             streamlines: None,
         }
     }

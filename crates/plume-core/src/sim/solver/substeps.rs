@@ -25,37 +25,8 @@ impl Solver {
         // The advection passes' sampler window covers the midpoints of traces at max_cfl.
         self.vel_sampler
             .set_halo(advect::halo_for_cfl(self.params.max_cfl));
-        let dt = f64::from(self.params.dt);
-        let h = f64::from(self.grid.h);
-        let max_n = self.params.max_substeps;
-        let min_dt = dt / f64::from(max_n);
-        let cfl = f64::from(self.params.max_cfl);
-        let mut total = StepStats::default();
-        let mut remaining = dt;
-        let mut n = 0u32;
-        while remaining > 1e-9 * dt {
-            // The sources run first in the sub-step: the velocity they set counts too, or a
-            // fast emitter's first sub-step would be as long as the step and its traces
-            // thousands of cells long.
-            let speed = f64::from(self.top_speed().max(self.emitter_speed()));
-            let mut sdt = if speed > 0.0 {
-                cfl * h / speed
-            } else {
-                remaining
-            };
-            if sdt >= remaining || n + 1 >= max_n {
-                sdt = remaining;
-            } else if remaining < 2.0 * sdt {
-                sdt = 0.5 * remaining;
-            }
-            let sdt = sdt.max(min_dt).min(remaining);
-            let st = self.substep(sdt as f32);
-            total.absorb(&st);
-            total.cfl = total.cfl.max((speed * sdt / h) as f32);
-            remaining -= sdt;
-            n += 1;
-        }
-        total.substeps = n;
+        let (p, h) = (self.params.clone(), self.grid.h);
+        let mut total = split_step(self, &p, h);
         self.sub_dt = self.params.dt;
         self.steps += 1;
         let t = Instant::now();
@@ -200,6 +171,64 @@ impl Solver {
                     .sum::<u64>()
             })
             .sum()
+    }
+}
+
+/// A backend's side of [`split_step`].
+pub trait SubSteps {
+    /// The fastest velocity the next sub-step starts with (domain-units/s): the faces', and
+    /// what active emitters and moving solids are about to set.
+    fn fastest(&mut self) -> f32;
+    /// Runs one sub-step of length `dt`.
+    fn sub_step(&mut self, dt: f32) -> StepStats;
+}
+
+/// Splits one step of `p.dt` into as many sub-steps as `p.max_cfl` needs on a grid of voxel
+/// size `h` (both backends): before each, the sub-step's length is chosen from the fastest
+/// velocity (`max_cfl·h/|u|max`, at least `dt/max_substeps`, the last two split what is left
+/// evenly so no sliver remains). Returns the sub-steps' statistics summed, with their count
+/// and the largest CFL number.
+pub fn split_step(s: &mut impl SubSteps, p: &FluidParams, h: f32) -> StepStats {
+    let dt = f64::from(p.dt);
+    let h = f64::from(h);
+    let max_n = p.max_substeps;
+    let min_dt = dt / f64::from(max_n);
+    let cfl = f64::from(p.max_cfl);
+    let mut total = StepStats::default();
+    let mut remaining = dt;
+    let mut n = 0u32;
+    while remaining > 1e-9 * dt {
+        // The sources run first in the sub-step: the velocity they set counts too, or a fast
+        // emitter's first sub-step would be as long as the step and its traces thousands of
+        // cells long.
+        let speed = f64::from(s.fastest());
+        let mut sdt = if speed > 0.0 {
+            cfl * h / speed
+        } else {
+            remaining
+        };
+        if sdt >= remaining || n + 1 >= max_n {
+            sdt = remaining;
+        } else if remaining < 2.0 * sdt {
+            sdt = 0.5 * remaining;
+        }
+        let sdt = sdt.max(min_dt).min(remaining);
+        let st = s.sub_step(sdt as f32);
+        total.absorb(&st);
+        total.cfl = total.cfl.max((speed * sdt / h) as f32);
+        remaining -= sdt;
+        n += 1;
+    }
+    total.substeps = n;
+    total
+}
+
+impl SubSteps for Solver {
+    fn fastest(&mut self) -> f32 {
+        self.top_speed().max(self.emitter_speed())
+    }
+    fn sub_step(&mut self, dt: f32) -> StepStats {
+        self.substep(dt)
     }
 }
 
