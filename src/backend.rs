@@ -4,6 +4,7 @@
 
 use crate::scene::Scene;
 use crate::sim::{SimError, Simulation};
+use crate::render::share::ShareGroup;
 use plume_gpu::GpuSolver;
 
 /// A backend choice as the command line and the panel spell it.
@@ -43,10 +44,17 @@ impl Backend {
 
 /// The GPU solver for `scene` on a headless OpenGL context of its own.
 pub fn gpu(scene: &Scene) -> Result<GpuSolver, SimError> {
-    GpuSolver::from_scene(
-        scene,
-        Box::new(|| crate::render::context::headless().map_err(|e| e.to_string())),
-    )
+    gpu_in(scene, None)
+}
+
+/// The GPU solver for `scene` on a context of `share`'s group (the viewer's window: its
+/// renderer then draws the solver's textures), or a headless one of its own.
+pub fn gpu_in(scene: &Scene, share: Option<&ShareGroup>) -> Result<GpuSolver, SimError> {
+    let make: plume_gpu::ContextMaker = match share {
+        Some(g) => g.context_maker(),
+        None => Box::new(|| crate::render::context::headless_gl().map_err(|e| e.to_string())),
+    };
+    GpuSolver::from_scene(scene, make)
 }
 
 /// A simulation built for a scene, with which backend runs it and why.
@@ -61,6 +69,15 @@ pub struct Built {
 
 /// Builds `scene` on the backend `choice` names (see [`Backend`]).
 pub fn build(scene: &Scene, choice: Backend) -> Result<Built, SimError> {
+    build_in(scene, choice, None)
+}
+
+/// As [`build`], the GPU solver (where it runs) on a context of `share`'s group.
+pub fn build_in(
+    scene: &Scene,
+    choice: Backend,
+    share: Option<&ShareGroup>,
+) -> Result<Built, SimError> {
     let (coarse, backend, why): (Box<dyn Simulation>, _, _) = match choice {
         Backend::Cpu => (
             Box::new(scene.build()?),
@@ -68,13 +85,13 @@ pub fn build(scene: &Scene, choice: Backend) -> Result<Built, SimError> {
             "backend: cpu (asked for)".to_string(),
         ),
         Backend::Gpu => {
-            let g = gpu(scene)?;
+            let g = gpu_in(scene, share)?;
             let why = format!("backend: gpu (asked for) on {}", g.info().renderer);
             (Box::new(g), "gpu", why)
         }
         Backend::Auto => match auto_choice(scene) {
             Ok(renderer) => {
-                let g = gpu(scene)?;
+                let g = gpu_in(scene, share)?;
                 let why = format!(
                     "backend: gpu (auto: {renderer} runs compute shaders and matched the CPU \
                      at start-up)"

@@ -82,6 +82,35 @@ pub fn check_memory(grid_bytes: u64, width: u32, height: u32, what: &str) -> any
 /// Creates a headless OpenGL 3.3 core context on the first EGL device that provides one
 /// (Mesa's software device when there is no GPU).
 pub fn headless() -> Result<Rc<Context>, RenderError> {
+    Ok(headless_made()?.context)
+}
+
+/// A headless context for the GPU solver, with its OpenGL entry points.
+pub fn headless_gl() -> Result<plume_gpu::GlContext, RenderError> {
+    let m = headless_made()?;
+    let display = m.display;
+    Ok(plume_gpu::GlContext {
+        context: m.context,
+        proc_address: Box::new(move |name| super::share::proc_address(&display, name)),
+        share_group: None,
+    })
+}
+
+/// A headless context and its share group: contexts made from the group (on any thread)
+/// share its buffers and textures.
+pub fn headless_shared() -> Result<(Rc<Context>, super::share::ShareGroup), RenderError> {
+    let m = headless_made()?;
+    Ok((m.context, m.group))
+}
+
+/// A headless context with what made it.
+struct Made {
+    context: Rc<Context>,
+    display: Display,
+    group: super::share::ShareGroup,
+}
+
+fn headless_made() -> Result<Made, RenderError> {
     let devices = Device::query_devices()
         .map_err(|e| RenderError::Context(format!("cannot enumerate EGL devices: {e}")))?;
     let mut errors = Vec::new();
@@ -104,7 +133,7 @@ pub fn headless() -> Result<Rc<Context>, RenderError> {
     }))
 }
 
-fn try_device(device: &Device) -> Result<Rc<Context>, String> {
+fn try_device(device: &Device) -> Result<Made, String> {
     // SAFETY: no raw display handle is passed, so EGL opens the device itself.
     let display = unsafe { Display::with_device(device, None) }.map_err(|e| e.to_string())?;
     let template = ConfigTemplateBuilder::new()
@@ -125,11 +154,24 @@ fn try_device(device: &Device) -> Result<Rc<Context>, String> {
     let context = not_current
         .make_current_surfaceless()
         .map_err(|e| e.to_string())?;
-    let backend = HeadlessBackend { context, display };
+    let group = super::share::ShareGroup::new(
+        glutin::display::Display::Egl(display.clone()),
+        glutin::config::Config::Egl(config),
+        &context,
+    );
+    let backend = HeadlessBackend {
+        context,
+        display: display.clone(),
+    };
     // SAFETY: the backend's context is current on this thread and stays alive inside glium's
     // context.
-    unsafe { Context::new(backend, true, DebugCallbackBehavior::Ignore) }
-        .map_err(|e| format!("glium refused the context: {e}"))
+    let context = unsafe { Context::new(backend, true, DebugCallbackBehavior::Ignore) }
+        .map_err(|e| format!("glium refused the context: {e}"))?;
+    Ok(Made {
+        context,
+        display,
+        group,
+    })
 }
 
 /// Renderer and version strings of a context.

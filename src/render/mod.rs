@@ -2,10 +2,13 @@
 //! outline and a background, drawn into a window's frame or an off-screen framebuffer.
 
 pub mod context;
+pub mod exchange;
 pub mod flipbook;
 pub mod offscreen;
+pub mod share;
 pub mod solids;
 pub mod volume;
+mod volume_sets;
 pub mod window;
 
 pub use flipbook::Flipbook;

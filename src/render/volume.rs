@@ -81,18 +81,26 @@ pub struct VolumeRenderer {
     stream: Program,
     texture: Option<(Texture3d, Dims)>,
     staging: Option<PixelBuffer<f32>>,
+    /// The sets of textures the GPU solver writes (see `render::exchange`): density and,
+    /// where something burns, temperature with flame. Made here, owned here.
+    pub(super) sets: Vec<(Texture3d, Option<Texture3d>)>,
+    /// The set drawn instead of the uploaded textures, while the GPU solver feeds the view.
+    pub(super) shown: Option<(usize, Dims)>,
     /// The obstacles as triangles, drawn into a hit buffer the volume and streamline passes
     /// read.
-    solids: super::solids::SolidPass,
+    pub(super) solids: super::solids::SolidPass,
     /// Temperature and flame (RG32F) while the frame holds flame, and the flame as one soft
     /// light for the smoke around it.
     heat: Option<HeatTexture>,
-    fire: Option<FlameLight>,
+    pub(super) fire: Option<FlameLight>,
     /// The blackbody emission table (N × 1 RGB32F) and its values for the CPU side.
     blackbody: Texture2d,
     blackbody_values: Vec<[f32; 3]>,
     /// Milliseconds of the last upload (buffer write and texture transfer).
     pub last_upload_ms: f64,
+    /// Textures filled from the CPU since the renderer was made (a frame's density and its
+    /// heat count one each); drawing the GPU solver's shared sets adds none.
+    pub uploads: u64,
 }
 
 /// Temperature and flame on the GPU: the RG32F texture, its dimensions, and the staging
@@ -112,7 +120,7 @@ pub struct FlameLight {
 }
 
 /// An empty float 3D texture of `dims` cells (`what` names it in an error).
-fn texture_3d(
+pub(super) fn texture_3d(
     facade: &impl Facade,
     format: UncompressedFloatFormat,
     dims: Dims,
@@ -154,10 +162,7 @@ pub fn flame_light(
     kelvin_per_unit: f32,
 ) -> Option<FlameLight> {
     let d = grid.dims;
-    let mut power = [0.0f64; 3];
-    let mut w_sum = 0.0f64;
-    let mut m1 = [0.0f64; 3];
-    let mut m2 = 0.0f64;
+    let mut sums = [0.0f64; 8];
     for k in 0..d.nz {
         for j in 0..d.ny {
             for i in 0..d.nx {
@@ -171,29 +176,38 @@ pub fn flame_light(
                 if w <= 0.0 {
                     continue;
                 }
-                for a in 0..3 {
-                    power[a] += f64::from(f * e[a]);
-                }
                 let p = grid.cell_center(i, j, k);
                 for a in 0..3 {
-                    m1[a] += w * f64::from(p[a]);
+                    sums[a] += f64::from(f * e[a]);
+                    sums[4 + a] += w * f64::from(p[a]);
                 }
-                m2 += w * p.iter().map(|x| f64::from(x * x)).sum::<f64>();
-                w_sum += w;
+                sums[3] += w;
+                sums[7] += w * p.iter().map(|x| f64::from(x * x)).sum::<f64>();
             }
         }
     }
-    if w_sum <= 0.0 {
-        return None;
+    FlameLight::from_sums(&sums, grid.h)
+}
+
+impl FlameLight {
+    /// The light of the flame's sums over cells of flame f > 0 — Σ f·e (rgb), Σ w, Σ w·p
+    /// (xyz), Σ w·|p|², with e the emission, w = f·luminance(e) and p the cell's centre — on a
+    /// grid of voxel size `h`; `None` when nothing glows. The GPU solver sums the same on
+    /// the card.
+    pub fn from_sums(sums: &[f64; 8], h: f32) -> Option<FlameLight> {
+        let w_sum = sums[3];
+        if w_sum.is_nan() || w_sum <= 0.0 {
+            return None;
+        }
+        let center = [sums[4], sums[5], sums[6]].map(|m| m / w_sum);
+        let var = (sums[7] / w_sum - center.iter().map(|c| c * c).sum::<f64>()).max(0.0);
+        let vol = f64::from(h).powi(3);
+        Some(FlameLight {
+            center: center.map(|c| c as f32),
+            power: [sums[0], sums[1], sums[2]].map(|p| (p * vol) as f32),
+            spread2: (var + f64::from(h * h)) as f32,
+        })
     }
-    let center = m1.map(|m| m / w_sum);
-    let var = (m2 / w_sum - center.iter().map(|c| c * c).sum::<f64>()).max(0.0);
-    let vol = f64::from(grid.h).powi(3);
-    Some(FlameLight {
-        center: center.map(|c| c as f32),
-        power: power.map(|p| (p * vol) as f32),
-        spread2: (var + f64::from(grid.h * grid.h)) as f32,
-    })
 }
 
 /// Where the volume sits in the world: its box.
@@ -231,6 +245,8 @@ impl VolumeRenderer {
             stream: program(facade, "streamlines", STREAM_VERT, STREAM_FRAG)?,
             texture: None,
             staging: None,
+            sets: Vec::new(),
+            shown: None,
             solids: super::solids::SolidPass::new(facade)?,
             heat: None,
             fire: None,
@@ -243,6 +259,7 @@ impl VolumeRenderer {
             .map_err(|e| RenderError::resource("blackbody table", e))?,
             blackbody_values: table,
             last_upload_ms: 0.0,
+            uploads: 0,
         };
         Ok(r)
     }
@@ -264,9 +281,25 @@ impl VolumeRenderer {
         self.solids.time = t;
     }
 
-    /// Dimensions of the texture currently held, if any.
+    /// Dimensions of the texture currently drawn, if any.
     pub fn texture_dims(&self) -> Option<Dims> {
-        self.texture.as_ref().map(|t| t.1)
+        self.density_texture().map(|t| t.1)
+    }
+
+    /// The density texture drawn: the shown shared set's, or the uploaded one.
+    fn density_texture(&self) -> Option<(&Texture3d, Dims)> {
+        match self.shown {
+            Some((i, d)) => self.sets.get(i).map(|s| (&s.0, d)),
+            None => self.texture.as_ref().map(|(t, d)| (t, *d)),
+        }
+    }
+
+    /// The temperature-and-flame texture drawn, if any.
+    fn heat_texture(&self) -> Option<&Texture3d> {
+        match self.shown {
+            Some((i, _)) => self.sets.get(i).and_then(|s| s.1.as_ref()),
+            None => self.heat.as_ref().map(|h| &h.0),
+        }
     }
 
     /// Uploads a density grid (x-fastest, `dims.cells()` values) into the 3D texture,
@@ -286,7 +319,9 @@ impl VolumeRenderer {
             )));
         }
         let t = Instant::now();
-        if self.texture_dims() != Some(dims) {
+        self.shown = None;
+        self.uploads += 1;
+        if self.texture.as_ref().map(|t| t.1) != Some(dims) {
             let tex = texture_3d(facade, UncompressedFloatFormat::F32, dims, "3D texture")?;
             self.texture = Some((tex, dims));
             self.staging = Some(PixelBuffer::new_empty(facade, dims.cells()));
@@ -355,6 +390,7 @@ impl VolumeRenderer {
                 "heat texture missing after creation",
             ));
         };
+        self.uploads += 1;
         let pairs: Vec<(f32, f32)> = temperature
             .iter()
             .zip(flame)
@@ -422,7 +458,7 @@ impl VolumeRenderer {
                 settings.outline_color,
             )?;
         }
-        let Some((tex, dims)) = &self.texture else {
+        let Some((tex, dims)) = self.density_texture() else {
             return Ok(());
         };
         let inv_m: [[f32; 4]; 4] = inv.into();
@@ -439,9 +475,9 @@ impl VolumeRenderer {
             .minify_filter(MinifySamplerFilter::Linear)
             .wrap_function(SamplerWrapFunction::Clamp);
         let _ = dims;
-        let fire = self.fire.filter(|_| self.heat.is_some());
-        let heat_tex = match (&self.heat, fire) {
-            (Some((h, _, _)), Some(_)) => h,
+        let fire = self.fire.filter(|_| self.heat_texture().is_some());
+        let heat_tex = match (self.heat_texture(), fire) {
+            (Some(h), Some(_)) => h,
             _ => tex,
         };
         let heat = heat_tex
@@ -559,7 +595,7 @@ impl VolumeRenderer {
         if viewport.width == 0 || viewport.height == 0 || segments.len() < 2 {
             return Ok(());
         }
-        let Some((tex, _)) = &self.texture else {
+        let Some((tex, _)) = self.density_texture() else {
             return Ok(());
         };
         let vp = camera.view_projection(viewport.width as f32 / viewport.height as f32);
@@ -607,7 +643,7 @@ impl VolumeRenderer {
 
     /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).
     pub fn read_slice(&self, facade: &impl Facade, z: usize) -> Result<Vec<f32>, RenderError> {
-        let Some((tex, dims)) = &self.texture else {
+        let Some((tex, dims)) = self.density_texture() else {
             return Err(RenderError::resource_msg("no volume uploaded"));
         };
         if z >= dims.nz {

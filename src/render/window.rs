@@ -1,6 +1,7 @@
 //! A window with an OpenGL context for the viewer (winit + glutin), beside the headless EGL
 //! context in `context.rs`: both end as a glium facade the same renderer draws into.
 
+use super::share::ShareGroup;
 use glium::glutin::surface::WindowSurface;
 use glutin::config::{ConfigTemplateBuilder, GlConfig};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
@@ -78,12 +79,13 @@ pub fn without_source_location(msg: &str) -> String {
 }
 
 /// Opens a resizable window titled `title` of `size` logical pixels with an OpenGL 3.3 core
-/// context current on it, vsync where the platform allows, wrapped as a glium display.
+/// context current on it, vsync where the platform allows, wrapped as a glium display; and
+/// the context's share group (the GPU solver's context joins it).
 pub fn create(
     el: &ActiveEventLoop,
     title: &str,
     size: (u32, u32),
-) -> Result<(Window, glium::Display<WindowSurface>), WindowError> {
+) -> Result<(Window, glium::Display<WindowSurface>, ShareGroup), WindowError> {
     let attrs = Window::default_attributes()
         .with_title(title)
         .with_resizable(true)
@@ -121,10 +123,11 @@ pub fn create(
         .map_err(WindowError::Context)?
         .make_current(&surface)
         .map_err(WindowError::Context)?;
+    let share = ShareGroup::new(gl_display.clone(), config.clone(), &context);
     // Vsync where the platform allows it; without it the viewer still works.
     let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
     let display = glium::Display::from_context_surface(context, surface)
         .map_err(|e| WindowError::Glium(e.to_string()))?;
     let _ = config.num_samples();
-    Ok((window, display))
+    Ok((window, display, share))
 }

@@ -2,7 +2,7 @@
 //! slice view.
 
 use super::input::{self, Action, Button, DragMode, KeyName};
-use super::overlay;
+use super::{gpu_view, overlay};
 use super::sections;
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
 use super::state::{FrameStats, UiCommand, UiState};
@@ -156,16 +156,15 @@ struct StreamKey {
 
 impl App {
     fn start(&mut self, el: &ActiveEventLoop) -> Result<Running, ViewerError> {
-        let (window, display) = window::create(el, "Plume", self.opts.size)?;
+        let (window, display, share) = window::create(el, "Plume", self.opts.size)?;
         let egui = egui_glium::EguiGlium::new(egui::ViewportId::ROOT, &display, &window, el);
         let mut renderer = VolumeRenderer::new(&display)?;
         renderer.set_obstacles(&display, &self.opts.scene.obstacles)?;
         let proxy = self.proxy.clone();
         let scene = self.opts.scene.clone();
         let running = !self.opts.paused;
-        let sim = SimThread::spawn(scene.clone(), self.opts.backend, running, move || {
-            let _ = proxy.send_event(UserEvent::NewSnapshot);
-        })?;
+        let wake = move || drop(proxy.send_event(UserEvent::NewSnapshot));
+        let sim = SimThread::spawn_shared(scene.clone(), self.opts.backend, running, Some(share), wake)?;
         let mut ui = UiState::new(&scene, running);
         ui.backend = self.opts.backend;
         ui.slice.visible = self.opts.slice;
@@ -468,6 +467,7 @@ impl Running {
                 0.9 * self.stats.fps + 0.1 / dt
             };
         }
+        gpu_view::serve(&mut self.renderer, &self.display, &self.sim, &self.ui)?;
         if let Some(snap) = self.sim.take_latest() {
             // The simulation pauses itself when a field blows up: show it paused.
             if !snap.running && snap.error.is_some() {
@@ -498,11 +498,8 @@ impl Running {
         self.update_streamlines();
         if let Some(snap) = &self.snapshot {
             if snap.serial != self.uploaded {
-                self.stats.upload_ms = self.renderer.upload_frame(
-                    &self.display,
-                    &snap.frame,
-                    self.ui.scene.render.kelvin_per_unit,
-                )?;
+                let (r, k) = (&mut self.renderer, self.ui.scene.render.kelvin_per_unit);
+                self.stats.upload_ms = gpu_view::show(r, &self.display, &self.sim, snap, k)?;
                 self.uploaded = snap.serial;
             }
         }

@@ -7,6 +7,9 @@ use crate::export::{self, ExportOptions};
 use crate::frame::{Frame, Select};
 use crate::scene::Scene;
 use crate::sim::{Dims, Emitter, FireParams, FluidParams, Simulation, StepStats};
+use super::gpu_view::Volume;
+use crate::render::exchange::VolumeExchange;
+use crate::render::share::ShareGroup;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -56,6 +59,9 @@ pub enum SimCommand {
     /// Run on another solver backend; the fields, the clock and the settings carry over and
     /// the smoke keeps moving.
     SetBackend(crate::backend::Backend),
+    /// The fields the window's panels show (the slice view, the streamlines): what a frame
+    /// carries while the GPU solver feeds the 3D view directly.
+    SetFrameNeeds(Select),
     /// Stop the thread.
     Quit,
 }
@@ -95,12 +101,18 @@ pub struct Snapshot {
     pub recorder: RecorderStatus,
     /// Which solver backend runs the simulation, and why (one line).
     pub backend: String,
+    /// Where the 3D view's volume comes from: the frame, or textures the GPU solver wrote.
+    pub volume: super::gpu_view::Volume,
+    /// What the GPU solver has read back from the card so far (`None` on the CPU).
+    pub transfers: Option<plume_gpu::Transfers>,
 }
 
 /// Handle to the simulation thread.
 pub struct SimThread {
     tx: Sender<SimCommand>,
     latest: Arc<Mutex<Option<Snapshot>>>,
+    /// The hand-over of the volume's textures with the window (where it shares a group).
+    exchange: Option<Arc<VolumeExchange>>,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -118,12 +130,19 @@ struct Worker {
     recorder: Option<Recorder>,
     recording: Option<RecordSpec>,
     last_status: Option<RecorderStatus>,
+    /// The window's share group and the hand-over of textures with it: the GPU solver runs
+    /// in that group and writes the 3D view's volume on the card.
+    share: Option<(ShareGroup, Arc<VolumeExchange>)>,
+    /// What frames carry while the volume is shared (the panels' needs).
+    needs: Select,
+    /// The last snapshot could not name a fresh volume (no set free): publish again.
+    volume_pending: bool,
 }
 
 impl Worker {
     /// Builds `scene` on the backend asked for; keeps the line saying which.
     fn build(&mut self, scene: &Scene) -> Result<Box<dyn Simulation>, crate::sim::SimError> {
-        let b = crate::backend::build(scene, self.backend)?;
+        let b = crate::backend::build_in(scene, self.backend, self.share.as_ref().map(|s| &s.0))?;
         self.backend_line = b.why;
         Ok(b.sim)
     }
@@ -348,6 +367,11 @@ impl Worker {
                 }
                 return true;
             }
+            SimCommand::SetFrameNeeds(n) => {
+                let was = self.needs;
+                self.needs = n;
+                return was != n;
+            }
             SimCommand::Quit => {}
         }
         false
@@ -356,8 +380,22 @@ impl Worker {
     fn snapshot(&mut self) -> Snapshot {
         self.serial += 1;
         let s = &self.solver;
+        let gpu = self
+            .share
+            .as_ref()
+            .and_then(|(g, x)| Some((super::gpu_view::shared_solver(s.as_ref(), g.id())?, x)));
+        let shared = gpu.and_then(|(g, x)| Some((g, super::gpu_view::publish(g, x)?)));
+        self.volume_pending = matches!(shared, Some((_, Volume::Unchanged)));
+        let (volume, select) = match shared {
+            Some((_, v)) => (
+                v,
+                Some(super::gpu_view::frame_select(s.as_ref(), self.needs)),
+            ),
+            None => (Volume::Frame, None),
+        };
         Snapshot {
-            frame: s.frame({
+            volume,
+            frame: s.frame(select.unwrap_or_else(|| {
                 // Fuel and flame only where something burns (they are zero elsewhere).
                 let burns = s.emitters().iter().any(Emitter::burns);
                 if self.scene.detail.enabled {
@@ -379,7 +417,9 @@ impl Worker {
                         ..Select::ALL
                     }
                 }
-            }),
+            })),
+            // After the frame: its read-backs count.
+            transfers: shared.map(|(g, _)| g.transfers()),
             scene_name: self.scene.name.clone(),
             backend: self.backend_line.clone(),
             stats: s.stats().clone(),
@@ -406,7 +446,22 @@ impl SimThread {
         running: bool,
         wake: impl Fn() + Send + 'static,
     ) -> Result<Self, crate::sim::SimError> {
-        let built = crate::backend::build(&scene, backend)?;
+        Self::spawn_shared(scene, backend, running, None, wake)
+    }
+
+    /// As [`SimThread::spawn`], the GPU solver (where it runs) in `share`'s group, the
+    /// window's: it then writes the 3D view's volume into the window's textures on the card
+    /// ([`SimThread::exchange`]).
+    pub fn spawn_shared(
+        scene: Scene,
+        backend: crate::backend::Backend,
+        running: bool,
+        share: Option<ShareGroup>,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Self, crate::sim::SimError> {
+        let built = crate::backend::build_in(&scene, backend, share.as_ref())?;
+        let share = share.map(|g| (g, Arc::new(VolumeExchange::default())));
+        let exchange = share.as_ref().map(|s| Arc::clone(&s.1));
         let solver = built.sim;
         let (tx, rx) = mpsc::channel();
         let latest = Arc::new(Mutex::new(None));
@@ -423,6 +478,9 @@ impl SimThread {
             recorder: None,
             recording: None,
             last_status: None,
+            share,
+            needs: Select::default(),
+            volume_pending: false,
         };
         match Recorder::spawn() {
             Ok(r) => worker.recorder = Some(r),
@@ -438,6 +496,12 @@ impl SimThread {
             }
             let snap = w.snapshot();
             if let Ok(mut slot) = out.lock() {
+                // A snapshot the window never took frees the textures it named.
+                if let (Some(Volume::Shared { set, .. }), Some((_, x))) =
+                    (slot.as_ref().map(|s: &Snapshot| s.volume), &w.share)
+                {
+                    x.dropped(set);
+                }
                 *slot = Some(snap);
             }
             wake();
@@ -469,6 +533,7 @@ impl SimThread {
         Ok(Self {
             tx,
             latest,
+            exchange,
             handle: Some(handle),
         })
     }
@@ -488,9 +553,22 @@ impl SimThread {
         self.take_latest().and_then(|s| s.recorder.last_error)
     }
 
-    /// Takes the newest snapshot if one was published since the last call.
+    /// Takes the newest snapshot if one was published since the last call. A snapshot
+    /// naming shared textures hands them to the window (under the same lock the thread
+    /// publishes with), and retires those it drew before.
     pub fn take_latest(&self) -> Option<Snapshot> {
-        self.latest.lock().ok().and_then(|mut s| s.take())
+        let mut slot = self.latest.lock().ok()?;
+        let snap = slot.take()?;
+        if let (Volume::Shared { set, .. }, Some(x)) = (snap.volume, &self.exchange) {
+            x.show(set);
+        }
+        Some(snap)
+    }
+
+    /// The hand-over of the volume's textures with the window, where the thread shares the
+    /// window's group.
+    pub fn exchange(&self) -> Option<&Arc<VolumeExchange>> {
+        self.exchange.as_ref()
     }
 }
 
@@ -565,7 +643,7 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker, b
             changed = true;
         }
         // A command or the writer's progress: at once; steps: when the window is ready.
-        if (changed || stale) && publish(w, changed) {
+        if (changed || stale || w.volume_pending) && publish(w, changed) {
             stale = false;
         }
     }

@@ -57,6 +57,12 @@ pub(crate) struct Engine {
     pub obs: crate::lists::Obstacles,
     /// The solid cells, a bit each (one word of 0 without obstacles).
     pub solid_bits: Buffer<[u32]>,
+    /// The OpenGL calls glium does not make (timestamps, barriers).
+    pub raw: crate::raw::RawGl,
+    /// The blackbody emission table (rgb per entry) the flame's light is summed with.
+    pub blackbody: Buffer<[f32]>,
+    /// What has crossed the bus from the card so far.
+    pub transfers: std::cell::Cell<crate::Transfers>,
 }
 
 /// What the finite check and the statistics read of a field: Σ (double precision) and the
@@ -80,6 +86,7 @@ impl Engine {
     /// A solver for `grid` on `ctx` with every field at rest.
     pub fn new(
         ctx: Rc<Context>,
+        proc_address: &crate::raw::ProcAddress,
         grid: Grid,
         params: FluidParams,
         boundaries: Boundaries,
@@ -95,6 +102,15 @@ impl Engine {
             BufferMode::Default,
         )
         .map_err(|e| format!("{e:?}"))?;
+        let table: Vec<f32> = plume_core::blackbody::table().concat();
+        let blackbody = Buffer::new(
+            &ctx,
+            &table[..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .map_err(|e| format!("{e:?}"))?;
+        let raw = crate::raw::RawGl::new(Rc::clone(&ctx), proc_address);
         let mut e = Self {
             ctx,
             k,
@@ -121,6 +137,9 @@ impl Engine {
             mg: None,
             obs: Default::default(),
             solid_bits,
+            raw,
+            blackbody,
+            transfers: Default::default(),
         };
         e.rebuild_multigrid(None);
         e.reset();
@@ -268,6 +287,7 @@ impl Engine {
     /// The partial results of the last reduction, finished here (in a fixed order).
     pub fn read_partials(&self, groups: u32) -> Reduced {
         let g = groups as usize;
+        self.count_small(g * 12);
         let sums = self
             .f
             .partial_sum
@@ -426,8 +446,25 @@ impl Engine {
         r.map_or(0.0, |r| r.sum) * f64::from(self.grid.h).powi(3)
     }
 
+    /// Counts a read-back of a whole field, `bytes` long.
+    pub fn count_field(&self, bytes: usize) {
+        let mut t = self.transfers.get();
+        t.field_reads += 1;
+        t.field_bytes += bytes as u64;
+        self.transfers.set(t);
+    }
+
+    /// Counts a read-back of a few numbers (a reduction's partial results), `bytes` long.
+    pub fn count_small(&self, bytes: usize) {
+        let mut t = self.transfers.get();
+        t.small_reads += 1;
+        t.small_bytes += bytes as u64;
+        self.transfers.set(t);
+    }
+
     /// Reads back the first `n` values of a field.
     pub fn read(&self, f: &Field, n: usize) -> Vec<f32> {
+        self.count_field(4 * n);
         f.slice(0..n)
             .and_then(|s| s.read().ok())
             .unwrap_or_else(|| vec![0.0; n])

@@ -62,6 +62,8 @@ pub(crate) struct Kernels {
     pub gather: ComputeShader,
     pub diffuse: ComputeShader,
     pub mg: ComputeShader,
+    pub publish: ComputeShader,
+    pub flame_light: ComputeShader,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -136,6 +138,8 @@ impl Kernels {
             gather: k!("gather.comp"),
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
+            publish: k!("publish.comp"),
+            flame_light: k!("flame_light.comp", REDUCE_WG),
         })
     }
 }

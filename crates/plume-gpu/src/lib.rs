@@ -19,6 +19,8 @@ mod kernels;
 mod lists;
 mod multigrid;
 mod pressure;
+mod publish;
+mod raw;
 mod solids;
 mod stages;
 mod step;
@@ -36,8 +38,49 @@ use std::thread::JoinHandle;
 
 pub use fields::bytes_for;
 
+/// An OpenGL context for the solver, current on the thread that made it, and how to look
+/// up the entry points glium does not wrap (timestamp queries, memory barriers).
+pub struct GlContext {
+    /// The context, as glium holds it.
+    pub context: Rc<Context>,
+    /// Looks up an OpenGL function by name on it (null where the driver has none).
+    pub proc_address: Box<dyn Fn(&str) -> *const std::ffi::c_void>,
+    /// The share group it was made in (a number its maker chose), `None` for a context
+    /// that shares nothing: [`GpuSolver::publish`] writes only a group's textures.
+    pub share_group: Option<u64>,
+}
+
 /// Makes the OpenGL context the solver runs on, on the solver's own thread.
-pub type ContextMaker = Box<dyn FnOnce() -> Result<Rc<Context>, String> + Send>;
+pub type ContextMaker = Box<dyn FnOnce() -> Result<GlContext, String> + Send>;
+
+/// 3D textures made by another OpenGL context that shares objects with the solver's (the
+/// viewer's window), named as OpenGL names them, for [`GpuSolver::publish`] to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VolumeTextures {
+    /// Their size: the grid's.
+    pub dims: plume_core::sim::Dims,
+    /// Density: an R32F texture (`GL_R32F`, immutable or not, one level).
+    pub density: u32,
+    /// Temperature and flame: an RG32F texture, where the viewer draws fire.
+    pub heat: Option<u32>,
+}
+
+/// What has crossed the bus from the card since the solver was made: whole fields read
+/// back (frames, states) and the few numbers reductions leave (sums, largest values, the
+/// pressure solve's figures, the flame's light).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Transfers {
+    /// Whole fields read back.
+    pub field_reads: u64,
+    /// Their bytes.
+    pub field_bytes: u64,
+    /// Reductions' results read back.
+    pub small_reads: u64,
+    /// Their bytes.
+    pub small_bytes: u64,
+    /// Volumes written into shared textures ([`GpuSolver::publish`]).
+    pub publishes: u64,
+}
 
 /// What the solver's OpenGL context is.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,6 +93,8 @@ pub struct GpuInfo {
     pub software: bool,
     /// Free memory on the card as the vendor reports it (NVX/ATI extensions), bytes.
     pub free_memory: Option<u64>,
+    /// The share group of the context (see [`GlContext::share_group`]).
+    pub share_group: Option<u64>,
 }
 
 /// Whether a renderer string names a software rasteriser.
@@ -129,12 +174,17 @@ impl GpuSolver {
             .spawn(move || {
                 let start = || -> Result<(Engine, GpuInfo), SimError> {
                     let gl = |m: String| SimError::InvalidParameter(m);
-                    let ctx = make().map_err(gl)?;
+                    let GlContext {
+                        context: ctx,
+                        proc_address,
+                        share_group,
+                    } = make().map_err(gl)?;
                     let info = GpuInfo {
                         renderer: ctx.get_opengl_renderer_string().to_string(),
                         version: ctx.get_opengl_version_string().to_string(),
                         software: is_software(ctx.get_opengl_renderer_string()),
                         free_memory: ctx.get_free_video_memory().map(|b| b as u64),
+                        share_group,
                     };
                     if !glium::program::ComputeShader::is_supported(&*ctx) {
                         return Err(gl(format!(
@@ -143,7 +193,7 @@ impl GpuSolver {
                         )));
                     }
                     fits(need, info.free_memory, &what)?;
-                    let e = Engine::new(ctx, grid, p, boundaries).map_err(|m| {
+                    let e = Engine::new(ctx, &proc_address, grid, p, boundaries).map_err(|m| {
                         SimError::InvalidGrid(format!("{what} ({need} bytes): {m}"))
                     })?;
                     Ok((e, info))
@@ -211,6 +261,33 @@ impl GpuSolver {
     /// converged, so the results are the same.
     pub fn set_batched_solve(&mut self, on: bool) {
         self.call(move |e| e.software = !on);
+    }
+
+    /// What has crossed the bus from the card so far (see [`Transfers`]).
+    pub fn transfers(&self) -> Transfers {
+        self.call(|e| e.transfers.get())
+    }
+
+    /// Writes the density (and, where `textures.heat` is given and something burns, the
+    /// temperature and flame) into 3D textures of another context of the solver's share
+    /// group, on the card, and waits until they are written: the viewer raymarches them
+    /// without a read-back or an upload. Returns the flame's light summed on the card (Σ
+    /// f·e rgb, Σ w, Σ w·position xyz, Σ w·|position|², e the blackbody emission at
+    /// temperature × `kelvin_per_unit` and w = f·luminance(e)), `None` without heat.
+    ///
+    /// # Safety
+    /// The solver's context must have been made sharing objects with the textures' context,
+    /// and `textures` must name live 3D textures of the grid's size (density `GL_R32F`,
+    /// heat `GL_RG32F`, one level each) that stay alive, and that no other context writes,
+    /// until this returns.
+    #[allow(unsafe_code)]
+    pub unsafe fn publish(
+        &self,
+        textures: VolumeTextures,
+        kelvin_per_unit: f32,
+    ) -> Result<Option<[f64; 8]>, String> {
+        // SAFETY: the caller keeps this function's contract, which is the engine's.
+        self.call(move |e| unsafe { e.publish(textures, kelvin_per_unit) })
     }
 
     /// Runs `f` on the solver's thread and waits for its answer.
@@ -356,6 +433,9 @@ impl Simulation for GpuSolver {
     }
     fn into_coarse(self: Box<Self>) -> Box<dyn Simulation> {
         self
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }
 

@@ -241,6 +241,7 @@ impl Engine {
 
     /// The conjugate gradients' figures (see `cg_scalars.comp`).
     fn read_scalars(&self) -> [f64; 9] {
+        self.count_small(9 * 8);
         let v = self.f.scalars.read().unwrap_or_default();
         let mut out = [0.0; 9];
         for (o, x) in out.iter_mut().zip(v) {

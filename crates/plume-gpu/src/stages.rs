@@ -243,6 +243,7 @@ impl Engine {
                 uniform! { Face: &self.f.vel[a], Counter: &self.f.counter, limit: lim },
             );
         }
+        self.count_small(4);
         let held = self
             .f
             .counter

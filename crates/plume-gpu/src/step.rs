@@ -30,11 +30,10 @@ impl Engine {
         let mut total = split_step(self, &p, h);
         self.sub_dt = self.params.dt;
         self.steps += 1;
-        let t = Instant::now();
-        self.non_finite = self.first_non_finite();
+        let ms = self.timed(|e| e.non_finite = e.first_non_finite());
         total.stages.push(StageTime {
             name: "finite_check",
-            ms: t.elapsed().as_secs_f64() * 1e3,
+            ms,
         });
         total.total_ms = total.stages.iter().map(|s| s.ms).sum();
         self.stats = total;
@@ -141,22 +140,53 @@ impl Engine {
         ]
     }
 
+    /// Milliseconds the card spent on `f`'s work: between two timestamp queries, from the
+    /// end of the work before it to the end of its own (so waits for the CPU inside it
+    /// count, as they do in a step); on the CPU's clock with a `glFinish` after it where the
+    /// driver has no timer queries.
+    fn timed(&mut self, f: impl FnOnce(&mut Engine)) -> f64 {
+        if !self.raw.has_timer() {
+            let t = Instant::now();
+            f(self);
+            self.ctx.finish();
+            return t.elapsed().as_secs_f64() * 1e3;
+        }
+        self.raw.timestamp();
+        f(self);
+        self.raw.timestamp();
+        match self.raw.timestamps()[..] {
+            [a, b] => b.saturating_sub(a) as f64 / 1e6,
+            _ => 0.0,
+        }
+    }
+
     /// One sub-step: the CPU solver's stages that this backend runs, in its order, each
-    /// timed on the CPU's clock after the card has finished it.
+    /// timed on the card's clock (timestamp queries, read once the sub-step is done).
     fn substep(&mut self, dt: f32) -> StepStats {
         self.sub_dt = dt;
         let mut stats = StepStats::default();
+        let timer = self.raw.has_timer();
+        if timer {
+            self.raw.timestamp();
+        }
         for (name, on, f) in Engine::stages() {
             if !on(self) {
                 continue;
             }
-            let t = Instant::now();
-            f(self, &mut stats);
-            self.ctx.finish();
-            stats.stages.push(StageTime {
-                name,
-                ms: t.elapsed().as_secs_f64() * 1e3,
-            });
+            let ms = if timer {
+                f(self, &mut stats);
+                self.raw.timestamp();
+                0.0
+            } else {
+                self.timed(|e| f(e, &mut stats))
+            };
+            stats.stages.push(StageTime { name, ms });
+        }
+        if timer {
+            let ns = self.raw.timestamps();
+            for (s, w) in stats.stages.iter_mut().zip(ns.windows(2)) {
+                s.ms = w[1].saturating_sub(w[0]) as f64 / 1e6;
+            }
         }
         stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
         self.time += f64::from(dt);

@@ -119,6 +119,11 @@ pub trait Simulation: Send {
     /// The simulation without any pass layered on top (itself when there is none), state
     /// kept: what switching the up-resolution pass off or re-making it starts from.
     fn into_coarse(self: Box<Self>) -> Box<dyn Simulation>;
+    /// The backend's own type, for what only it offers (the GPU backend's shared textures);
+    /// `None` where there is nothing more.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 impl Simulation for Solver {

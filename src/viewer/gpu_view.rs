@@ -1,0 +1,146 @@
+//! The 3D view fed by the GPU solver without a read-back: after a step the solver's kernels
+//! write the volume into a set of the window's textures (`render::exchange`), the snapshot
+//! names the set, and the window draws it. The frame then carries only what the panels ask
+//! for (the slice view, the streamlines).
+
+use crate::frame::Select;
+use crate::render::exchange::{VolumeExchange, Want};
+use crate::render::volume::FlameLight;
+use crate::sim::{Dims, Emitter, Simulation};
+use super::sim_thread::{SimCommand, SimThread, Snapshot};
+use super::state::UiState;
+use crate::render::volume::VolumeRenderer;
+use crate::render::RenderError;
+use glium::backend::Facade;
+use plume_gpu::GpuSolver;
+
+/// Where a snapshot's 3D volume comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Volume {
+    /// The frame's fields (uploaded by the window).
+    Frame,
+    /// A set of shared textures the GPU solver wrote.
+    Shared {
+        /// Which set.
+        set: usize,
+        /// The grid it was written for.
+        dims: Dims,
+        /// The flame's light, summed on the card.
+        fire: Option<FlameLight>,
+    },
+    /// No set was free: the window keeps drawing the last one (a newer follows).
+    Unchanged,
+}
+
+/// The GPU solver under `sim` when its context is in the share group `group` (the
+/// window's), `None` for any other simulation (the CPU's, the up-resolution pass's).
+pub fn shared_solver(sim: &dyn Simulation, group: u64) -> Option<&GpuSolver> {
+    let g = sim.as_any()?.downcast_ref::<GpuSolver>()?;
+    (g.info().share_group == Some(group)).then_some(g)
+}
+
+/// What a frame needs to carry while the volume is shared: `needs` (the panels' choice),
+/// fuel and flame only where something burns.
+pub fn frame_select(sim: &dyn Simulation, needs: Select) -> Select {
+    let burns = sim.emitters().iter().any(Emitter::burns);
+    Select {
+        fuel: needs.fuel && burns,
+        flame: needs.flame && burns,
+        ..needs
+    }
+}
+
+/// Writes `gpu`'s volume into a free set of `x` on the card; [`Volume::Unchanged`] while
+/// the window has none free (or has not made them yet), `None` where writing failed (the
+/// frame then carries the fields instead).
+pub fn publish(gpu: &GpuSolver, x: &VolumeExchange) -> Option<Volume> {
+    let grid = *gpu.grid();
+    let want = Want {
+        dims: grid.dims,
+        heat: gpu.emitters().iter().any(Emitter::burns),
+    };
+    let Some((set, textures, kelvin)) = x.take_free(want) else {
+        return Some(Volume::Unchanged);
+    };
+    // SAFETY: the window's renderer made these textures in the solver's share group
+    // (`shared_solver` checked the group) as `GL_R32F`/`GL_RG32F` 3D textures of the grid's
+    // size (`Want`), and keeps them until the exchange frees them; the set is `Writing`
+    // until `written` below, so it is neither drawn nor remade meanwhile.
+    let done = unsafe { gpu.publish(textures, kelvin) };
+    x.written(set, done.is_ok());
+    let sums = done.ok()?;
+    Some(Volume::Shared {
+        set,
+        dims: grid.dims,
+        fire: sums.and_then(|s| FlameLight::from_sums(&s, grid.h)),
+    })
+}
+
+/// What the window's panels need in each frame while the 3D view draws shared textures:
+/// every field for the slice view (it shows any of them, with arrows), the velocity for
+/// the streamlines, nothing else.
+pub fn panel_needs(slice_visible: bool, streamlines_visible: bool) -> Select {
+    if slice_visible {
+        Select::ALL
+    } else {
+        Select {
+            velocity: streamlines_visible,
+            solid: true,
+            ..Select::default()
+        }
+    }
+}
+
+/// The window's side, each frame before it takes a snapshot: makes the sets of textures
+/// the solver asks for, and passes on the kelvin scale of the flame's light and what the
+/// panels need frames to carry.
+pub fn serve(
+    renderer: &mut VolumeRenderer,
+    facade: &impl Facade,
+    sim: &SimThread,
+    ui: &UiState,
+) -> Result<(), RenderError> {
+    let Some(x) = sim.exchange() else {
+        return Ok(());
+    };
+    renderer.serve(facade, x)?;
+    x.set_kelvin_per_unit(ui.scene.render.kelvin_per_unit);
+    let needs = panel_needs(ui.slice.visible, ui.streams.visible);
+    if x.set_needs(needs) {
+        sim.send(SimCommand::SetFrameNeeds(needs));
+    }
+    Ok(())
+}
+
+/// The window's side: hands a new snapshot's volume to the renderer, uploading it only
+/// where it comes as the frame's fields. Returns the milliseconds an upload took.
+pub fn show(
+    renderer: &mut VolumeRenderer,
+    facade: &impl Facade,
+    sim: &SimThread,
+    snap: &Snapshot,
+    kelvin_per_unit: f32,
+) -> Result<f64, RenderError> {
+    match (snap.volume, sim.exchange()) {
+        (Volume::Shared { set, dims, fire }, Some(x)) => {
+            renderer.show_set(facade, x, set, dims, fire, snap.frame.time);
+            Ok(0.0)
+        }
+        (Volume::Frame, _) => renderer.upload_frame(facade, &snap.frame, kelvin_per_unit),
+        _ => Ok(0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_panels_ask_only_for_what_they_show() {
+        let none = panel_needs(false, false);
+        assert!(!none.density && !none.velocity && !none.pressure && !none.temperature);
+        assert!(panel_needs(false, true).velocity);
+        assert!(!panel_needs(false, true).density);
+        assert_eq!(panel_needs(true, false), Select::ALL);
+    }
+}
