@@ -2,9 +2,9 @@
 //! (plume-gpu, OpenGL compute shaders on a headless context of its own), chosen with
 //! `--backend cpu|gpu|auto` and in the viewer's Simulation section.
 
+use crate::render::share::ShareGroup;
 use crate::scene::Scene;
 use crate::sim::{SimError, Simulation};
-use crate::render::share::ShareGroup;
 use plume_gpu::GpuSolver;
 
 /// A backend choice as the command line and the panel spell it.
@@ -55,6 +55,21 @@ pub fn gpu_in(scene: &Scene, share: Option<&ShareGroup>) -> Result<GpuSolver, Si
         None => Box::new(|| crate::render::context::headless_gl().map_err(|e| e.to_string())),
     };
     GpuSolver::from_scene(scene, make)
+}
+
+/// Bytes of the machine's memory simulating `scene` on the backend `choice` takes: the CPU
+/// solver's fields at their peak; for the GPU (and `auto`, which checks again with the CPU's
+/// figure where it picks the CPU) what stays in the machine's memory: the up-resolution
+/// pass where the scene has one, and a frame read back of every field (36 bytes a cell).
+pub fn host_memory(scene: &Scene, choice: Backend) -> u64 {
+    let dims = scene.dims();
+    match choice {
+        Backend::Cpu => scene.memory_peak(dims),
+        Backend::Gpu | Backend::Auto => {
+            let fire = scene.emitters.iter().any(crate::sim::Emitter::burns);
+            36 * dims.cells() as u64 + scene.detail.memory_bytes(dims, fire)
+        }
+    }
 }
 
 /// A simulation built for a scene, with which backend runs it and why.

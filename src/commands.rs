@@ -20,7 +20,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
     let scene = scene_for(&a.grid)?;
     let (w, h) = a.window;
     crate::render::context::check_memory(
-        scene.memory_peak(scene.dims()),
+        crate::backend::host_memory(&scene, a.grid.backend),
         w,
         h,
         &format!("viewing a {} grid in a {w}×{h} window", scene.dims()),
@@ -173,7 +173,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
     }
     let scene = scene_for(&a.grid)?;
     crate::render::context::check_memory(
-        scene.memory_peak(scene.dims()),
+        crate::backend::host_memory(&scene, a.grid.backend),
         a.width,
         a.height,
         &format!(
@@ -360,7 +360,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         false => scene.dims(),
     };
     crate::sim::solver::memory::check(
-        scene.memory_peak(scene.dims()) + export::estimate_bytes(frame_dims, &opts),
+        crate::backend::host_memory(&scene, a.grid.backend)
+            + export::estimate_bytes(frame_dims, &opts),
         &format!("simulating and exporting a {} grid", scene.dims()),
     )?;
     let built = build(&scene, &a.grid)?;

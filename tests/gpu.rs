@@ -430,6 +430,36 @@ fn the_viewer_runs_the_plume_on_the_gpu_backend() {
 }
 
 #[test]
+fn the_viewers_3d_view_draws_the_gpu_solvers_textures_with_nothing_read_back() {
+    // The real window under Xvfb: the solver's context joins the window's share group, its
+    // kernels write the volume into the window's textures, and with the slice view and the
+    // streamlines off no field crosses the bus and nothing is uploaded.
+    let out = std::process::Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_plume"))
+        .args([
+            "view",
+            "--backend",
+            "gpu",
+            "--size",
+            "20",
+            "--frames",
+            "90",
+            "--json",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run xvfb-run (install the Debian package xvfb): {e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "viewer failed: {err}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(j["draws_gpu_textures"], true, "{j}");
+    assert_eq!(j["texture_uploads"], 0, "{j}");
+    assert_eq!(j["gpu_field_reads"], 0, "{j}");
+    assert!(!err.contains("reads the GPU solver's fields back"), "{err}");
+}
+
+#[test]
 fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration() {
     // Hardware renderers run the iterations in batches between read-backs (the card decides
     // when to stop); llvmpipe reads back after each. Both must give the same fields.

@@ -14,7 +14,10 @@ use plume::viewer::state::UiState;
 use plume_core::frame::Select;
 use std::time::{Duration, Instant};
 
-fn shared() -> (std::rc::Rc<glium::backend::Context>, plume::render::share::ShareGroup) {
+fn shared() -> (
+    std::rc::Rc<glium::backend::Context>,
+    plume::render::share::ShareGroup,
+) {
     context::headless_shared().unwrap_or_else(|e| {
         panic!("no headless OpenGL context: {e}. The GPU tests need Mesa's EGL and llvmpipe.")
     })
@@ -94,7 +97,11 @@ fn the_view_draws_the_solvers_textures_with_no_field_read_back_and_no_upload() {
     }
     let f = Simulation::frame(&cpu, Select::ALL);
     // The z-slice with the most smoke.
-    let slice_sum = |z: usize| f.density()[z * d.nx * d.ny..(z + 1) * d.nx * d.ny].iter().sum::<f32>();
+    let slice_sum = |z: usize| {
+        f.density()[z * d.nx * d.ny..(z + 1) * d.nx * d.ny]
+            .iter()
+            .sum::<f32>()
+    };
     let z = (0..d.nz)
         .max_by(|&a, &b| slice_sum(a).total_cmp(&slice_sum(b)))
         .unwrap_or(0);
@@ -106,7 +113,10 @@ fn the_view_draws_the_solvers_textures_with_no_field_read_back_and_no_upload() {
         .zip(&drawn)
         .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
     assert!(top > 1e-3, "no smoke in slice {z}: {top}");
-    assert!(diff <= 1e-3 * top, "drawn {diff} off the CPU's (largest {top})");
+    assert!(
+        diff <= 1e-3 * top,
+        "drawn {diff} off the CPU's (largest {top})"
+    );
 
     // Opening the slice view asks frames for every field: then they are read back, and the
     // count shows it.
@@ -171,8 +181,17 @@ fn the_flame_light_summed_on_the_card_matches_the_renderers_own() {
     .expect("glows on the CPU too");
     let rel = |a: f32, b: f32| (a - b).abs() / b.abs().max(1e-6);
     for a in 0..3 {
-        assert!(rel(on_card.power[a], own.power[a]) < 1e-4, "{on_card:?} {own:?}");
-        assert!((on_card.center[a] - own.center[a]).abs() < 1e-4 * h.max(1.0), "{on_card:?} {own:?}");
+        assert!(
+            rel(on_card.power[a], own.power[a]) < 1e-4,
+            "{on_card:?} {own:?}"
+        );
+        assert!(
+            (on_card.center[a] - own.center[a]).abs() < 1e-4 * h.max(1.0),
+            "{on_card:?} {own:?}"
+        );
     }
-    assert!(rel(on_card.spread2, own.spread2) < 1e-3, "{on_card:?} {own:?}");
+    assert!(
+        rel(on_card.spread2, own.spread2) < 1e-3,
+        "{on_card:?} {own:?}"
+    );
 }

@@ -64,6 +64,8 @@ fn snapshot_after_steps(n: usize) -> Snapshot {
         recording: false,
         recorder: Default::default(),
         backend: "backend: cpu (asked for)".into(),
+        volume: plume::viewer::gpu_view::Volume::Frame,
+        transfers: None,
     }
 }
 

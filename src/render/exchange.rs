@@ -80,7 +80,11 @@ impl VolumeExchange {
     /// The solver's side: set `i` is written (`ok`) and about to be named by a snapshot, or
     /// not written after all.
     pub fn written(&self, i: usize, ok: bool) {
-        self.set(i, SetState::Writing, if ok { SetState::Ready } else { SetState::Free });
+        self.set(
+            i,
+            SetState::Writing,
+            if ok { SetState::Ready } else { SetState::Free },
+        );
     }
 
     /// Set `i` was published but its snapshot was replaced before the window took it.

@@ -22,7 +22,12 @@ impl VolumeRenderer {
         self.shown = None;
         self.sets.clear();
         for _ in 0..SETS {
-            let d = texture_3d(facade, UncompressedFloatFormat::F32, dims, "shared 3D texture")?;
+            let d = texture_3d(
+                facade,
+                UncompressedFloatFormat::F32,
+                dims,
+                "shared 3D texture",
+            )?;
             let h = if heat {
                 Some(texture_3d(
                     facade,

@@ -2,11 +2,11 @@
 //! slice view.
 
 use super::input::{self, Action, Button, DragMode, KeyName};
-use super::{gpu_view, overlay};
 use super::sections;
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
 use super::state::{FrameStats, UiCommand, UiState};
 use super::ViewerError;
+use super::{gpu_view, overlay};
 use crate::camera::OrbitCamera;
 use crate::render::volume::{box_edges, speed_range, stream_vertices, StreamVertex, VolumeBox};
 use crate::render::window::{self, WindowError};
@@ -164,7 +164,8 @@ impl App {
         let scene = self.opts.scene.clone();
         let running = !self.opts.paused;
         let wake = move || drop(proxy.send_event(UserEvent::NewSnapshot));
-        let sim = SimThread::spawn_shared(scene.clone(), self.opts.backend, running, Some(share), wake)?;
+        let sim =
+            SimThread::spawn_shared(scene.clone(), self.opts.backend, running, Some(share), wake)?;
         let mut ui = UiState::new(&scene, running);
         ui.backend = self.opts.backend;
         ui.slice.visible = self.opts.slice;
@@ -647,6 +648,9 @@ impl Running {
             "steps_per_second": steps_per_second,
             "window": [size.width, size.height],
             "dims": d,
+            "texture_uploads": self.renderer.uploads,
+            "draws_gpu_textures": self.renderer.draws_shared(),
+            "gpu_field_reads": self.snapshot.as_ref().and_then(|s| s.transfers).map(|t| t.field_reads),
         })
         .to_string()
     }

@@ -3,14 +3,14 @@
 //! names the set, and the window draws it. The frame then carries only what the panels ask
 //! for (the slice view, the streamlines).
 
+use super::sim_thread::{SimCommand, SimThread, Snapshot};
+use super::state::UiState;
 use crate::frame::Select;
 use crate::render::exchange::{VolumeExchange, Want};
 use crate::render::volume::FlameLight;
-use crate::sim::{Dims, Emitter, Simulation};
-use super::sim_thread::{SimCommand, SimThread, Snapshot};
-use super::state::UiState;
 use crate::render::volume::VolumeRenderer;
 use crate::render::RenderError;
+use crate::sim::{Dims, Emitter, Simulation};
 use glium::backend::Facade;
 use plume_gpu::GpuSolver;
 

@@ -1,15 +1,15 @@
 //! Runs the solver on its own thread so the window stays responsive however long a step
 //! takes. The UI sends commands; the thread publishes snapshots of the newest finished step.
 
+use super::gpu_view::Volume;
 use crate::export::recorder::{Recorder, RecorderStatus};
 use crate::export::run::Existing;
 use crate::export::{self, ExportOptions};
 use crate::frame::{Frame, Select};
-use crate::scene::Scene;
-use crate::sim::{Dims, Emitter, FireParams, FluidParams, Simulation, StepStats};
-use super::gpu_view::Volume;
 use crate::render::exchange::VolumeExchange;
 use crate::render::share::ShareGroup;
+use crate::scene::Scene;
+use crate::sim::{Dims, Emitter, FireParams, FluidParams, Simulation, StepStats};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;

@@ -4,7 +4,7 @@
 
 use glium::texture::UncompressedFloatFormat;
 use glium::uniform;
-use glium::uniforms::{ImageUnitAccess, ImageUnitFormat};
+use glium::uniforms::{ImageUnit, ImageUnitAccess, ImageUnitBehavior, ImageUnitFormat};
 
 use crate::engine::Engine;
 use crate::kernels::{run, REDUCE_GROUPS, REDUCE_WG};
@@ -41,19 +41,23 @@ impl Engine {
             crate::raw::shared_texture_3d(&self.ctx, id, UncompressedFloatFormat::F32F32, dims)
         });
         let flame = self.fire_field(1);
-        let write = ImageUnitAccess::Write;
-        let e = |e: glium::uniforms::ImageUnitError| e.to_string();
-        let density_image = density
-            .image_unit(ImageUnitFormat::R32F)
-            .map_err(e)?
-            .set_access(write);
+        // The image units are described by hand: glium's `image_unit` asks the driver for
+        // the texture's format first, a query that fails on some drivers for a texture
+        // another context made (Mesa's llvmpipe under X11); the formats are the ones the
+        // caller promised.
+        let unit = |t, format| {
+            let mut b = ImageUnitBehavior::default();
+            b.access = ImageUnitAccess::Write;
+            b.format = format;
+            ImageUnit(t, b)
+        };
+        let density_image = unit(&density, ImageUnitFormat::R32F);
         // Without heat the kernel never stores to `heat_image`; it is bound to the density
         // texture only so that every uniform it declares is set.
         let heat_image = match &heat {
-            Some(h) => h.image_unit(ImageUnitFormat::RG32F).map_err(e)?,
-            None => density.image_unit(ImageUnitFormat::R32F).map_err(e)?,
-        }
-        .set_access(write);
+            Some(h) => unit(h, ImageUnitFormat::RG32F),
+            None => unit(&density, ImageUnitFormat::R32F),
+        };
         let with_heat = heat.is_some() && flame.is_some();
         run(
             &self.k.publish,

@@ -46,7 +46,10 @@ unsafe fn load<F: Copy>(get: &ProcAddress, name: &str) -> Option<F> {
     if p.is_null() {
         return None;
     }
-    debug_assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*const c_void>());
+    debug_assert_eq!(
+        std::mem::size_of::<F>(),
+        std::mem::size_of::<*const c_void>()
+    );
     // SAFETY: the caller names the right signature; the pointer is not null.
     Some(unsafe { std::mem::transmute_copy::<*const c_void, F>(&p) })
 }
