@@ -145,11 +145,13 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             bench::BackendInfo {
                 gl_renderer: Some(probe.info().renderer.clone()),
                 bandwidth_gb_s: probe.copy_bandwidth_gb_s(),
+                stage_clock: probe.stage_clock().into(),
             }
         }
         _ => bench::BackendInfo {
             gl_renderer: None,
             bandwidth_gb_s: bench::memory_bandwidth_gb_s(),
+            stage_clock: "CPU clock".into(),
         },
     };
     let report = bench::run_with(&cfg, built.sim, info).context("running the benchmark")?;

@@ -460,6 +460,34 @@ fn the_viewers_3d_view_draws_the_gpu_solvers_textures_with_nothing_read_back() {
 }
 
 #[test]
+fn stages_are_timed_on_the_cards_clock_and_memory_is_probed_in_blocks() {
+    let scene = Scene::default_plume().with_resolution(16);
+    let mut g = gpu(&scene);
+    assert_eq!(g.stage_clock(), "GL timestamp queries");
+    let stats = g.step().expect("step").clone();
+    let names: Vec<&str> = stats.stages.iter().map(|s| s.name).collect();
+    assert!(
+        names.contains(&"project") && names.contains(&"finite_check"),
+        "{names:?}"
+    );
+    // The card's clock: every stage took some time, and the stages add up to the step.
+    assert!(
+        stats.stages.iter().all(|s| s.ms > 0.0),
+        "{:?}",
+        stats.stages
+    );
+    let sum: f64 = stats.stages.iter().map(|s| s.ms).sum();
+    assert!(
+        (sum - stats.total_ms).abs() < 1e-6 * sum.max(1.0),
+        "{sum} {}",
+        stats.total_ms
+    );
+    // What a refusal would report where the driver gives no free memory: llvmpipe grants
+    // 200 MiB in blocks of 64 (the last one smaller).
+    assert_eq!(g.allocatable(200 << 20), 200 << 20);
+}
+
+#[test]
 fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration() {
     // Hardware renderers run the iterations in batches between read-backs (the card decides
     // when to stop); llvmpipe reads back after each. Both must give the same fields.

@@ -42,6 +42,8 @@ struct Inner {
     /// The sets on offer, made for `made`.
     sets: Vec<(VolumeTextures, SetState)>,
     made: Option<Want>,
+    /// Sets the window could not make (no memory left on the card for them).
+    refused: Option<Want>,
     kelvin_per_unit: f32,
     needs: Option<crate::frame::Select>,
 }
@@ -64,6 +66,9 @@ impl VolumeExchange {
     pub fn take_free(&self, want: Want) -> Option<(usize, VolumeTextures, f32)> {
         let mut g = self.lock();
         g.want = Some(want);
+        if g.refused == Some(want) {
+            return None;
+        }
         if g.made != Some(want) {
             return None;
         }
@@ -125,7 +130,7 @@ impl VolumeExchange {
         let g = self.lock();
         let busy = g.sets.iter().any(|s| s.1 == SetState::Writing);
         match g.want {
-            Some(w) if g.made != Some(w) && !busy => Some(w),
+            Some(w) if g.made != Some(w) && g.refused != Some(w) && !busy => Some(w),
             _ => None,
         }
     }
@@ -135,6 +140,21 @@ impl VolumeExchange {
         let mut g = self.lock();
         g.sets = sets.into_iter().map(|t| (t, SetState::Free)).collect();
         g.made = Some(want);
+    }
+
+    /// The window's side: it could not make sets for `want`; the solver's frames carry the
+    /// fields instead until it wants another kind.
+    pub fn refuse(&self, want: Want) {
+        let mut g = self.lock();
+        g.refused = Some(want);
+        g.sets.clear();
+        g.made = None;
+    }
+
+    /// Whether the window could not make the sets the solver wants (see
+    /// [`VolumeExchange::refuse`]).
+    pub fn refused(&self, want: Want) -> bool {
+        self.lock().refused == Some(want)
     }
 
     /// The window's side: the kelvin per unit of temperature the flame's light is summed at.
@@ -216,5 +236,11 @@ mod tests {
         assert_eq!(x.wanted(), None, "set a is still being written");
         x.written(a, false);
         assert_eq!(x.wanted(), Some(bigger));
+        // Sets the window cannot make: the solver stops asking (its frames carry the fields).
+        x.refuse(bigger);
+        assert!(x.refused(bigger) && x.take_free(bigger).is_none());
+        assert_eq!(x.wanted(), None);
+        assert!(x.take_free(want).is_none() && !x.refused(want));
+        assert_eq!(x.wanted(), Some(want), "another kind is asked for again");
     }
 }

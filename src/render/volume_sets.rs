@@ -17,10 +17,34 @@ impl VolumeRenderer {
         let Some(want) = x.wanted() else {
             return Ok(());
         };
-        let Want { dims, heat } = want;
+        let dims = want.dims;
         // The set drawn goes with the others (OpenGL keeps it until the last draw of it).
         self.shown = None;
         self.sets.clear();
+        let made = self.make_sets(facade, want);
+        if let Err(e) = made {
+            self.sets.clear();
+            x.refuse(want);
+            return Err(e);
+        }
+        // Made before the solver's context writes them.
+        facade.get_context().finish();
+        x.offer(
+            want,
+            self.sets
+                .iter()
+                .map(|(d, h)| plume_gpu::VolumeTextures {
+                    dims,
+                    density: d.get_id(),
+                    heat: h.as_ref().map(GlObject::get_id),
+                })
+                .collect(),
+        );
+        Ok(())
+    }
+
+    fn make_sets(&mut self, facade: &impl Facade, want: Want) -> Result<(), RenderError> {
+        let Want { dims, heat } = want;
         for _ in 0..SETS {
             let d = texture_3d(
                 facade,
@@ -40,19 +64,6 @@ impl VolumeRenderer {
             };
             self.sets.push((d, h));
         }
-        // Made before the solver's context writes them.
-        facade.get_context().finish();
-        x.offer(
-            want,
-            self.sets
-                .iter()
-                .map(|(d, h)| plume_gpu::VolumeTextures {
-                    dims,
-                    density: d.get_id(),
-                    heat: h.as_ref().map(GlObject::get_id),
-                })
-                .collect(),
-        );
         Ok(())
     }
 

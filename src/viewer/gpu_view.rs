@@ -60,7 +60,8 @@ pub fn publish(gpu: &GpuSolver, x: &VolumeExchange) -> Option<Volume> {
         heat: gpu.emitters().iter().any(Emitter::burns),
     };
     let Some((set, textures, kelvin)) = x.take_free(want) else {
-        return Some(Volume::Unchanged);
+        // No set free: wait for one; none to be had: the fields go in the frame.
+        return (!x.refused(want)).then_some(Volume::Unchanged);
     };
     // SAFETY: the window's renderer made these textures in the solver's share group
     // (`shared_solver` checked the group) as `GL_R32F`/`GL_RG32F` 3D textures of the grid's
@@ -103,7 +104,10 @@ pub fn serve(
     let Some(x) = sim.exchange() else {
         return Ok(());
     };
-    renderer.serve(facade, x)?;
+    if let Err(e) = renderer.serve(facade, x) {
+        // Without the textures the frames carry the fields, and the view uploads them.
+        eprintln!("note: {e}; the 3D view reads the GPU solver's fields back");
+    }
     x.set_kelvin_per_unit(ui.scene.render.kelvin_per_unit);
     let needs = panel_needs(ui.slice.visible, ui.streams.visible);
     if x.set_needs(needs) {

@@ -39,6 +39,9 @@ pub struct BenchReport {
     pub backend: String,
     /// The OpenGL renderer the GPU backend ran on (`GL_RENDERER`); null for the CPU backend.
     pub gl_renderer: Option<String>,
+    /// What timed the stages: "CPU clock"; on the GPU "GL timestamp queries" (the card's
+    /// own clock), or "CPU clock after glFinish" where the driver has no timer queries.
+    pub stage_clock: String,
     /// The up-resolution factor (0: the pass is off).
     pub upres: u32,
     /// Grid dimensions `[nx, ny, nz]`.
@@ -154,6 +157,8 @@ pub struct BackendInfo {
     /// The bandwidth of the memory its fields live in, GB/s (see
     /// [`BenchReport::memory_bandwidth_gb_s`]).
     pub bandwidth_gb_s: Option<f64>,
+    /// What times the stages (see [`BenchReport::stage_clock`]).
+    pub stage_clock: String,
 }
 
 /// Runs the benchmark on the CPU backend.
@@ -165,6 +170,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         BackendInfo {
             gl_renderer: None,
             bandwidth_gb_s: memory_bandwidth_gb_s(),
+            stage_clock: "CPU clock".into(),
         },
     )
 }
@@ -251,6 +257,7 @@ pub fn run_with(
     Ok(BenchReport {
         backend: solver.backend().to_string(),
         gl_renderer: info.gl_renderer,
+        stage_clock: info.stage_clock,
         upres: if cfg.scene.detail.enabled {
             cfg.scene.detail.factor
         } else {
@@ -318,7 +325,11 @@ impl BenchReport {
         let mut s = String::new();
         let [x, y, z] = self.dims;
         let _ = match &self.gl_renderer {
-            Some(r) => writeln!(s, "backend: {} on {r}", self.backend),
+            Some(r) => writeln!(
+                s,
+                "backend: {} on {r} (stages timed by {})",
+                self.backend, self.stage_clock
+            ),
             None => writeln!(s, "backend: {}", self.backend),
         };
         let _ = writeln!(

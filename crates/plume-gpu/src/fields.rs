@@ -51,6 +51,37 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     floats * 4 + small
 }
 
+/// How much of `up_to` bytes the card would allocate now: blocks of 64 MiB allocated one
+/// after another until the driver refuses one (or `up_to` is reached), then freed. Where a
+/// driver reports no free memory this is what "free" can mean; a driver that allocates
+/// lazily may grant more than it has.
+pub(crate) fn allocatable(ctx: &Rc<Context>, up_to: u64) -> u64 {
+    const BLOCK: usize = 64 << 20;
+    let mut held = Vec::new();
+    let mut total = 0u64;
+    while total < up_to {
+        let block = BLOCK.min((up_to - total) as usize).max(4);
+        match Buffer::<[u8]>::empty_unsized(
+            ctx,
+            BufferType::ShaderStorageBuffer,
+            block,
+            BufferMode::Default,
+        ) {
+            Ok(b) => {
+                held.push(b);
+                total += block as u64;
+            }
+            Err(_) => break,
+        }
+    }
+    total
+}
+
+/// Whether an allocation error is the driver running out of memory.
+pub(crate) fn out_of_memory(message: &str) -> bool {
+    message.contains("OutOfMemory")
+}
+
 pub(crate) fn floats(ctx: &Rc<Context>, n: usize) -> Result<Field, String> {
     Buffer::empty_unsized(
         ctx,

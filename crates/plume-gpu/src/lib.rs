@@ -122,6 +122,23 @@ pub fn fits(need: u64, free: Option<u64>, what: &str) -> Result<(), SimError> {
     }
 }
 
+/// The error for fields the card would not allocate (`message`, glium's): where the driver
+/// ran out of memory (`GL_OUT_OF_MEMORY`, a buffer smaller than asked), with what it would
+/// allocate instead, probed in blocks; any other refusal as it came.
+fn refused(ctx: &Rc<Context>, what: &str, need: u64, message: &str) -> SimError {
+    if fields::out_of_memory(message) {
+        SimError::Memory {
+            what: what.to_string(),
+            need,
+            available: fields::allocatable(ctx, need),
+            limit: "memory the graphics card would allocate (it reports no free memory; \
+                    measured in 64 MiB blocks)",
+        }
+    } else {
+        SimError::InvalidGrid(format!("{what} ({need} bytes): {message}"))
+    }
+}
+
 type Job = Box<dyn FnOnce(&mut Engine) + Send>;
 
 /// The GPU solver: a handle to the thread that owns its context and fields. It keeps a copy
@@ -193,9 +210,9 @@ impl GpuSolver {
                         )));
                     }
                     fits(need, info.free_memory, &what)?;
-                    let e = Engine::new(ctx, &proc_address, grid, p, boundaries).map_err(|m| {
-                        SimError::InvalidGrid(format!("{what} ({need} bytes): {m}"))
-                    })?;
+                    let probe = Rc::clone(&ctx);
+                    let e = Engine::new(ctx, &proc_address, grid, p, boundaries)
+                        .map_err(|m| refused(&probe, &what, need, &m))?;
                     Ok((e, info))
                 };
                 let mut engine = match start() {
@@ -261,6 +278,22 @@ impl GpuSolver {
     /// converged, so the results are the same.
     pub fn set_batched_solve(&mut self, on: bool) {
         self.call(move |e| e.software = !on);
+    }
+
+    /// What times the stages in [`StepStats::stages`]: "GL timestamp queries" (the card's
+    /// own clock, between the end of one stage's work and the end of the next's), or "CPU
+    /// clock after glFinish" where the driver has no timer queries.
+    pub fn stage_clock(&self) -> &'static str {
+        match self.call(|e| e.raw.has_timer()) {
+            true => "GL timestamp queries",
+            false => "CPU clock after glFinish",
+        }
+    }
+
+    /// How much of `up_to` bytes the card would allocate now (probed in 64 MiB blocks,
+    /// then freed): what a refusal reports where the driver gives no free memory.
+    pub fn allocatable(&self, up_to: u64) -> u64 {
+        self.call(move |e| fields::allocatable(&e.ctx, up_to))
     }
 
     /// What has crossed the bus from the card so far (see [`Transfers`]).
@@ -459,6 +492,15 @@ mod tests {
             "{m}"
         );
         fits(need, Some(80 << 30), "a grid").expect("an 80 GiB card holds it");
+    }
+
+    #[test]
+    fn an_allocation_the_driver_refuses_is_reported_with_what_it_would_allocate() {
+        // glium reports GL_OUT_OF_MEMORY as a buffer smaller than asked: "OutOfMemory".
+        assert!(fields::out_of_memory(
+            "allocating a field of 134217728 floats on the card: OutOfMemory"
+        ));
+        assert!(!fields::out_of_memory("compiling shaders/sim/mg.comp: …"));
     }
 
     #[test]
