@@ -186,8 +186,8 @@ pub struct GridArgs {
     /// by the flow plus turbulent noise; the scene's [detail] settings, switched on.
     #[arg(long, value_name = "N", value_parser = parse_upres)]
     pub upres: Option<u32>,
-    /// Solver backend: cpu; gpu (OpenGL 4.3 compute shaders on a context of its own, any
-    /// renderer, llvmpipe too); or auto (the default): the GPU where the OpenGL renderer is a
+    /// Solver backend: cpu; gpu (OpenGL 4.3 compute shaders, any renderer, llvmpipe too; in
+    /// the viewer the fields never leave the card: the 3D view draws them); or auto (the default): the GPU where the OpenGL renderer is a
     /// hardware one with compute shaders, the scene uses nothing it lacks and a short
     /// start-up check against the CPU passes, else the CPU. Which, and why, is printed.
     #[arg(long, value_name = "cpu|gpu|auto", default_value = "auto", value_parser = crate::backend::Backend::parse)]
