@@ -1,9 +1,12 @@
 // A reduction's skeleton: each work group sums `item_sum(i)` (in double precision) and
 // takes the largest `item_bits(i)` over a grid-stride loop, then a tree in shared memory;
-// one partial a group. The includer defines both item functions. Deterministic: the same
-// items land in the same places every run.
+// one partial a group, at `base` + the group's number (several reductions can be read back
+// together). The includer defines both item functions. Deterministic: the same items land
+// in the same places every run.
 layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
 layout(std430) writeonly buffer PartialMax { uint partial_max[]; };
+
+uniform uint base;
 
 shared double sums[WG];
 shared uint maxes[WG];
@@ -28,7 +31,7 @@ void main() {
         barrier();
     }
     if (t == 0u) {
-        partial_sum[gl_WorkGroupID.x] = sums[0];
-        partial_max[gl_WorkGroupID.x] = maxes[0];
+        partial_sum[base + gl_WorkGroupID.x] = sums[0];
+        partial_max[base + gl_WorkGroupID.x] = maxes[0];
     }
 }

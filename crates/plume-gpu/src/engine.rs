@@ -263,8 +263,58 @@ impl Engine {
     /// or of Σ a²/diagonal (mode 2, with `b` = `a`); partial results stay on the card when
     /// `read` is false (the conjugate gradients finish them there).
     pub fn reduce(&self, mode: u32, a: &Field, b: &Field, n: usize, read: bool) -> Option<Reduced> {
+        let groups = self.reduce_at(0, mode, a, b, n);
+        self.last_groups.set(groups);
+        read.then(|| self.read_partials(groups))
+    }
+
+    /// Σ and the largest |value| of each field's first `n` values (mode 0), in one read-back
+    /// (the finite check, the largest speed: one wait for the card instead of one a field).
+    pub fn reduce_all(&self, fields: &[(&Field, usize)]) -> Vec<Reduced> {
+        fields
+            .chunks(crate::fields::AT_ONCE as usize)
+            .flat_map(|c| self.reduce_together(c))
+            .collect()
+    }
+
+    /// [`Engine::reduce_all`] of at most [`crate::fields::AT_ONCE`] fields: their partial
+    /// results side by side, read back at once.
+    fn reduce_together(&self, fields: &[(&Field, usize)]) -> Vec<Reduced> {
+        let mut spans = Vec::with_capacity(fields.len());
+        let mut base = 0u32;
+        for (f, n) in fields {
+            let groups = self.reduce_at(base, 0, f, f, *n);
+            spans.push(base as usize..(base + groups) as usize);
+            base += groups;
+        }
+        let len = base as usize;
+        let sums = self
+            .f
+            .partial_sum
+            .slice(0..len)
+            .map_or_else(Vec::new, |s| s.read().unwrap_or_default());
+        let maxes = self
+            .f
+            .partial_max
+            .slice(0..len)
+            .map_or_else(Vec::new, |s| s.read().unwrap_or_default());
+        self.count_small(len * 12);
+        spans
+            .into_iter()
+            .map(|r| Reduced {
+                sum: sums.get(r.clone()).map_or(0.0, |s| s.iter().sum()),
+                max_bits: maxes
+                    .get(r)
+                    .and_then(|m| m.iter().copied().max())
+                    .unwrap_or(0),
+            })
+            .collect()
+    }
+
+    /// Runs a reduction writing its partial results from `base` on; returns how many.
+    fn reduce_at(&self, base: u32, mode: u32, a: &Field, b: &Field, n: usize) -> u32 {
         let (lo, hi) = self.open_flags();
-        let groups = run_reduce(
+        run_reduce(
             &self.k.reduce,
             self.dims(),
             n,
@@ -273,15 +323,14 @@ impl Engine {
                 B: b,
                 PartialSum: &self.f.partial_sum,
                 PartialMax: &self.f.partial_max,
+                base: base,
                 mode: mode,
                 open_lo: lo,
                 open_hi: hi,
                 Solid: &self.solid_bits,
                 solids: self.solids_flag(),
             },
-        );
-        self.last_groups.set(groups);
-        read.then(|| self.read_partials(groups))
+        )
     }
 
     /// The partial results of the last reduction, finished here (in a fixed order).

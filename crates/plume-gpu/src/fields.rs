@@ -12,6 +12,10 @@ use crate::kernels::REDUCE_GROUPS;
 /// A field of floats on the card.
 pub(crate) type Field = Buffer<[f32]>;
 
+/// Reductions whose partial results fit side by side, read back together (the finite check
+/// reduces up to eight fields).
+pub(crate) const AT_ONCE: u32 = 8;
+
 /// Every buffer the solver holds. The scratch buffers `r`, `p`, `q` and `rhs` are the
 /// conjugate gradients' vectors during the projection, the vorticity's ω and |ω| during the
 /// confinement, and the scalar advection's outputs and MacCormack's φ̂ during that stage:
@@ -47,7 +51,7 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, rhs, r, p, q; velocity twice;
     // fuel and flame.
     let floats = n * (10 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = u64::from(REDUCE_GROUPS) * 12 + 9 * 8 + 4;
+    let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 9 * 8 + 4;
     floats * 4 + small
 }
 
@@ -104,9 +108,9 @@ impl Fields {
                 bytes.max(4),
             )
         };
-        let (t, m, b) = small(REDUCE_GROUPS as usize * 8);
+        let (t, m, b) = small((REDUCE_GROUPS * AT_ONCE) as usize * 8);
         let partial_sum = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
-        let (t, m, b) = small(REDUCE_GROUPS as usize * 4);
+        let (t, m, b) = small((REDUCE_GROUPS * AT_ONCE) as usize * 4);
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let scalars = Buffer::new(
             ctx,

@@ -453,6 +453,7 @@ impl Engine {
                 Density: &f.density,
                 PartialSum: &f.partial_sum,
                 PartialMax: &f.partial_max,
+                base: 0u32,
                 open_lo: lo,
                 open_hi: hi,
                 kt: k_dt,

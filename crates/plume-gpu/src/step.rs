@@ -39,27 +39,32 @@ impl Engine {
         self.stats = total;
     }
 
-    /// The first field holding a non-finite value, in the CPU's order.
+    /// The first field holding a non-finite value, in the CPU's order: every field reduced,
+    /// then one read-back.
     fn first_non_finite(&self) -> Option<&'static str> {
         let d = self.grid.dims;
         let n = d.cells();
-        let bad =
-            |f: &Field, len: usize| self.reduce(0, f, f, len, true).is_some_and(|r| !r.finite());
-        if bad(&self.f.density, n) {
-            Some("density")
-        } else if self.temp_active && bad(&self.f.temperature, n) {
-            Some("temperature")
-        } else if self.fire_field(0).is_some_and(|f| bad(f, n)) {
-            Some("fuel")
-        } else if self.fire_field(1).is_some_and(|f| bad(f, n)) {
-            Some("flame")
-        } else if (0..3).any(|a| bad(&self.f.vel[a], d.faces(a).cells())) {
-            Some("velocity")
-        } else if bad(&self.f.pressure, n) {
-            Some("pressure")
-        } else {
-            None
+        let f = &self.f;
+        let mut fields: Vec<(&'static str, &Field, usize)> = vec![("density", &f.density, n)];
+        if self.temp_active {
+            fields.push(("temperature", &f.temperature, n));
         }
+        for (i, name) in ["fuel", "flame"].into_iter().enumerate() {
+            if let Some(x) = self.fire_field(i) {
+                fields.push((name, x, n));
+            }
+        }
+        for a in 0..3 {
+            fields.push(("velocity", &f.vel[a], d.faces(a).cells()));
+        }
+        fields.push(("pressure", &f.pressure, n));
+        let all: Vec<(&Field, usize)> = fields.iter().map(|&(_, f, n)| (f, n)).collect();
+        let reduced = self.reduce_all(&all);
+        fields
+            .iter()
+            .zip(reduced)
+            .find(|(_, r)| !r.finite())
+            .map(|((name, _, _), _)| *name)
     }
 
     /// The fastest face velocity: from the last projection where nothing changed it since.
@@ -77,10 +82,11 @@ impl Engine {
     /// The largest |face velocity|; NaN counts as 0 here (the finite check reports it).
     pub fn max_speed(&self) -> f32 {
         let d = self.grid.dims;
-        (0..3)
-            .filter_map(|a| {
-                self.reduce(0, &self.f.vel[a], &self.f.vel[a], d.faces(a).cells(), true)
-            })
+        let faces: Vec<(&Field, usize)> = (0..3)
+            .map(|a| (&self.f.vel[a], d.faces(a).cells()))
+            .collect();
+        self.reduce_all(&faces)
+            .into_iter()
             .map(|r| if r.finite() { r.max_abs() } else { 0.0 })
             .fold(0.0, f32::max)
     }
