@@ -185,7 +185,14 @@ pub fn render(a: RenderArgs) -> Result<()> {
             a.height
         ),
     )?;
-    let mut sim = build(&scene, &a.grid)?.sim;
+    // The GPU solver (where it runs) shares the renderer's context: it writes the volume
+    // into the renderer's textures on the card.
+    let (ctx, group) = context::headless_shared()?;
+    let built = crate::backend::build_in(&scene, a.grid.backend, Some(&group))
+        .context("building the scene")?;
+    eprintln!("{}", built.why);
+    let mut sim = built.sim;
+    let exchange = crate::render::exchange::VolumeExchange::default();
     let mut settings = scene.render.clone();
     if let Some(d) = a.density_scale {
         settings.density_scale = d;
@@ -202,7 +209,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
     }
     settings.validate()?;
 
-    let ctx = context::headless()?;
+    exchange.set_kelvin_per_unit(settings.kelvin_per_unit);
     let gl = context::info(&ctx);
     let mut renderer = VolumeRenderer::new(&ctx)?;
     renderer.set_obstacles(&ctx, &scene.obstacles)?;
@@ -249,8 +256,20 @@ pub fn render(a: RenderArgs) -> Result<()> {
     };
     let dt = f64::from(sim.params().dt);
     let mut frame = |sim: &dyn Simulation, path: std::path::PathBuf| -> Result<()> {
-        let f = sim.frame(select);
-        let up = renderer.upload_frame(&ctx, &f, settings.kelvin_per_unit)?;
+        let time = sim.time();
+        let x = &exchange;
+        let on_card =
+            crate::viewer::gpu_view::draw_from_card(&mut renderer, &ctx, x, sim, group.id(), time);
+        let f = sim.frame(crate::frame::Select {
+            density: !on_card,
+            temperature: !on_card,
+            flame: !on_card,
+            ..select
+        });
+        let up = match on_card {
+            true => 0.0,
+            false => renderer.upload_frame(&ctx, &f, settings.kelvin_per_unit)?,
+        };
         let segments = if a.streamlines {
             streamline_vertices(&f, a.streamline_count as usize, a.streamline_length)
         } else {

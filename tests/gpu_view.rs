@@ -195,3 +195,69 @@ fn the_flame_light_summed_on_the_card_matches_the_renderers_own() {
         "{on_card:?} {own:?}"
     );
 }
+
+/// `plume render` with `--backend b`: the image's pixels (RGBA) and the report.
+fn render(
+    b: &str,
+    scene: &str,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> (Vec<u8>, serde_json::Value) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args(["render", "--backend", b, "--scene", scene, "--size", "24"])
+        .args(extra)
+        .args([
+            "--steps", "30", "--width", "160", "--height", "120", "--json", "--out",
+        ])
+        .arg(out)
+        .output()
+        .expect("plume render");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let dec = png::Decoder::new(std::fs::File::open(out).expect("image"));
+    let mut r = dec.read_info().expect("PNG");
+    let mut buf = vec![0; r.output_buffer_size()];
+    r.next_frame(&mut buf).expect("pixels");
+    (buf, j)
+}
+
+#[test]
+fn render_draws_the_gpu_solvers_textures_as_the_cpu_frame_would_look() {
+    let dir = std::env::temp_dir().join(format!("plume-gpu-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // The plume, and the campfire (its heat texture and the flame's light summed on the card).
+    for scene in ["plume", "campfire"] {
+        let (cpu, jc) = render("cpu", scene, &dir.join(format!("{scene}-cpu.png")), &[]);
+        let (gpu, jg) = render("gpu", scene, &dir.join(format!("{scene}-gpu.png")), &[]);
+        // The same view with the smoke made invisible: what "nothing drawn" looks like.
+        let none = ["--density-scale", "0"];
+        let (empty, _) = render("cpu", scene, &dir.join(format!("{scene}-empty.png")), &none);
+        assert!(jc["upload_ms"].as_f64().expect("cpu upload") > 0.0, "{jc}");
+        assert_eq!(jg["upload_ms"], 0.0, "nothing uploaded from the GPU: {jg}");
+        assert_eq!(cpu.len(), gpu.len());
+        // The smoke's pixels: where the picture differs from the empty view.
+        let px = |v: &[u8]| v.chunks(4).map(|p| [p[0], p[1], p[2]]).collect::<Vec<_>>();
+        let (cpu, gpu, empty) = (px(&cpu), px(&gpu), px(&empty));
+        let far = |a: [u8; 3], b: [u8; 3]| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0);
+        let smoke: Vec<usize> = (0..gpu.len())
+            .filter(|&i| far(gpu[i], empty[i]) > 8)
+            .collect();
+        let off: f64 = smoke
+            .iter()
+            .map(|&i| f64::from(far(gpu[i], cpu[i])))
+            .sum::<f64>()
+            / smoke.len().max(1) as f64;
+        eprintln!(
+            "{scene}: {} smoke pixels, GPU off the CPU by {off} levels there",
+            smoke.len()
+        );
+        assert!(smoke.len() > 100, "{scene}: {} smoke pixels", smoke.len());
+        // The backends agree within 1e-3 after 20 steps: the pictures within a level or two.
+        assert!(
+            off < 2.0,
+            "{scene}: GPU and CPU pictures differ by {off} levels"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

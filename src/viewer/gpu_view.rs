@@ -77,6 +77,41 @@ pub fn publish(gpu: &GpuSolver, x: &VolumeExchange) -> Option<Volume> {
     })
 }
 
+/// For a command that draws on one thread (`plume render`): writes the GPU solver's
+/// volume into the renderer's own textures (made on the first call) and draws those from
+/// now on. `false` where `sim` is not a GPU solver of `group`, or the textures cannot be
+/// had: the caller then uploads a frame.
+pub fn draw_from_card(
+    r: &mut VolumeRenderer,
+    facade: &impl Facade,
+    x: &VolumeExchange,
+    sim: &dyn Simulation,
+    group: u64,
+    time: f64,
+) -> bool {
+    let Some(g) = shared_solver(sim, group) else {
+        return false;
+    };
+    // The first call asks for the textures, which the renderer then makes.
+    for _ in 0..2 {
+        match publish(g, x) {
+            Some(Volume::Shared { set, dims, fire }) => {
+                x.show(set);
+                r.show_set(facade, x, set, dims, fire, time);
+                return true;
+            }
+            Some(Volume::Unchanged) => {
+                if let Err(e) = r.serve(facade, x) {
+                    eprintln!("note: {e}; the GPU solver's fields are read back to draw them");
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// What the window's panels need in each frame while the 3D view draws shared textures:
 /// every field for the slice view (it shows any of them, with arrows), the velocity for
 /// the streamlines, nothing else.
