@@ -16,10 +16,12 @@ pub(crate) type Field = Buffer<[f32]>;
 /// reduces up to eight fields).
 pub(crate) const AT_ONCE: u32 = 8;
 
-/// Every buffer the solver holds. The scratch buffers `r`, `p`, `q` and `rhs` are the
-/// conjugate gradients' vectors during the projection, the vorticity's ω and |ω| during the
-/// confinement, and the scalar advection's outputs and MacCormack's φ̂ during that stage:
-/// 16 floats a cell in all (the face arrays have one more plane along their axis).
+/// Every buffer the solver holds. The scratch buffers `r`, `p` and `q` are the conjugate
+/// gradients' vectors during the projection (`r` first holds the right-hand side, then the
+/// residual, in place), the vorticity's ω during the confinement, and the scalar
+/// advection's outputs and MacCormack's φ̂ during that stage; `vel_tmp` (the last step's
+/// velocity once the advected one is swapped in) holds |ω| and the second φ̂: 15 floats a
+/// cell in all (the face arrays have one more plane along their axis).
 pub(crate) struct Fields {
     pub density: Field,
     pub temperature: Field,
@@ -28,7 +30,6 @@ pub(crate) struct Fields {
     /// The cell-centred velocity (three floats a cell), later the confinement force.
     pub cell_vel: Field,
     pub pressure: Field,
-    pub rhs: Field,
     pub r: Field,
     pub p: Field,
     pub q: Field,
@@ -48,9 +49,9 @@ pub(crate) struct Fields {
 pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     let n = d.cells() as u64;
     let faces: u64 = (0..3).map(|a| d.faces(a).cells() as u64).sum();
-    // density, temperature, cell velocity (3), pressure, rhs, r, p, q; velocity twice;
-    // fuel and flame.
-    let floats = n * (10 + if fire { 2 } else { 0 }) + faces * 2;
+    // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
+    // and flame.
+    let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
     let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 9 * 8 + 4;
     floats * 4 + small
 }
@@ -133,7 +134,6 @@ impl Fields {
             vel_tmp: [face(0)?, face(1)?, face(2)?],
             cell_vel: floats(ctx, 3 * n)?,
             pressure: floats(ctx, n)?,
-            rhs: floats(ctx, n)?,
             r: floats(ctx, n)?,
             p: floats(ctx, n)?,
             q: floats(ctx, n)?,

@@ -158,15 +158,16 @@ pub(crate) fn run<'n, T, R>(
     if items == 0 {
         return;
     }
-    let groups = (items as u64).div_ceil(u64::from(WG));
-    let gx = groups.min(65_535);
-    let gy = groups.div_ceil(gx);
-    k.execute(
-        u.add("dims", dims).add("count", items as u32),
-        gx as u32,
-        gy as u32,
-        1,
-    );
+    let (gx, gy) = groups_for(items);
+    k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1);
+}
+
+/// Work groups along x and y for `items` items: at most 65534 along x (OpenGL guarantees
+/// 65535; glium asserts fewer than the limit), the rest in rows along y.
+pub(crate) fn groups_for(items: usize) -> (u32, u32) {
+    let groups = (items as u64).div_ceil(u64::from(WG)).max(1);
+    let gx = groups.min(65_534);
+    (gx as u32, groups.div_ceil(gx) as u32)
 }
 
 /// Runs a reduction kernel over `items` items in at most [`REDUCE_GROUPS`] groups; returns
@@ -186,4 +187,30 @@ where
         .clamp(1, u64::from(REDUCE_GROUPS)) as u32;
     k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1);
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatches_of_the_largest_grids_stay_within_the_work_group_limits() {
+        // 512³ cells, and its cell velocity (three floats a cell): rows along y.
+        for items in [
+            1usize,
+            64,
+            65,
+            64 * 65_534,
+            256usize.pow(3),
+            512usize.pow(3),
+            3 * 512usize.pow(3),
+        ] {
+            let (gx, gy) = groups_for(items);
+            assert!(gx < 65_535 && gy < 65_535, "{items}: {gx}×{gy}");
+            let covered = u64::from(gx) * u64::from(gy) * u64::from(WG);
+            assert!(covered >= items as u64, "{items}: {gx}×{gy}");
+            // Fewer than a row of groups too many.
+            assert!(covered < items as u64 + u64::from(gx) * u64::from(WG) + u64::from(WG));
+        }
+    }
 }

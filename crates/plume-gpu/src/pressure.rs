@@ -20,7 +20,7 @@ impl Engine {
             &self.k.divergence,
             self.dims(),
             n,
-            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], Rhs: &f.rhs, scale: -h / dt },
+            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], Rhs: &f.r, scale: -h / dt },
         );
         let closed = !self.boundaries.any_open();
         let solids = self.has_solids();
@@ -36,7 +36,7 @@ impl Engine {
                 uniform! {
                     Fuel: fu,
                     Temperature: &self.f.temperature,
-                    Rhs: &self.f.rhs,
+                    Rhs: &self.f.r,
                     k: h * h / dt * self.fire.expansion,
                     ignition: self.fire.ignition,
                     burn_rate: self.fire.burn_rate,
@@ -48,14 +48,14 @@ impl Engine {
         }
         if solids {
             // Solid cells have no equation; in a closed box the fluid cells' mean goes.
-            self.fill_solid_cells(&self.f.rhs, 0.0);
+            self.fill_solid_cells(&self.f.r, 0.0);
             if closed {
                 self.remove_mean();
             }
         }
         let f = &self.f;
         let bmax = self
-            .reduce(0, &f.rhs, &f.rhs, n, true)
+            .reduce(0, &f.r, &f.r, n, true)
             .map_or(0.0, |r| r.max_abs());
         let (iterations, initial, relative) = if bmax > 0.0 && bmax.is_finite() {
             self.solve(bmax)
@@ -97,16 +97,14 @@ impl Engine {
         let n = self.cells();
         let f = &self.f;
         let fluid = n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len());
-        let sum = self
-            .reduce(0, &f.rhs, &f.rhs, n, true)
-            .map_or(0.0, |r| r.sum);
+        let sum = self.reduce(0, &f.r, &f.r, n, true).map_or(0.0, |r| r.sum);
         let mean = (sum / fluid.max(1) as f64) as f32;
         run(
             &self.k.add_constant,
             self.dims(),
             n,
             uniform! {
-                Field: &f.rhs,
+                Field: &f.r,
                 add: -mean,
                 mul: 1.0f32,
                 fluid_only: 1u32,
@@ -153,7 +151,7 @@ impl Engine {
                 n,
                 uniform! {
                     X: x,
-                    B: &f.rhs,
+                    B: &f.r,
                     Out: out,
                     residual: residual,
                     open_lo: lo,
@@ -198,7 +196,8 @@ impl Engine {
                 },
             );
         };
-        // r = b − A·x; ρ = r·z; p = z.
+        // r = b − A·x (b is in r: each cell reads its own before writing it); ρ = r·z;
+        // p = z.
         laplace(&f.pressure, &f.r, 1);
         rz();
         scalars(0, self.last_groups.get());

@@ -197,7 +197,7 @@ impl Engine {
                 OmegaX: &f.r,
                 OmegaY: &f.p,
                 OmegaZ: &f.q,
-                Magnitude: &f.rhs,
+                Magnitude: &f.vel_tmp[0],
                 inv_h: 1.0 / self.grid.h,
             },
         );
@@ -209,7 +209,7 @@ impl Engine {
                 OmegaX: &f.r,
                 OmegaY: &f.p,
                 OmegaZ: &f.q,
-                Magnitude: &f.rhs,
+                Magnitude: &f.vel_tmp[0],
                 Force: &f.cell_vel,
                 scale: self.params.vorticity * self.grid.h,
             },
@@ -359,7 +359,7 @@ impl Engine {
     }
 
     /// Advects `density` and (with `fields` 2) `temperature` into `r` and `p` (MacCormack's
-    /// φ̂ in `q` and `rhs`), each as `scale·φ + offset` with `outside` beyond open faces.
+    /// φ̂ in `q` and `vel_tmp[0]`), each as `scale·φ + offset` with `outside` beyond open faces.
     #[allow(clippy::too_many_arguments)]
     fn advect_pair(
         &self,
@@ -383,7 +383,7 @@ impl Engine {
                     Src0: &f.density,
                     Src1: &f.temperature,
                     Hat0: &f.q,
-                    Hat1: &f.rhs,
+                    Hat1: &f.vel_tmp[0],
                     Dst0: &f.r,
                     Dst1: &f.p,
                     phase: phase,
