@@ -51,7 +51,17 @@ pub fn gpu(scene: &Scene) -> Result<GpuSolver, SimError> {
 /// renderer then draws the solver's textures), or a headless one of its own.
 pub fn gpu_in(scene: &Scene, share: Option<&ShareGroup>) -> Result<GpuSolver, SimError> {
     let make: plume_gpu::ContextMaker = match share {
-        Some(g) => g.context_maker(),
+        // Where no context can join the group: say why, and run on one of its own (the
+        // solver works; the view reads its fields back instead).
+        Some(g) => {
+            let g = g.clone();
+            Box::new(move || {
+                g.make().or_else(|e| {
+                    eprintln!("note: {e}; the 3D view reads the GPU solver's fields back");
+                    crate::render::context::headless_gl().map_err(|e| e.to_string())
+                })
+            })
+        }
         None => Box::new(|| crate::render::context::headless_gl().map_err(|e| e.to_string())),
     };
     GpuSolver::from_scene(scene, make)

@@ -259,7 +259,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
         let time = sim.time();
         let x = &exchange;
         let on_card =
-            crate::viewer::gpu_view::draw_from_card(&mut renderer, &ctx, x, sim, group.id(), time);
+            crate::viewer::gpu_feed::draw_from_card(&mut renderer, &ctx, x, sim, group.id(), time);
         let f = sim.frame(crate::frame::Select {
             density: !on_card,
             temperature: !on_card,

@@ -64,7 +64,7 @@ fn snapshot_after_steps(n: usize) -> Snapshot {
         recording: false,
         recorder: Default::default(),
         backend: "backend: cpu (asked for)".into(),
-        volume: plume::viewer::gpu_view::Volume::Frame,
+        volume: plume::viewer::gpu_feed::Volume::Frame,
         transfers: None,
     }
 }

@@ -64,19 +64,6 @@ impl ShareGroup {
         self.id
     }
 
-    /// A maker of GPU-solver contexts in this group (run on the solver's thread). Where no
-    /// context can join the group, it says why on standard error and makes a headless one
-    /// of its own: the solver works, and the viewer reads its fields back instead.
-    pub fn context_maker(&self) -> plume_gpu::ContextMaker {
-        let g = self.clone();
-        Box::new(move || {
-            g.make().or_else(|e| {
-                eprintln!("note: {e}; the 3D view reads the GPU solver's fields back");
-                super::context::headless_gl().map_err(|e| e.to_string())
-            })
-        })
-    }
-
     /// A new OpenGL core context sharing objects with the group's, current (without a
     /// surface) on this thread, as glium holds it.
     pub fn make(&self) -> Result<plume_gpu::GlContext, String> {

@@ -1,7 +1,7 @@
 //! Runs the solver on its own thread so the window stays responsive however long a step
 //! takes. The UI sends commands; the thread publishes snapshots of the newest finished step.
 
-use super::gpu_view::Volume;
+use super::gpu_feed::Volume;
 use crate::export::recorder::{Recorder, RecorderStatus};
 use crate::export::run::Existing;
 use crate::export::{self, ExportOptions};
@@ -102,7 +102,7 @@ pub struct Snapshot {
     /// Which solver backend runs the simulation, and why (one line).
     pub backend: String,
     /// Where the 3D view's volume comes from: the frame, or textures the GPU solver wrote.
-    pub volume: super::gpu_view::Volume,
+    pub volume: super::gpu_feed::Volume,
     /// What the GPU solver has read back from the card so far (`None` on the CPU).
     pub transfers: Option<plume_gpu::Transfers>,
 }
@@ -383,13 +383,13 @@ impl Worker {
         let gpu = self
             .share
             .as_ref()
-            .and_then(|(g, x)| Some((super::gpu_view::shared_solver(s.as_ref(), g.id())?, x)));
-        let shared = gpu.and_then(|(g, x)| Some((g, super::gpu_view::publish(g, x)?)));
+            .and_then(|(g, x)| Some((super::gpu_feed::shared_solver(s.as_ref(), g.id())?, x)));
+        let shared = gpu.and_then(|(g, x)| Some((g, super::gpu_feed::publish(g, x)?)));
         self.volume_pending = matches!(shared, Some((_, Volume::Unchanged)));
         let (volume, select) = match shared {
             Some((_, v)) => (
                 v,
-                Some(super::gpu_view::frame_select(s.as_ref(), self.needs)),
+                Some(super::gpu_feed::frame_select(s.as_ref(), self.needs)),
             ),
             None => (Volume::Frame, None),
         };
