@@ -667,26 +667,32 @@ fn memory_limits_give_a_message_never_a_crash() {
 
 #[test]
 fn sigterm_closes_the_recording_viewer_with_a_consistent_folder() {
-    // A real window on our own Xvfb, so the signal goes to plume itself.
-    let n = 90 + std::process::id() % 400;
+    // A real window on our own Xvfb, so the signal goes to plume itself. Xvfb picks a free
+    // display and writes its number once it accepts connections (`-displayfd`): no race
+    // with other servers starting, no connecting before it listens.
     let mut xvfb = Command::new("Xvfb")
         .args([
-            format!(":{n}").as_str(),
+            "-displayfd",
+            "1",
             "-screen",
             "0",
             "800x600x24",
             "-nolisten",
             "tcp",
         ])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("Xvfb runs (Debian package xvfb)");
-    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-    let t = Instant::now();
-    while !socket.exists() && t.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let n = {
+        use std::io::BufRead;
+        let mut line = String::new();
+        let out = xvfb.stdout.take().expect("Xvfb's output");
+        std::io::BufReader::new(out)
+            .read_line(&mut line)
+            .expect("Xvfb says its display");
+        line.trim().parse::<u32>().expect("a display number")
+    };
     let dir = scratch("viewer-sig");
     let rec = dir.join("rec");
     let mut child = plume()

@@ -363,6 +363,12 @@ fn switching_backends_carries_the_smoke_over() {
     assert!(err.contains("density") && err.contains("24x24x24"), "{err}");
 }
 
+/// Where `xvfb-run -a` starts looking for a free display: apart for each test (`k`) and
+/// each process, so screens started at the same moment do not race for one number.
+fn server_number(k: u32) -> u32 {
+    20_000 + (std::process::id() % 1000) * 8 + k
+}
+
 #[test]
 fn the_viewer_runs_the_plume_on_the_gpu_backend() {
     let dir = std::env::temp_dir().join(format!("plume-gpu-view-{}", std::process::id()));
@@ -373,6 +379,8 @@ fn the_viewer_runs_the_plume_on_the_gpu_backend() {
     let out = std::process::Command::new("xvfb-run")
         .args([
             "-a",
+            "-n",
+            &server_number(0).to_string(),
             "-s",
             "-screen 0 1280x1024x24",
             env!("CARGO_BIN_EXE_plume"),
@@ -435,7 +443,8 @@ fn the_viewers_3d_view_draws_the_gpu_solvers_textures_with_nothing_read_back() {
     // kernels write the volume into the window's textures, and with the slice view and the
     // streamlines off no field crosses the bus and nothing is uploaded.
     let out = std::process::Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .args(["-a", "-n", &server_number(1).to_string()])
+        .args(["-s", "-screen 0 1280x1024x24"])
         .arg(env!("CARGO_BIN_EXE_plume"))
         .args([
             "view",

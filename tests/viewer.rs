@@ -113,11 +113,22 @@ fn the_statistics_overlay_shows_every_stage_inside_the_3d_view() {
     }
 }
 
+/// Where `xvfb-run -a` starts looking for a free display: a different place for every call
+/// of this process and for other processes, so that tests starting screens at the same
+/// moment do not race for one number.
+fn server_number() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    1000 + (std::process::id() % 1000) * 16 + k % 16
+}
+
 /// Runs `plume` with the arguments `args` adds, on a virtual X screen.
 fn under_xvfb(args: impl FnOnce(&mut Command)) -> std::process::Output {
     let mut c = Command::new("xvfb-run");
     c.args([
         "-a",
+        "-n",
+        &server_number().to_string(),
         "-s",
         "-screen 0 1280x1024x24",
         env!("CARGO_BIN_EXE_plume"),
