@@ -1,55 +1,15 @@
 //! A headless OpenGL context: an EGL device (Mesa's llvmpipe needs no GPU and no display),
-//! a config with no surface type, an OpenGL 3.3 core context made current surfaceless, and a
-//! small glium backend over it.
+//! a config with no surface type, an OpenGL 3.3 core context made current surfaceless, and
+//! glium over it (`share::glium_context`, the backend the solver's shared contexts use too).
 
 use super::RenderError;
-use glium::backend::{Backend, Context};
-use glium::debug::DebugCallbackBehavior;
-use glium::SwapBuffersError;
-use glutin::api::egl::context::PossiblyCurrentContext;
+use glium::backend::Context;
 use glutin::api::egl::device::Device;
 use glutin::api::egl::display::Display;
 use glutin::config::{ConfigSurfaceTypes, ConfigTemplateBuilder};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::prelude::*;
-use std::ffi::{c_void, CString};
 use std::rc::Rc;
-
-struct HeadlessBackend {
-    context: PossiblyCurrentContext,
-    display: Display,
-}
-
-// SAFETY: the methods forward to a live EGL context and display owned by this struct.
-unsafe impl Backend for HeadlessBackend {
-    fn swap_buffers(&self) -> Result<(), SwapBuffersError> {
-        // Nothing to present: all drawing goes to framebuffer objects.
-        Ok(())
-    }
-
-    unsafe fn get_proc_address(&self, symbol: &str) -> *const c_void {
-        match CString::new(symbol) {
-            Ok(s) => self.display.get_proc_address(&s),
-            Err(_) => std::ptr::null(),
-        }
-    }
-
-    fn get_framebuffer_dimensions(&self) -> (u32, u32) {
-        // There is no default framebuffer; report a minimal one.
-        (1, 1)
-    }
-
-    fn resize(&self, _: (u32, u32)) {}
-
-    fn is_current(&self) -> bool {
-        self.context.is_current()
-    }
-
-    unsafe fn make_current(&self) {
-        // A failure here would surface as GL errors on the next call; nothing to recover.
-        let _ = self.context.make_current_surfaceless();
-    }
-}
 
 /// Description of the OpenGL implementation behind a context.
 #[derive(Clone, Debug)]
@@ -159,14 +119,10 @@ fn try_device(device: &Device) -> Result<Made, String> {
         glutin::config::Config::Egl(config),
         &context,
     );
-    let backend = HeadlessBackend {
-        context,
-        display: display.clone(),
-    };
-    // SAFETY: the backend's context is current on this thread and stays alive inside glium's
-    // context.
-    let context = unsafe { Context::new(backend, true, DebugCallbackBehavior::Ignore) }
-        .map_err(|e| format!("glium refused the context: {e}"))?;
+    let context = super::share::glium_context(
+        super::share::Current::Egl(context),
+        glutin::display::Display::Egl(display.clone()),
+    )?;
     Ok(Made {
         context,
         display,

@@ -13,6 +13,7 @@ use glutin::context::{
 };
 use glutin::display::{Display, GlDisplay};
 use std::ffi::{c_void, CString};
+use std::rc::Rc;
 
 /// How to make a context in the share group of an existing one: its display, a config of
 /// that display, and the context.
@@ -76,14 +77,8 @@ impl ShareGroup {
         let made = unsafe { self.display.create_context(&self.config, &attrs) }
             .map_err(|e| format!("cannot make a context sharing the window's: {e}"))?;
         let current = Current::surfaceless(made)?;
-        let backend = SharedBackend {
-            context: current,
-            display: self.display.clone(),
-        };
+        let context = glium_context(current, self.display.clone())?;
         let display = self.display.clone();
-        // SAFETY: the backend's context is current on this thread and lives inside glium's.
-        let context = unsafe { Context::new(backend, true, DebugCallbackBehavior::Ignore) }
-            .map_err(|e| format!("glium refused the shared context: {e}"))?;
         Ok(plume_gpu::GlContext {
             context,
             proc_address: Box::new(move |name| proc_address(&display, name)),
@@ -102,7 +97,7 @@ pub fn proc_address(display: &impl GlDisplay, name: &str) -> *const c_void {
 
 /// A context made current without a surface (glutin offers that per API, not on its
 /// cross-API type).
-enum Current {
+pub(super) enum Current {
     Egl(glutin::api::egl::context::PossiblyCurrentContext),
     #[cfg(target_os = "linux")]
     Glx(glutin::api::glx::context::PossiblyCurrentContext),
@@ -139,15 +134,24 @@ impl Current {
     }
 }
 
-struct SharedBackend {
+/// glium over `context`, current on this thread without a surface (a headless renderer,
+/// or a context of a share group): all drawing goes to framebuffer objects.
+pub(super) fn glium_context(context: Current, display: Display) -> Result<Rc<Context>, String> {
+    let backend = SurfacelessBackend { context, display };
+    // SAFETY: the backend's context is current on this thread and lives inside glium's.
+    unsafe { Context::new(backend, true, DebugCallbackBehavior::Ignore) }
+        .map_err(|e| format!("glium refused the context: {e}"))
+}
+
+struct SurfacelessBackend {
     context: Current,
     display: Display,
 }
 
 // SAFETY: the methods forward to a live context and display owned by this struct.
-unsafe impl Backend for SharedBackend {
+unsafe impl Backend for SurfacelessBackend {
     fn swap_buffers(&self) -> Result<(), SwapBuffersError> {
-        // Nothing to present: the solver only computes.
+        // Nothing to present: there is no default framebuffer.
         Ok(())
     }
 
@@ -156,6 +160,7 @@ unsafe impl Backend for SharedBackend {
     }
 
     fn get_framebuffer_dimensions(&self) -> (u32, u32) {
+        // There is no default framebuffer; report a minimal one.
         (1, 1)
     }
 
