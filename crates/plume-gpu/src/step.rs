@@ -1,7 +1,7 @@
 //! The step on the card: CFL sub-steps chosen from the largest speed (a reduction), the
 //! stages in the CPU solver's order, and the finite check (reductions).
 
-use plume_core::sim::solver::{split_step, SubSteps};
+use plume_core::sim::solver::{emitter_speed, speed_limit, split_step, SubSteps};
 use plume_core::sim::{StageTime, StepStats};
 use std::time::Instant;
 
@@ -94,26 +94,13 @@ impl Engine {
     /// The largest velocity component an active emitter sets, within the speed limit.
     /// Moving obstacles count with the speed their faces had in the last sub-step.
     fn emitter_speed(&self) -> f32 {
-        let solid = self.obs.solids.as_ref().map_or(0.0, |s| {
-            s.host
-                .face_vel
-                .iter()
-                .flatten()
-                .fold(0.0f32, |m, v| m.max(v.abs()))
-        });
-        self.emitters
-            .iter()
-            .filter(|e| e.active_at(self.time))
-            .filter_map(|e| e.velocity)
-            .flat_map(|v| v.map(f32::abs))
-            .fold(solid, f32::max)
-            .min(self.speed_limit())
+        let faces = self.obs.solids.as_ref().map(|s| &s.host.face_vel);
+        emitter_speed(&self.emitters, self.time, faces, self.speed_limit())
     }
 
     /// `max_cfl·max_substeps·h/dt`, domain-units/s.
     pub fn speed_limit(&self) -> f32 {
-        let p = &self.params;
-        p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt
+        speed_limit(&self.params, self.grid.h)
     }
 
     /// The stages of a sub-step in the CPU solver's order, each with whether it runs with

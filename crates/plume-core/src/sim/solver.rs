@@ -30,7 +30,7 @@ mod substeps;
 
 pub(crate) use inject::{check_amount, check_sphere, check_velocity};
 pub use stats::{StageTime, StepStats};
-pub use substeps::{likely_cause, split_step, SubSteps};
+pub use substeps::{emitter_speed, likely_cause, speed_limit, split_step, SubSteps};
 
 /// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.
 /// A clone carries on exactly as the original would (the benchmarks step copies of one

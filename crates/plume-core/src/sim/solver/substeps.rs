@@ -99,27 +99,15 @@ impl Solver {
     /// emitters).
     /// Moving obstacles count with the speed their faces had in the last sub-step.
     pub(super) fn emitter_speed(&self) -> f32 {
-        let solid = self
-            .solids
-            .face_vel
-            .iter()
-            .flatten()
-            .fold(0.0f32, |m, v| m.max(v.abs()));
-        self.emitters
-            .iter()
-            .filter(|e| e.active_at(self.time))
-            .filter_map(|e| e.velocity)
-            .flat_map(|v| v.map(f32::abs))
-            .fold(solid, f32::max)
-            .min(self.speed_limit())
+        let faces = Some(&self.solids.face_vel);
+        emitter_speed(&self.emitters, self.time, faces, self.speed_limit())
     }
 
     /// The fastest flow the sub-steps can carry, `max_cfl·max_substeps·h/dt`
     /// (domain-units/s): the speed limit holds the faces within it, and emitters set at most
     /// this, so no sub-step's traces go further than `max_cfl` cells.
     pub(super) fn speed_limit(&self) -> f32 {
-        let p = &self.params;
-        p.max_cfl * p.max_substeps as f32 * self.grid.h / p.dt
+        speed_limit(&self.params, self.grid.h)
     }
 
     /// [`Solver::max_speed`], from what the last projection saw where it saw it and every
@@ -233,6 +221,35 @@ impl SubSteps for Solver {
 }
 
 /// The parameter of `p` most likely to have made a field non-finite, with its value (both
+/// `max_cfl·max_substeps·h/dt`, domain-units/s: the fastest flow the sub-steps follow (and
+/// the speed limit clamps to), on a grid of voxel size `h`. Both backends use it.
+pub fn speed_limit(p: &FluidParams, h: f32) -> f32 {
+    p.max_cfl * p.max_substeps as f32 * h / p.dt
+}
+
+/// The largest velocity component an emitter on at `time` sets, or a moving obstacle's
+/// face had in the last sub-step (`face_vel`), within `limit`; 0 without either. Both
+/// backends' CFL sub-steps count it.
+pub fn emitter_speed(
+    emitters: &[Emitter],
+    time: f64,
+    face_vel: Option<&[Vec<f32>; 3]>,
+    limit: f32,
+) -> f32 {
+    let solid = face_vel
+        .into_iter()
+        .flatten()
+        .flatten()
+        .fold(0.0f32, |m, v| m.max(v.abs()));
+    emitters
+        .iter()
+        .filter(|e| e.active_at(time))
+        .filter_map(|e| e.velocity)
+        .flat_map(|v| v.map(f32::abs))
+        .fold(solid, f32::max)
+        .min(limit)
+}
+
 /// backends name it in `SimError::NonFinite`).
 pub fn likely_cause(p: &FluidParams) -> String {
     if p.vorticity > 15.0 {
