@@ -180,16 +180,15 @@ impl Worker {
             return;
         };
         rec.clear_error();
-        let frame = export::capture(self.solver.as_ref(), &spec.opts);
-        let backend = self.solver.backend();
-        rec.submit_from(
-            frame,
-            &spec.dir,
-            &spec.opts,
-            &self.scene,
-            spec.existing,
-            backend,
-        );
+        Self::submit(rec, self.solver.as_ref(), &self.scene, spec);
+    }
+
+    /// Captures the state as `spec` asks and queues it on `rec` (blocking while the queue
+    /// is full: the simulation waits rather than dropping a frame); false once it failed.
+    fn submit(rec: &Recorder, sim: &dyn Simulation, scene: &Scene, spec: &RecordSpec) -> bool {
+        let frame = export::capture(sim, &spec.opts);
+        let (dir, opts, existing) = (&spec.dir, &spec.opts, spec.existing);
+        rec.submit_from(frame, dir, opts, scene, existing, sim.backend())
     }
 
     /// After a step: queue a frame when recording asks for one; stop recording on failure.
@@ -216,24 +215,9 @@ impl Worker {
             self.recording = None;
             return;
         }
-        if self
-            .solver
-            .steps()
-            .is_multiple_of(spec.opts.every.max(1) as u64)
-        {
-            let frame = export::capture(self.solver.as_ref(), &spec.opts);
-            // Blocks while the queue is full: the simulation waits rather than dropping a frame.
-            let backend = self.solver.backend();
-            if !rec.submit_from(
-                frame,
-                &spec.dir,
-                &spec.opts,
-                &self.scene,
-                spec.existing,
-                backend,
-            ) {
-                self.recording = None;
-            }
+        let due = (self.solver.steps()).is_multiple_of(spec.opts.every.max(1) as u64);
+        if due && !Self::submit(rec, self.solver.as_ref(), &self.scene, spec) {
+            self.recording = None;
         }
     }
 
