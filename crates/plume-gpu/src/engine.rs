@@ -287,7 +287,13 @@ impl Engine {
             spans.push(base as usize..(base + groups) as usize);
             base += groups;
         }
-        let len = base as usize;
+        self.read_spans(spans)
+    }
+
+    /// The partial results `0..end` of the reductions just run, read back at once, finished
+    /// (in a fixed order) for each span of them.
+    fn read_spans(&self, spans: Vec<std::ops::Range<usize>>) -> Vec<Reduced> {
+        let len = spans.iter().map(|r| r.end).max().unwrap_or(0);
         let sums = self
             .f
             .partial_sum
@@ -335,22 +341,12 @@ impl Engine {
 
     /// The partial results of the last reduction, finished here (in a fixed order).
     pub fn read_partials(&self, groups: u32) -> Reduced {
-        let g = groups as usize;
-        self.count_small(g * 12);
-        let sums = self
-            .f
-            .partial_sum
-            .slice(0..g)
-            .map_or_else(Vec::new, |s| s.read().unwrap_or_default());
-        let maxes = self
-            .f
-            .partial_max
-            .slice(0..g)
-            .map_or_else(Vec::new, |s| s.read().unwrap_or_default());
-        Reduced {
-            sum: sums.iter().sum(),
-            max_bits: maxes.iter().copied().max().unwrap_or(0),
-        }
+        let all = 0..groups as usize;
+        let mut one = self.read_spans(vec![all]);
+        one.pop().unwrap_or(Reduced {
+            sum: 0.0,
+            max_bits: 0,
+        })
     }
 
     /// Which faces are open: (minimum sides, maximum sides) per axis.
