@@ -144,14 +144,21 @@ pub fn bench(a: BenchArgs) -> Result<()> {
                 .context("measuring the card's bandwidth")?;
             bench::BackendInfo {
                 gl_renderer: Some(probe.info().renderer.clone()),
+                gl_version: Some(probe.info().version.clone()),
+                host_us_per_dispatch: probe.host_us_per_dispatch(),
+                copy_bandwidths: probe
+                    .copy_bandwidths()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
                 bandwidth_gb_s: probe.copy_bandwidth_gb_s(),
                 stage_clock: probe.stage_clock().into(),
             }
         }
         _ => bench::BackendInfo {
-            gl_renderer: None,
             bandwidth_gb_s: bench::memory_bandwidth_gb_s(),
             stage_clock: "CPU clock".into(),
+            ..Default::default()
         },
     };
     let report = bench::run_with(&cfg, built.sim, info).context("running the benchmark")?;

@@ -2,7 +2,8 @@
 // `ld` cells (the grid halved, rounded up, level by level), damped Jacobi sweeps, the
 // residual, cell-centred trilinear prolongation and its exact transpose as restriction.
 // Level l's operator is 2^l times the pressure operator rediscretised on that grid (a cell is
-// fluid where any of its children is; open sides count as on the finest grid): 2 is what
+// fluid where any of its children is; an open side couples with 2H/(H + 1) for a cell H fine
+// cells wide, the open face being half a fine cell beyond the last one): 2 is what
 // restriction·operator·prolongation gives per level for smooth fields.
 // Arrays are addressed by offsets into the blocks, so every level lives in one buffer.
 layout(std430) readonly buffer Src { float src[]; };
@@ -51,7 +52,10 @@ float diag_and_sum(uvec3 p, out float s) {
                     s += src[so + at(ld, q)];
                 }
             } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
-                n += 1.0;
+                // Pressure 0 at the open face, half a fine cell beyond the last fine centre:
+                // (H + 1)/2 fine cells from a coarse centre H fine cells wide, so the face
+                // couples with 2H/(H + 1) (1 on the finest level), as the CPU's levels do.
+                n += 2.0 * scale / (scale + 1.0);
             }
         }
     }

@@ -9,7 +9,6 @@ use glium::SwapBuffersError;
 use glutin::config::Config;
 use glutin::context::{
     AsRawContext, ContextApi, ContextAttributesBuilder, GlProfile, NotCurrentContext, RawContext,
-    Version,
 };
 use glutin::display::{Display, GlDisplay};
 use std::ffi::{c_void, CString};
@@ -68,14 +67,16 @@ impl ShareGroup {
     /// A new OpenGL core context sharing objects with the group's, current (without a
     /// surface) on this thread, as glium holds it.
     pub fn make(&self) -> Result<plume_gpu::GlContext, String> {
-        let attrs = ContextAttributesBuilder::new()
-            .with_profile(GlProfile::Core)
-            .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-            .with_sharing(&self.context)
-            .build(None);
-        // SAFETY: the config belongs to the display, as does the share context.
-        let made = unsafe { self.display.create_context(&self.config, &attrs) }
-            .map_err(|e| format!("cannot make a context sharing the window's: {e}"))?;
+        let made = super::context::newest_core(|v| {
+            let attrs = ContextAttributesBuilder::new()
+                .with_profile(GlProfile::Core)
+                .with_context_api(ContextApi::OpenGl(Some(v)))
+                .with_sharing(&self.context)
+                .build(None);
+            // SAFETY: the config belongs to the display, as does the share context.
+            unsafe { self.display.create_context(&self.config, &attrs) }
+        })
+        .map_err(|e| format!("cannot make a context sharing the window's: {e}"))?;
         let current = Current::surfaceless(made)?;
         let context = glium_context(current, self.display.clone())?;
         let display = self.display.clone();

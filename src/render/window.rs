@@ -4,7 +4,7 @@
 use super::share::ShareGroup;
 use glium::glutin::surface::WindowSurface;
 use glutin::config::{ConfigTemplateBuilder, GlConfig};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile};
 use glutin::display::GetGlDisplay;
 use glutin::prelude::*;
 use glutin::surface::{SurfaceAttributesBuilder, SwapInterval};
@@ -114,13 +114,15 @@ pub fn create(
     // SAFETY: the window outlives the surface (both are owned by `Running`, window first).
     let surface = unsafe { gl_display.create_window_surface(&config, &surface_attrs) }
         .map_err(WindowError::Surface)?;
-    let ctx_attrs = ContextAttributesBuilder::new()
-        .with_profile(GlProfile::Core)
-        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-        .build(Some(raw));
-    // SAFETY: config and window handle come from the same display.
-    let context = unsafe { gl_display.create_context(&config, &ctx_attrs) }
-        .map_err(WindowError::Context)?
+    let context = super::context::newest_core(|v| {
+        let ctx_attrs = ContextAttributesBuilder::new()
+            .with_profile(GlProfile::Core)
+            .with_context_api(ContextApi::OpenGl(Some(v)))
+            .build(Some(raw));
+        // SAFETY: config and window handle come from the same display.
+        unsafe { gl_display.create_context(&config, &ctx_attrs) }
+    })
+    .map_err(WindowError::Context)?
         .make_current(&surface)
         .map_err(WindowError::Context)?;
     let share = ShareGroup::new(gl_display.clone(), config.clone(), &context);

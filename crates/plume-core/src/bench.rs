@@ -39,6 +39,9 @@ pub struct BenchReport {
     pub backend: String,
     /// The OpenGL renderer the GPU backend ran on (`GL_RENDERER`); null for the CPU backend.
     pub gl_renderer: Option<String>,
+    /// The OpenGL version string (`GL_VERSION`: the driver's version follows it on most
+    /// vendors); null for the CPU backend.
+    pub gl_version: Option<String>,
     /// What timed the stages: "CPU clock"; on the GPU "GL timestamp queries" (the card's
     /// own clock), or "CPU clock after glFinish" where the driver has no timer queries.
     pub stage_clock: String,
@@ -103,6 +106,22 @@ pub struct BenchReport {
     pub sparse: bool,
     /// Median share of the cells the scalar advection worked out (1 with `--dense`).
     pub scalar_active: f64,
+    /// GPU backend: median compute dispatches a measured step issued; null on the CPU.
+    pub gpu_dispatches_per_step: Option<f64>,
+    /// GPU backend: median waits for the card a measured step made (`glFinish`, read-backs
+    /// of reductions' results, timestamp reads); null on the CPU.
+    pub gpu_waits_per_step: Option<f64>,
+    /// GPU backend: median milliseconds a measured step's host spent inside its dispatch
+    /// calls (glium binding the uniforms, the driver queueing the work); null on the CPU.
+    pub host_issue_ms: Option<f64>,
+    /// GPU backend: microseconds of host time one dispatch of an empty kernel takes through
+    /// glium (the floor of `host_issue_ms / gpu_dispatches_per_step`); null on the CPU.
+    pub host_us_per_dispatch: Option<f64>,
+    /// GPU backend: the card's copy bandwidths, GB/s, by how the buffers are made and
+    /// what copies (`kernel_immutable`: the copy kernel on buffers made as the fields are,
+    /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`); empty on
+    /// the CPU.
+    pub copy_bandwidths: BTreeMap<String, f64>,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
@@ -154,6 +173,12 @@ pub fn median(v: &mut [f64]) -> f64 {
 pub struct BackendInfo {
     /// The OpenGL renderer (GPU backend).
     pub gl_renderer: Option<String>,
+    /// The OpenGL version (GPU backend).
+    pub gl_version: Option<String>,
+    /// Host microseconds one empty dispatch takes (GPU backend).
+    pub host_us_per_dispatch: Option<f64>,
+    /// The card's copy bandwidths by kind, GB/s (GPU backend).
+    pub copy_bandwidths: BTreeMap<String, f64>,
     /// The bandwidth of the memory its fields live in, GB/s (see
     /// [`BenchReport::memory_bandwidth_gb_s`]).
     pub bandwidth_gb_s: Option<f64>,
@@ -168,9 +193,9 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, SimError> {
         cfg,
         Box::new(solver),
         BackendInfo {
-            gl_renderer: None,
             bandwidth_gb_s: memory_bandwidth_gb_s(),
             stage_clock: "CPU clock".into(),
+            ..Default::default()
         },
     )
 }
@@ -211,6 +236,7 @@ pub fn run_with(
     let mut iters = Vec::new();
     let mut active = Vec::new();
     let mut worst = 0.0f32;
+    let mut host: [Vec<f64>; 3] = Default::default();
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
@@ -236,7 +262,14 @@ pub fn run_with(
             red_iters += st.pressure_iterations as f64;
         }
         worst = worst.max(st.pressure_residual);
+        if let Some(h) = st.host {
+            host[0].push(f64::from(h.dispatches));
+            host[1].push(f64::from(h.waits));
+            host[2].push(h.issue_ms);
+        }
     }
+    let [mut dispatches, mut waits, mut issue] = host;
+    let host_median = |v: &mut Vec<f64>| (!v.is_empty()).then(|| median(v));
     let mean = totals.iter().sum::<f64>() / totals.len() as f64;
     let ms = median(&mut totals);
     let bandwidth = info.bandwidth_gb_s;
@@ -257,6 +290,12 @@ pub fn run_with(
     Ok(BenchReport {
         backend: solver.backend().to_string(),
         gl_renderer: info.gl_renderer,
+        gl_version: info.gl_version,
+        gpu_dispatches_per_step: host_median(&mut dispatches),
+        gpu_waits_per_step: host_median(&mut waits),
+        host_issue_ms: host_median(&mut issue),
+        host_us_per_dispatch: info.host_us_per_dispatch,
+        copy_bandwidths: info.copy_bandwidths,
         stage_clock: info.stage_clock,
         upres: if cfg.scene.detail.enabled {
             cfg.scene.detail.factor
@@ -380,6 +419,19 @@ impl BenchReport {
                 "--dense: every cell"
             }
         );
+        if let (Some(d), Some(w), Some(i)) = (
+            self.gpu_dispatches_per_step,
+            self.gpu_waits_per_step,
+            self.host_issue_ms,
+        ) {
+            let _ = writeln!(
+                s,
+                "host: {d:.0} dispatches and {w:.0} waits a step, {i:.3} ms issuing them \
+                 ({} µs an empty dispatch)",
+                self.host_us_per_dispatch
+                    .map_or_else(|| "?".to_string(), |u| format!("{u:.2}"))
+            );
+        }
         for (k, v) in &self.stages {
             let _ = writeln!(s, "  {k:<16} {v:8.2} ms");
         }

@@ -493,6 +493,7 @@ impl Engine {
 
     /// Counts a read-back of a whole field, `bytes` long.
     pub fn count_field(&self, bytes: usize) {
+        crate::cost::wait();
         let mut t = self.transfers.get();
         t.field_reads += 1;
         t.field_bytes += bytes as u64;
@@ -501,6 +502,7 @@ impl Engine {
 
     /// Counts a read-back of a few numbers (a reduction's partial results), `bytes` long.
     pub fn count_small(&self, bytes: usize) {
+        crate::cost::wait();
         let mut t = self.transfers.get();
         t.small_reads += 1;
         t.small_bytes += bytes as u64;
@@ -515,30 +517,64 @@ impl Engine {
             .unwrap_or_else(|| vec![0.0; n])
     }
 
+    /// See [`crate::GpuSolver::host_us_per_dispatch`].
+    pub fn host_us_per_dispatch(&self) -> Option<f64> {
+        let src = "#version 430\nlayout(local_size_x = 64) in;\nvoid main() {}\n";
+        let k = glium::program::ComputeShader::from_source(&self.ctx, src).ok()?;
+        let n = 2000u32;
+        // The first dispatches compile and settle the state: not timed.
+        for _ in 0..50 {
+            k.execute(glium::uniforms::EmptyUniforms, 1, 1, 1);
+        }
+        self.ctx.finish();
+        let t = Instant::now();
+        for _ in 0..n {
+            k.execute(glium::uniforms::EmptyUniforms, 1, 1, 1);
+        }
+        let us = t.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+        self.ctx.finish();
+        Some(us)
+    }
+
     /// See [`crate::GpuSolver::copy_bandwidth_gb_s`].
     pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
-        let bytes = 256usize << 20;
+        self.copy_bandwidth(crate::fields::FIELD_MODE, false)
+    }
+
+    /// Bytes read plus written per second (GB/s) by copies between two buffers of 256 MiB
+    /// (32 MiB on a software renderer) made in `mode`: by the copy kernel (`copy.comp`, the shader cores, as the solver's
+    /// kernels move data) or, with `engine`, by `glCopyBufferSubData` (a copy engine on
+    /// some cards). The best of three rounds of four copies, each round timed to its end
+    /// (`glFinish`); the first copy touches the memory and is not timed.
+    pub fn copy_bandwidth(&self, mode: BufferMode, engine: bool) -> Option<f64> {
+        // 256 MiB, far past any card's caches; 32 MiB on a software renderer, whose copies
+        // are slow enough to be timed on less (and past the CPU's caches too).
+        let n = if self.software { 8usize << 20 } else { 64 << 20 };
         let make = || {
-            Buffer::<[u8]>::empty_unsized(
-                &self.ctx,
-                BufferType::CopyReadBuffer,
-                bytes,
-                BufferMode::Default,
-            )
-            .ok()
+            Buffer::<[f32]>::empty_unsized(&self.ctx, BufferType::ShaderStorageBuffer, 4 * n, mode)
+                .ok()
         };
         let (src, mut dst) = (make()?, make()?);
-        // The first copy touches the memory; it is not timed.
-        src.copy_to(&mut dst).ok()?;
+        let copy = |dst: &mut Buffer<[f32]>| -> Option<()> {
+            if engine {
+                src.copy_to(dst).ok()
+            } else {
+                run(&self.k.copy, self.dims(), n, uniform! { Src: &src, Dst: &*dst });
+                Some(())
+            }
+        };
+        copy(&mut dst)?;
         self.ctx.finish();
         let mut best = f64::INFINITY;
         for _ in 0..3 {
             let t = Instant::now();
-            src.copy_to(&mut dst).ok()?;
+            for _ in 0..4 {
+                copy(&mut dst)?;
+            }
             self.ctx.finish();
-            best = best.min(t.elapsed().as_secs_f64());
+            best = best.min(t.elapsed().as_secs_f64() / 4.0);
         }
-        Some(2.0 * bytes as f64 / best / 1e9)
+        Some(2.0 * (4 * n) as f64 / best / 1e9)
     }
 
     /// Every field and the clock, read back.

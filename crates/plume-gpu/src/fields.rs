@@ -82,17 +82,32 @@ pub(crate) fn allocatable(ctx: &Rc<Context>, up_to: u64) -> u64 {
     total
 }
 
+/// [`FIELD_MODE`], or `BufferMode::Default` (storage the CPU may map) where the variable
+/// `PLUME_GPU_FIELD_BUFFERS` is `default`: for comparing the two on a card.
+pub(crate) fn field_mode() -> BufferMode {
+    match std::env::var("PLUME_GPU_FIELD_BUFFERS").as_deref() {
+        Ok("default") => BufferMode::Default,
+        _ => FIELD_MODE,
+    }
+}
+
 /// Whether an allocation error is the driver running out of memory.
 pub(crate) fn out_of_memory(message: &str) -> bool {
     message.contains("OutOfMemory")
 }
+
+/// How the fields' buffers are made: immutable storage with no access from the CPU
+/// (`glBufferStorage` with no flags), which leaves the driver free to keep them in the
+/// card's own memory; glium reads and writes such buffers through a temporary copy, and
+/// the solver reads fields back only for frames and states.
+pub(crate) const FIELD_MODE: BufferMode = BufferMode::Immutable;
 
 pub(crate) fn floats(ctx: &Rc<Context>, n: usize) -> Result<Field, String> {
     Buffer::empty_unsized(
         ctx,
         BufferType::ShaderStorageBuffer,
         n.max(1) * std::mem::size_of::<f32>(),
-        BufferMode::Default,
+        field_mode(),
     )
     .map_err(|e| format!("allocating a field of {n} floats on the card: {e:?}"))
 }

@@ -64,6 +64,7 @@ pub(crate) struct Kernels {
     pub mg: ComputeShader,
     pub publish: ComputeShader,
     pub flame_light: ComputeShader,
+    pub copy: ComputeShader,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -140,6 +141,7 @@ impl Kernels {
             mg: k!("mg.comp"),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
+            copy: k!("copy.comp"),
         })
     }
 }
@@ -159,7 +161,7 @@ pub(crate) fn run<'n, T, R>(
         return;
     }
     let (gx, gy) = groups_for(items);
-    k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1);
+    crate::cost::dispatch(|| k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1));
 }
 
 /// Work groups along x and y for `items` items: at most 65534 along x (OpenGL guarantees
@@ -185,7 +187,7 @@ where
     let groups = (items as u64)
         .div_ceil(u64::from(REDUCE_WG))
         .clamp(1, u64::from(REDUCE_GROUPS)) as u32;
-    k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1);
+    crate::cost::dispatch(|| k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1));
     groups
 }
 

@@ -12,6 +12,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod cost;
 mod diffuse;
 mod engine;
 mod fields;
@@ -270,6 +271,31 @@ impl GpuSolver {
     /// timed to its end (`glFinish`). `None` when the buffers cannot be had.
     pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
         self.call(|e| e.copy_bandwidth_gb_s())
+    }
+
+    /// The card's copy bandwidths, GB/s, by how the buffers are made and what copies: the
+    /// copy kernel on immutable storage (as the fields are made), on storage the CPU may
+    /// map (glium's default), and `glCopyBufferSubData` (a copy engine on NVIDIA's cards).
+    /// Those that could not be measured are left out.
+    pub fn copy_bandwidths(&self) -> Vec<(&'static str, f64)> {
+        use glium::buffer::BufferMode;
+        self.call(|e| {
+            [
+                ("kernel_immutable", BufferMode::Immutable, false),
+                ("kernel_mappable", BufferMode::Default, false),
+                ("copy_engine", BufferMode::Default, true),
+            ]
+            .into_iter()
+            .filter_map(|(name, mode, engine)| e.copy_bandwidth(mode, engine).map(|b| (name, b)))
+            .collect()
+        })
+    }
+
+    /// Host microseconds one dispatch of an empty kernel takes through glium (2000 issued
+    /// back to back, the driver's queueing included, the card's work not waited for): the
+    /// floor of what a step's dispatches cost the CPU. `None` where it cannot compile.
+    pub fn host_us_per_dispatch(&self) -> Option<f64> {
+        self.call(|e| e.host_us_per_dispatch())
     }
 
     /// Runs the pressure solve's iterations in batches between read-backs (`true`, the

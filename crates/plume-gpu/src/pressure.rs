@@ -199,9 +199,18 @@ impl Engine {
         // r = b − A·x (b is in r: each cell reads its own before writing it); ρ = r·z;
         // p = z.
         laplace(&f.pressure, &f.r, 1);
+        let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
+        if trace {
+            let r0 = self.reduce(0, &f.r, &f.r, n, true).map_or(f32::NAN, |r| r.max_abs());
+            eprintln!("trace: solve: max|b| {bmax:e}, max|b - A·x| {r0:e}, target {target:e}");
+        }
         rz();
         scalars(0, self.last_groups.get());
         step(1);
+        if trace {
+            let s = self.read_scalars();
+            eprintln!("trace: after op 0 (groups {}): scalars {s:?}", self.last_groups.get());
+        }
         let mut issued = 0u32;
         // A software renderer (llvmpipe) runs queued dispatches no faster than waited-for
         // ones (measured: batches took 1.5 times as long), so it reads after each iteration.
@@ -229,6 +238,9 @@ impl Engine {
             }
             batch = (last / 8).max(1);
         };
+        if std::env::var_os("PLUME_GPU_TRACE").is_some() {
+            eprintln!("trace: solve done after {issued} issued: scalars {figures:?}");
+        }
         let it = if figures[4] != 0.0 {
             figures[5]
         } else {

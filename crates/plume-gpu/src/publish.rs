@@ -78,6 +78,7 @@ impl Engine {
         };
         // The renderer's context samples the textures next: every store done and visible.
         self.raw.barrier();
+        crate::cost::wait();
         self.ctx.finish();
         let mut n = self.transfers.get();
         n.publishes += 1;
@@ -94,7 +95,7 @@ impl Engine {
             .clamp(1, u64::from(REDUCE_GROUPS / FLAME_SUMS)) as u32;
         let (lo, hi) = plume_core::blackbody::TABLE_KELVIN;
         let g = &self.grid;
-        self.k.flame_light.execute(
+        crate::cost::dispatch(|| self.k.flame_light.execute(
             uniform! {
                 Temperature: &self.f.temperature,
                 Flame: flame,
@@ -111,7 +112,7 @@ impl Engine {
             groups,
             1,
             1,
-        );
+        ));
         let len = (groups * FLAME_SUMS) as usize;
         let partials: Vec<f64> = self
             .f

@@ -104,6 +104,11 @@ impl RawGl {
         };
         let qs = self.pool[..self.used].to_vec();
         self.used = 0;
+        // One wait: the first read stalls until the last timestamp's work is done, the rest
+        // are then ready.
+        if !qs.is_empty() {
+            crate::cost::wait();
+        }
         qs.into_iter()
             .map(|q| {
                 let mut v = 0u64;

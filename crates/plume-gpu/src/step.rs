@@ -26,6 +26,7 @@ impl Engine {
     /// One step of `params.dt`, in as many sub-steps as `max_cfl` needs (as the CPU's
     /// `Solver::step`), then the finite check.
     pub fn step(&mut self) {
+        let before = crate::cost::now();
         let (p, h) = (self.params.clone(), self.grid.h);
         let mut total = split_step(self, &p, h);
         self.sub_dt = self.params.dt;
@@ -36,6 +37,12 @@ impl Engine {
             ms,
         });
         total.total_ms = total.stages.iter().map(|s| s.ms).sum();
+        let cost = crate::cost::now().since(before);
+        total.host = Some(plume_core::sim::HostStats {
+            dispatches: cost.dispatches as u32,
+            waits: cost.waits as u32,
+            issue_ms: cost.issue_ns as f64 / 1e6,
+        });
         self.stats = total;
     }
 
@@ -141,6 +148,7 @@ impl Engine {
         if !self.raw.has_timer() {
             let t = Instant::now();
             f(self);
+            crate::cost::wait();
             self.ctx.finish();
             return t.elapsed().as_secs_f64() * 1e3;
         }

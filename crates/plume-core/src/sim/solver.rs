@@ -29,7 +29,7 @@ mod stats;
 mod substeps;
 
 pub(crate) use inject::{check_amount, check_sphere, check_velocity};
-pub use stats::{StageTime, StepStats};
+pub use stats::{HostStats, StageTime, StepStats};
 pub use substeps::{emitter_speed, likely_cause, speed_limit, split_step, SubSteps};
 
 /// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.

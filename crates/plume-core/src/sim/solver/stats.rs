@@ -57,6 +57,20 @@ pub struct StepStats {
     /// Share of the cells the scalar advection worked out in the step's last sub-step (the
     /// others held only outside air within their traces' reach; see `sim::active`).
     pub scalar_active: f32,
+    /// What the step cost the host, on backends that drive a card (`None` on the CPU).
+    pub host: Option<HostStats>,
+}
+
+/// What a GPU step cost the CPU that drove it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct HostStats {
+    /// Compute dispatches issued.
+    pub dispatches: u32,
+    /// Waits for the card: `glFinish`, read-backs (reductions' results, fields), timestamp
+    /// reads. Each stalls the CPU until the card has caught up.
+    pub waits: u32,
+    /// Milliseconds the host spent inside the dispatch calls (binding, queueing).
+    pub issue_ms: f64,
 }
 
 impl StepStats {

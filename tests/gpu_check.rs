@@ -1,0 +1,131 @@
+//! `scripts/gpu-check --quick`, the card check at small sizes, runs here on llvmpipe as it
+//! runs on a card, so that it cannot rot between the times a card is at hand: every part
+//! runs and passes, the JSON and the Markdown table hold what the card's run reports, and
+//! nothing but its own files lands in the output folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python() -> Command {
+    Command::new(if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    })
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plume-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn gpu_check(args: &[&str]) -> std::process::Output {
+    python()
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
+        .args(["--binary", env!("CARGO_BIN_EXE_plume")])
+        .args(args)
+        // The script starts its own X server for the viewer where there is no display.
+        .env_remove("DISPLAY")
+        .output()
+        .expect("python3 runs scripts/gpu-check")
+}
+
+#[test]
+fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
+    let out_dir = temp_dir("gpu-check");
+    let out = gpu_check(&["--quick", "--out", out_dir.to_str().expect("utf-8")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "gpu-check --quick failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(out_dir.join("gpu-check.json")).expect("the JSON");
+    let j: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(j["passed"], true, "{text}");
+    let env = &j["environment"];
+    assert!(env["gl_renderer"].as_str().is_some_and(|r| !r.is_empty()));
+    assert!(env["gl_version"].as_str().is_some_and(|v| !v.is_empty()));
+    assert!(env["auto"].as_str().is_some_and(|a| a.starts_with("backend: ")));
+    // The speed rows carry the step's host cost and the bandwidth floor.
+    let gpu = j["speed"]["gpu"].as_array().expect("GPU rows");
+    assert_eq!(gpu.len(), 2, "{text}");
+    for row in gpu {
+        assert_eq!(row["ok"], true, "{row}");
+        for key in [
+            "ms_per_60th_second",
+            "gpu_dispatches_per_step",
+            "gpu_waits_per_step",
+            "host_issue_ms",
+            "bandwidth_floor_ms",
+            "x_floor",
+        ] {
+            assert!(row[key].as_f64().is_some_and(|v| v > 0.0), "{key}: {row}");
+        }
+        assert!(row["pressure_iterations"].as_f64().is_some_and(|v| v >= 1.0), "{row}");
+        assert!(row["stages"]["project"].as_f64().is_some(), "{row}");
+    }
+    assert_eq!(j["speed"]["cpu"][0]["ok"], true, "{text}");
+    assert!(j["speed"]["cpu"][0]["gpu_dispatches_per_step"].is_null());
+    // Every correctness part ran: the closed box, GPU against CPU, the pictures, the
+    // campfire, the viewer.
+    let names: Vec<&str> = j["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    for part in [
+        "closed box",
+        "GPU against CPU",
+        "render --backend gpu",
+        "campfire",
+        "viewer",
+    ] {
+        assert!(
+            names.iter().any(|n| n.starts_with(part)),
+            "{part} missing from {names:?}"
+        );
+    }
+    let viewer = &j["viewer"][0];
+    assert_eq!(viewer["draws_gpu_textures"], true, "{viewer}");
+    assert_eq!(viewer["texture_uploads"], 0, "{viewer}");
+    let md = std::fs::read_to_string(out_dir.join("gpu-check.md")).expect("the table");
+    assert!(md.contains("| gpu | 16³ |"), "{md}");
+    assert!(md.contains("## Checks"), "{md}");
+    // Only the check's own files: no scratch run folders left behind.
+    let mut files: Vec<String> = std::fs::read_dir(&out_dir)
+        .expect("out")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "gpu-check.json",
+            "gpu-check.log",
+            "gpu-check.md",
+            "render-cpu.png",
+            "render-gpu.png",
+            "view-16.png"
+        ],
+        "{files:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn the_card_check_refuses_bad_arguments_before_running_anything() {
+    let out_dir = temp_dir("gpu-check-bad");
+    let missing = gpu_check(&["--quick", "--out", out_dir.to_str().expect("utf-8"), "--skip", "nothing"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("unknown part"));
+    assert!(!out_dir.exists(), "nothing written for a refused command line");
+    let file = temp_dir("gpu-check-file");
+    std::fs::write(&file, b"mine").expect("a file");
+    let not_dir = gpu_check(&["--quick", "--out", file.to_str().expect("utf-8")]);
+    assert_eq!(not_dir.status.code(), Some(2));
+    assert_eq!(std::fs::read(&file).expect("kept"), b"mine");
+    let _ = std::fs::remove_file(&file);
+}
