@@ -11,7 +11,9 @@ layout(std430) buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };
 layout(std430) readonly buffer Levels { uint level_bits[]; };
 
-uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy
+uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy,
+                        // 6 the coarsest level's `sweeps` sweeps (one work group)
+uniform uint sweeps;
 uniform uvec3 ld;       // this level's cells (3: the coarse level's; 4: the fine level's)
 uniform uvec3 cd;       // 3, 4: the other level's cells
 uniform uint so;        // offsets: source, destination, right-hand side
@@ -75,7 +77,68 @@ float weight(uint i, uint n, uint ci, uint cn) {
     return (has && int(ci) == other) ? 0.25 : 0.0;
 }
 
+// As diag_and_sum, of the values at `off` in Dst (the coarsest level's sweeps ping-pong there).
+float diag_and_sum_dst(uvec3 p, uint off, out float s) {
+    s = 0.0;
+    float n = 0.0;
+    for (int a = 0; a < 3; a++) {
+        for (int side = 0; side < 2; side++) {
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < ld[a];
+            if (inside) {
+                uvec3 q = p;
+                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
+                if (fluid_in(ld, mo, q)) {
+                    n += 1.0;
+                    s += dst[off + at(ld, q)];
+                }
+            } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
+                n += 2.0 * scale / (scale + 1.0);
+            }
+        }
+    }
+    return n;
+}
+
+// Op 6: the coarsest level's damped Jacobi sweeps, the first from zero into Dst at `dso`,
+// then back and forth between `dso` and `so` (both in Dst's buffer), in one work group:
+// one dispatch instead of one a sweep. The result is at `dso` after an odd number of
+// sweeps, at `so` after an even one.
+void coarsest() {
+    uint t = gl_LocalInvocationID.x;
+    uint n = ld.x * ld.y * ld.z;
+    uint cur = dso;
+    uint other = so;
+    for (uint k = 0u; k < sweeps; k++) {
+        for (uint c = t; c < n; c += uint(WG)) {
+            uvec3 p = coords(ld, c);
+            float v = 0.0;
+            if (fluid_in(ld, mo, p)) {
+                float s;
+                float d = diag_and_sum_dst(p, cur, s);
+                if (k == 0u) {
+                    v = d > 0.0 ? omega * (b[bo + c] / scale) / d : 0.0;
+                } else {
+                    float x = dst[cur + c];
+                    v = d > 0.0 ? x + omega * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
+                }
+            }
+            dst[(k == 0u ? cur : other) + c] = v;
+        }
+        memoryBarrierBuffer();
+        barrier();
+        if (k > 0u) {
+            uint w = cur;
+            cur = other;
+            other = w;
+        }
+    }
+}
+
 void main() {
+    if (op == 6u) {
+        coarsest();
+        return;
+    }
     uint c = gid();
     if (c >= count) {
         return;

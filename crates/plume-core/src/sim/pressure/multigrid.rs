@@ -37,14 +37,14 @@ use rayon::prelude::*;
 /// 7-point Laplacian in 3D).
 const OMEGA: f32 = 6.0 / 7.0;
 
-/// The three Jacobi weights of the smoother: the reciprocal roots of a degree-3 Chebyshev
+/// The three Jacobi weights of the smoother (the GPU backend's V-cycle takes them from here): the reciprocal roots of a degree-3 Chebyshev
 /// polynomial in D⁻¹A that is small over [1/4, 2]. The modes a coarser grid cannot represent
 /// (some wavenumber at least half the maximum) have their eigenvalues in [1/3, 2]; widening
 /// the interval down to 1/4 also damps the smoother modes that the inexact coarse correction
 /// (itself one V-cycle) leaves. Measured on the default scene: two sweeps over [1/3, 2] cut
 /// the residual 12-fold a CG iteration at 128³ and needed 3 iterations a step there; three
 /// over [1/4, 2] cut it 25–31-fold and need 2 (at 256³: 3 → 2 a sub-step).
-fn smoother_weights() -> [f32; 3] {
+pub fn smoother_weights() -> [f32; 3] {
     let (lo, hi) = (0.25f32, 2.0f32);
     let (mid, half) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
     let c = 0.75f32.sqrt(); // cos(π/6); the middle root has cos(π/2) = 0
