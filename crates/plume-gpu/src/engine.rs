@@ -577,6 +577,62 @@ impl Engine {
         Some(2.0 * (4 * n) as f64 / best / 1e9)
     }
 
+    /// GB/s of a copy kernel of `wg` invocations a work group, each copying one float (or,
+    /// with `vec4`, four), between two immutable buffers of 256 MiB: what the work-group
+    /// size and the width of an access cost on this card (compared with `copy.comp`'s 64
+    /// and one float). Timed as [`Engine::copy_bandwidth`]; `None` where it cannot run.
+    pub fn copy_variant_gb_s(&self, wg: u32, vec4: bool) -> Option<f64> {
+        use glium::buffer::BufferMode;
+        let ty = if vec4 { "vec4" } else { "float" };
+        let src = format!(
+            "#version 430\nlayout(local_size_x = {wg}) in;\n\
+             layout(std430) readonly buffer Src {{ {ty} src[]; }};\n\
+             layout(std430) writeonly buffer Dst {{ {ty} dst[]; }};\n\
+             uniform uint count;\n\
+             void main() {{\n\
+               uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * {wg}u;\n\
+               if (i < count) dst[i] = src[i];\n\
+             }}\n"
+        );
+        let k = glium::program::ComputeShader::from_source(&self.ctx, &src).ok()?;
+        let floats = 64usize << 20;
+        let items = if vec4 { floats / 4 } else { floats };
+        let groups = (items as u64).div_ceil(u64::from(wg));
+        let gx = groups.min(65_534);
+        let gy = groups.div_ceil(gx);
+        // Both buffers hold 256 MiB, as floats or as vec4s.
+        fn timed(ctx: &Rc<Context>, mut go: impl FnMut()) -> f64 {
+            go();
+            ctx.finish();
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t = Instant::now();
+                for _ in 0..4 {
+                    go();
+                }
+                ctx.finish();
+                best = best.min(t.elapsed().as_secs_f64() / 4.0);
+            }
+            best
+        }
+        let (ty, mode) = (BufferType::ShaderStorageBuffer, BufferMode::Immutable);
+        let (gx, gy, count) = (gx as u32, gy as u32, items as u32);
+        let secs = if vec4 {
+            let a = Buffer::<[[f32; 4]]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
+            let b = Buffer::<[[f32; 4]]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
+            timed(&self.ctx, || {
+                k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
+            })
+        } else {
+            let a = Buffer::<[f32]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
+            let b = Buffer::<[f32]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
+            timed(&self.ctx, || {
+                k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
+            })
+        };
+        Some(2.0 * (4 * floats) as f64 / secs / 1e9)
+    }
+
     /// Every field and the clock, read back.
     pub fn state(&self) -> FieldState {
         let d = self.grid.dims;

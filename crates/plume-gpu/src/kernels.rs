@@ -29,8 +29,22 @@ const INCLUDES: [(&str, &str); 4] = [
     ),
 ];
 
-/// Invocations in a work group of the per-item kernels.
+/// Invocations in a work group of the per-item kernels, unless `PLUME_GPU_WG` names another
+/// power of two from 32 to 1024 (for measuring the choice on a card; see [`wg`]).
 pub(crate) const WG: u32 = 64;
+
+/// The per-item kernels' work-group size: [`WG`], or `PLUME_GPU_WG` where it is a power of
+/// two from 32 to 1024. Read once.
+pub(crate) fn wg() -> u32 {
+    static WG_NOW: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *WG_NOW.get_or_init(|| {
+        std::env::var("PLUME_GPU_WG")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|w| w.is_power_of_two() && (32..=1024).contains(w))
+            .unwrap_or(WG)
+    })
+}
 /// Invocations in a work group of the reductions, and the most groups one uses (so the
 /// partial results are at most this many).
 pub(crate) const REDUCE_WG: u32 = 256;
@@ -103,7 +117,7 @@ impl Kernels {
                 make(
                     $file,
                     include_str!(concat!("../../../shaders/sim/", $file)),
-                    WG,
+                    wg(),
                 )?
             };
             ($file:literal, $wg:expr) => {
@@ -167,7 +181,7 @@ pub(crate) fn run<'n, T, R>(
 /// Work groups along x and y for `items` items: at most 65534 along x (OpenGL guarantees
 /// 65535; glium asserts fewer than the limit), the rest in rows along y.
 pub(crate) fn groups_for(items: usize) -> (u32, u32) {
-    let groups = (items as u64).div_ceil(u64::from(WG)).max(1);
+    let groups = (items as u64).div_ceil(u64::from(wg())).max(1);
     let gx = groups.min(65_534);
     (gx as u32, groups.div_ceil(gx) as u32)
 }
@@ -209,10 +223,10 @@ mod tests {
         ] {
             let (gx, gy) = groups_for(items);
             assert!(gx < 65_535 && gy < 65_535, "{items}: {gx}×{gy}");
-            let covered = u64::from(gx) * u64::from(gy) * u64::from(WG);
+            let covered = u64::from(gx) * u64::from(gy) * u64::from(wg());
             assert!(covered >= items as u64, "{items}: {gx}×{gy}");
             // Fewer than a row of groups too many.
-            assert!(covered < items as u64 + u64::from(gx) * u64::from(WG) + u64::from(WG));
+            assert!(covered < items as u64 + u64::from(gx) * u64::from(wg()) + u64::from(wg()));
         }
     }
 }

@@ -275,8 +275,9 @@ impl GpuSolver {
 
     /// The card's copy bandwidths, GB/s, by how the buffers are made and what copies: the
     /// copy kernel on immutable storage (as the fields are made), on storage the CPU may
-    /// map (glium's default), and `glCopyBufferSubData` (a copy engine on NVIDIA's cards).
-    /// Those that could not be measured are left out.
+    /// map (glium's default), and `glCopyBufferSubData` (a copy engine on NVIDIA's cards);
+    /// on hardware renderers also copy kernels of 256 and 1024 invocations a group and of
+    /// vec4s. Those that could not be measured are left out.
     pub fn copy_bandwidths(&self) -> Vec<(&'static str, f64)> {
         use glium::buffer::BufferMode;
         self.call(|e| {
@@ -287,6 +288,18 @@ impl GpuSolver {
             ]
             .into_iter()
             .filter_map(|(name, mode, engine)| e.copy_bandwidth(mode, engine).map(|b| (name, b)))
+            .chain(
+                // Work-group sizes and access widths, on hardware renderers only (a software
+                // renderer's copies are slow and say nothing of a card).
+                [
+                    ("kernel_wg256", 256, false),
+                    ("kernel_wg1024", 1024, false),
+                    ("kernel_vec4_wg256", 256, true),
+                ]
+                .into_iter()
+                .filter(|_| !e.software || std::env::var_os("PLUME_GPU_ALL_COPIES").is_some())
+                .filter_map(|(name, wg, vec4)| e.copy_variant_gb_s(wg, vec4).map(|b| (name, b))),
+            )
             .collect()
         })
     }

@@ -181,7 +181,7 @@ impl Engine {
         let ((sb, so), (db, dso), (bb, bo)) = (buf(src), buf(dst), buf(b));
         let (lo, hi) = self.open_flags();
         // The coarsest level's sweeps run in one work group.
-        let items = if op == 6 { crate::kernels::WG as usize } else { lv.n as usize };
+        let items = if op == 6 { crate::kernels::wg() as usize } else { lv.n as usize };
         run(
             &self.k.mg,
             self.dims(),
