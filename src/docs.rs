@@ -216,6 +216,31 @@ pub fn cli_reference() -> String {
     out
 }
 
+/// `docs/reference/gpu-kernels.md`: what each of the GPU backend's kernels reads and writes
+/// an item, in the byte model `bench` sums into each stage's floor.
+pub fn gpu_kernel_reference() -> String {
+    let mut out = String::from(
+        "# GPU kernels: bytes an item\n\n\
+         Generated from the kernels' sources (`shaders/sim/*.comp`, through \
+         `plume_gpu::kernel_bytes`) by `src/docs.rs`; do not edit by hand \
+         (`PLUME_BLESS=1 cargo test --release --test docs` rewrites it, and the test fails \
+         when it differs).\n\n\
+         The model: every per-item array a kernel binds is read once (`readonly`), written \
+         once (`writeonly`) or both (neither) for each item it works on, a float being 4 \
+         bytes (a double 8) and the cell velocity 3 floats a cell; the neighbours a stencil \
+         or a trace reads come from the cache, and reductions' partial results, counters, \
+         tables and bit masks count nothing. It is a lower bound of what the card moves. A \
+         step's dispatches add items × bytes an item to their stage: `bench --json` reports \
+         the sum as `bytes_per_step` and each stage's floor at the measured bandwidth as \
+         `stage_floors_ms`, beside the stage's time.\n\n\
+         | kernel | bytes an item |\n|---|---|\n",
+    );
+    for (name, bytes) in plume_gpu::kernel_bytes() {
+        out.push_str(&format!("| `{name}.comp` | {bytes} |\n"));
+    }
+    out
+}
+
 /// Every key path (`[table].key`, `[[emitter]].key`) the scenes `scenes` write, with the
 /// value the first of them that has it writes.
 pub fn scene_keys(scenes: &[crate::scene::Scene]) -> Vec<(String, String)> {

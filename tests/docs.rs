@@ -73,6 +73,22 @@ fn the_command_line_reference_is_what_clap_generates() {
     matches_committed("command-line.md", &text);
 }
 
+#[test]
+fn the_gpu_kernel_byte_table_is_what_the_shaders_give() {
+    let text = plume::docs::gpu_kernel_reference();
+    // Every kernel file is on the page, and a plain one counts what it binds: the copy
+    // kernel reads one float and writes one.
+    let files = std::fs::read_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("shaders/sim"))
+        .expect("shaders/sim")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "comp"))
+        .count();
+    assert_eq!(plume_gpu::kernel_bytes().len(), files);
+    assert!(text.contains("| `copy.comp` | 8 |"), "{text}");
+    assert!(text.contains("| `laplace.comp` | 12 |"), "{text}");
+    matches_committed("gpu-kernels.md", &text);
+}
+
 /// Every relative link of the README, ARCHITECTURE.md and the guide leads to a file that
 /// exists (pictures included), so moving a page cannot leave a dead link behind.
 #[test]

@@ -122,6 +122,14 @@ pub struct BenchReport {
     /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`); empty on
     /// the CPU.
     pub copy_bandwidths: BTreeMap<String, f64>,
+    /// GPU backend: median bytes a measured step's kernels read and wrote, in the model of
+    /// `plume_gpu::bytes_per_item` (each bound array once an item; a lower bound); null on
+    /// the CPU.
+    pub bytes_per_step: Option<f64>,
+    /// GPU backend: each stage's floor, ms: its median bytes a step at
+    /// `memory_bandwidth_gb_s`, to set beside `stages` ("substeps" is the largest speed read
+    /// for the sub-steps); empty on the CPU.
+    pub stage_floors_ms: BTreeMap<String, f64>,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
@@ -237,6 +245,8 @@ pub fn run_with(
     let mut active = Vec::new();
     let mut worst = 0.0f32;
     let mut host: [Vec<f64>; 3] = Default::default();
+    let mut step_bytes: Vec<f64> = Vec::new();
+    let mut stage_bytes: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
@@ -262,10 +272,14 @@ pub fn run_with(
             red_iters += st.pressure_iterations as f64;
         }
         worst = worst.max(st.pressure_residual);
-        if let Some(h) = st.host {
+        if let Some(h) = &st.host {
             host[0].push(f64::from(h.dispatches));
             host[1].push(f64::from(h.waits));
             host[2].push(h.issue_ms);
+            step_bytes.push(h.stage_bytes.iter().map(|s| s.1 as f64).sum());
+            for (name, b) in &h.stage_bytes {
+                stage_bytes.entry(name.to_string()).or_default().push(*b as f64);
+            }
         }
     }
     let [mut dispatches, mut waits, mut issue] = host;
@@ -296,6 +310,14 @@ pub fn run_with(
         host_issue_ms: host_median(&mut issue),
         host_us_per_dispatch: info.host_us_per_dispatch,
         copy_bandwidths: info.copy_bandwidths,
+        bytes_per_step: (!step_bytes.is_empty()).then(|| median(&mut step_bytes)),
+        stage_floors_ms: match bandwidth {
+            Some(bw) if bw > 0.0 => stage_bytes
+                .into_iter()
+                .map(|(k, mut v)| (k, median(&mut v) / (bw * 1e9) * 1e3))
+                .collect(),
+            _ => BTreeMap::new(),
+        },
         stage_clock: info.stage_clock,
         upres: if cfg.scene.detail.enabled {
             cfg.scene.detail.factor

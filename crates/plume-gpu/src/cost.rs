@@ -1,10 +1,11 @@
-//! What a step costs the host: the dispatches it issues, the waits it makes (every
-//! `glFinish`, read-back and timestamp read, each of which stalls the CPU until the card
-//! has caught up) and the time spent inside the dispatch calls themselves (glium binding
-//! the uniforms, the driver queueing the work). Counted per thread: the engine and its
+//! What a step costs the host and the card's memory: the dispatches it issues, the waits it
+//! makes (every `glFinish`, read-back and timestamp read, each of which stalls the CPU until
+//! the card has caught up), the time spent inside the dispatch calls themselves (glium
+//! binding the uniforms, the driver queueing the work), and the bytes each stage's kernels
+//! move in the model of `kernels::bytes_per_item`. Counted per thread: the engine and its
 //! context live on one.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 /// Counts since the thread started.
@@ -31,6 +32,8 @@ impl HostCost {
 
 thread_local! {
     static COST: Cell<HostCost> = Cell::new(HostCost::default());
+    static STAGE: Cell<&'static str> = const { Cell::new("") };
+    static BYTES: RefCell<Vec<(&'static str, u64)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The counts so far on this thread.
@@ -38,8 +41,20 @@ pub fn now() -> HostCost {
     COST.with(Cell::get)
 }
 
-/// Issues one dispatch (`f`), counting it and the host time it took.
-pub(crate) fn dispatch<R>(f: impl FnOnce() -> R) -> R {
+/// Names the stage the dispatches that follow belong to (their bytes are counted to it).
+pub(crate) fn enter(stage: &'static str) {
+    STAGE.with(|s| s.set(stage));
+}
+
+/// The bytes counted to each stage since the last call, in the order the stages came;
+/// the count starts again.
+pub(crate) fn take_stage_bytes() -> Vec<(&'static str, u64)> {
+    BYTES.with(|b| std::mem::take(&mut *b.borrow_mut()))
+}
+
+/// Issues one dispatch (`f`) that moves `bytes`, counting it, its bytes (to the current
+/// stage) and the host time it took.
+pub(crate) fn dispatch<R>(bytes: u64, f: impl FnOnce() -> R) -> R {
     let t = Instant::now();
     let r = f();
     let ns = t.elapsed().as_nanos() as u64;
@@ -48,6 +63,14 @@ pub(crate) fn dispatch<R>(f: impl FnOnce() -> R) -> R {
         v.dispatches += 1;
         v.issue_ns += ns;
         c.set(v);
+    });
+    let stage = STAGE.with(Cell::get);
+    BYTES.with(|b| {
+        let mut b = b.borrow_mut();
+        match b.iter_mut().find(|(s, _)| *s == stage) {
+            Some((_, n)) => *n += bytes,
+            None => b.push((stage, bytes)),
+        }
     });
     r
 }

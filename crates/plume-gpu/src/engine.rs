@@ -91,8 +91,9 @@ impl Engine {
         params: FluidParams,
         boundaries: Boundaries,
     ) -> Result<Self, String> {
-        let k = Kernels::new(&ctx)?;
         let ctx_renderer = ctx.get_opengl_renderer_string().to_string();
+        crate::kernels::set_software(crate::is_software(ctx_renderer.as_str()));
+        let k = Kernels::new(&ctx)?;
         let f = Fields::new(&ctx, grid.dims)?;
         let sub_dt = params.dt;
         let solid_bits = Buffer::new(

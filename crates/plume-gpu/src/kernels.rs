@@ -29,56 +29,181 @@ const INCLUDES: [(&str, &str); 4] = [
     ),
 ];
 
-/// Invocations in a work group of the per-item kernels, unless `PLUME_GPU_WG` names another
-/// power of two from 32 to 1024 (for measuring the choice on a card; see [`wg`]).
-pub(crate) const WG: u32 = 64;
+/// Invocations in a work group of the per-item kernels on a hardware renderer, unless
+/// `PLUME_GPU_WG` names another power of two from 32 to 1024 (for measuring the choice on a
+/// card; see [`wg`]). Measured on an H100 (driver 580, `scripts/gpu-check`, 2026-11-26): a
+/// copy kernel moved 782 GB/s in groups of 64, 1734 in groups of 256, 1337 in groups of
+/// 1024 (CUDA's copy: 2954); the default scene's 256³ step took 35.6 ms in groups of 64,
+/// 35.6 of 128, 32.8 of 256, 29.8 of 512.
+pub(crate) const WG: u32 = 512;
+/// The same on a software renderer: llvmpipe runs the small grids the tests use 2.5 times
+/// slower in groups of 512 (a 16³ step: 26 ms in groups of 64, 64 ms in groups of 512),
+/// with the same bits.
+pub(crate) const WG_SOFTWARE: u32 = 64;
 
-/// The per-item kernels' work-group size: [`WG`], or `PLUME_GPU_WG` where it is a power of
-/// two from 32 to 1024. Read once.
+thread_local! {
+    static SOFTWARE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Says whether this thread's context is a software renderer (before its kernels are
+/// compiled: the engine and its context live on one thread).
+pub(crate) fn set_software(software: bool) {
+    SOFTWARE.with(|s| s.set(software));
+}
+
+/// The per-item kernels' work-group size on this thread: `PLUME_GPU_WG` where it is a power
+/// of two from 32 to 1024, else [`WG`] on a hardware renderer and [`WG_SOFTWARE`] on a
+/// software one.
 pub(crate) fn wg() -> u32 {
-    static WG_NOW: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *WG_NOW.get_or_init(|| {
+    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let env = *FROM_ENV.get_or_init(|| {
         std::env::var("PLUME_GPU_WG")
             .ok()
             .and_then(|v| v.trim().parse::<u32>().ok())
             .filter(|w| w.is_power_of_two() && (32..=1024).contains(w))
-            .unwrap_or(WG)
-    })
+    });
+    env.unwrap_or_else(|| if SOFTWARE.with(|s| s.get()) { WG_SOFTWARE } else { WG })
 }
+
 /// Invocations in a work group of the reductions, and the most groups one uses (so the
 /// partial results are at most this many).
 pub(crate) const REDUCE_WG: u32 = 256;
 pub(crate) const REDUCE_GROUPS: u32 = 256;
 
+/// A compiled kernel and the bytes an item of it moves (see [`bytes_per_item`]).
+pub(crate) struct Kernel {
+    shader: ComputeShader,
+    /// Bytes an item reads and writes in the model of [`bytes_per_item`].
+    pub bytes: u32,
+}
+
+impl std::ops::Deref for Kernel {
+    type Target = ComputeShader;
+    fn deref(&self) -> &ComputeShader {
+        &self.shader
+    }
+}
+
+/// Buffers that are not per-item arrays: reductions' partial results and figures, counters,
+/// tables, bit masks (a thirty-second of a float a cell). The byte model leaves them out.
+const SMALL_BUFFERS: [&str; 8] = [
+    "PartialSum",
+    "PartialMax",
+    "Scalars",
+    "Counter",
+    "Table",
+    "Levels",
+    "Solid",
+    "Entries",
+];
+
+/// The bytes one item of a kernel reads and writes, from the arrays its source binds, in
+/// an ideal-cache model: each per-item array read once and written once per item (a
+/// stencil's or a trace's neighbours come from the cache), three floats for the cell
+/// velocity (`CellVel`, three a cell), none for [`SMALL_BUFFERS`]. `readonly` counts one
+/// pass, `writeonly` one, a buffer with neither two (read and written). A lower bound of
+/// what the card moves; `docs/performance.md` lists it for every kernel.
+pub fn bytes_per_item(source: &str) -> u32 {
+    let mut bytes = 0;
+    for line in source.lines() {
+        let line = line.trim();
+        let Some(rest) = line.strip_prefix("layout(std430)") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let (passes, rest) = if let Some(r) = rest.strip_prefix("readonly ") {
+            (1, r)
+        } else if let Some(r) = rest.strip_prefix("writeonly ") {
+            (1, r)
+        } else {
+            (2, rest)
+        };
+        let Some(decl) = rest.trim().strip_prefix("buffer ") else {
+            continue;
+        };
+        let name = decl.split_whitespace().next().unwrap_or("");
+        if SMALL_BUFFERS.contains(&name) {
+            continue;
+        }
+        let width = if decl.contains("double ") || decl.contains("vec2 ") { 8 } else { 4 };
+        let per_item = if name == "CellVel" { 3 } else { 1 };
+        bytes += passes * width * per_item;
+    }
+    bytes
+}
+
+/// Every kernel's file name and [`bytes_per_item`], from the sources (no context needed).
+pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
+    SOURCES
+        .iter()
+        .map(|(name, text)| {
+            let mut body = String::new();
+            expand(text, &mut body, 0);
+            (*name, bytes_per_item(&body))
+        })
+        .collect()
+}
+
+/// Every kernel's source, by file name.
+const SOURCES: [(&str, &str); 27] = [
+    ("cell_velocity", include_str!("../../../shaders/sim/cell_velocity.comp")),
+    ("advect_faces", include_str!("../../../shaders/sim/advect_faces.comp")),
+    ("advect_cells", include_str!("../../../shaders/sim/advect_cells.comp")),
+    ("buoyancy", include_str!("../../../shaders/sim/buoyancy.comp")),
+    ("curl", include_str!("../../../shaders/sim/curl.comp")),
+    ("confine", include_str!("../../../shaders/sim/confine.comp")),
+    ("add_force", include_str!("../../../shaders/sim/add_force.comp")),
+    ("boundary", include_str!("../../../shaders/sim/boundary.comp")),
+    ("limit", include_str!("../../../shaders/sim/limit.comp")),
+    ("divergence", include_str!("../../../shaders/sim/divergence.comp")),
+    ("add_constant", include_str!("../../../shaders/sim/add_constant.comp")),
+    ("laplace", include_str!("../../../shaders/sim/laplace.comp")),
+    ("cg_step", include_str!("../../../shaders/sim/cg_step.comp")),
+    ("cg_scalars", include_str!("../../../shaders/sim/cg_scalars.comp")),
+    ("gradient", include_str!("../../../shaders/sim/gradient.comp")),
+    ("reduce", include_str!("../../../shaders/sim/reduce.comp")),
+    ("outflow", include_str!("../../../shaders/sim/outflow.comp")),
+    ("cover", include_str!("../../../shaders/sim/cover.comp")),
+    ("burn", include_str!("../../../shaders/sim/burn.comp")),
+    ("expansion", include_str!("../../../shaders/sim/expansion.comp")),
+    ("average", include_str!("../../../shaders/sim/average.comp")),
+    ("gather", include_str!("../../../shaders/sim/gather.comp")),
+    ("diffuse", include_str!("../../../shaders/sim/diffuse.comp")),
+    ("mg", include_str!("../../../shaders/sim/mg.comp")),
+    ("publish", include_str!("../../../shaders/sim/publish.comp")),
+    ("flame_light", include_str!("../../../shaders/sim/flame_light.comp")),
+    ("copy", include_str!("../../../shaders/sim/copy.comp")),
+];
+
 /// Every kernel of the solver.
 pub(crate) struct Kernels {
-    pub cell_velocity: ComputeShader,
-    pub advect_faces: ComputeShader,
-    pub advect_cells: ComputeShader,
-    pub buoyancy: ComputeShader,
-    pub curl: ComputeShader,
-    pub confine: ComputeShader,
-    pub add_force: ComputeShader,
-    pub boundary: ComputeShader,
-    pub limit: ComputeShader,
-    pub divergence: ComputeShader,
-    pub add_constant: ComputeShader,
-    pub laplace: ComputeShader,
-    pub cg_step: ComputeShader,
-    pub cg_scalars: ComputeShader,
-    pub gradient: ComputeShader,
-    pub reduce: ComputeShader,
-    pub outflow: ComputeShader,
-    pub cover: ComputeShader,
-    pub burn: ComputeShader,
-    pub expansion: ComputeShader,
-    pub average: ComputeShader,
-    pub gather: ComputeShader,
-    pub diffuse: ComputeShader,
-    pub mg: ComputeShader,
-    pub publish: ComputeShader,
-    pub flame_light: ComputeShader,
-    pub copy: ComputeShader,
+    pub cell_velocity: Kernel,
+    pub advect_faces: Kernel,
+    pub advect_cells: Kernel,
+    pub buoyancy: Kernel,
+    pub curl: Kernel,
+    pub confine: Kernel,
+    pub add_force: Kernel,
+    pub boundary: Kernel,
+    pub limit: Kernel,
+    pub divergence: Kernel,
+    pub add_constant: Kernel,
+    pub laplace: Kernel,
+    pub cg_step: Kernel,
+    pub cg_scalars: Kernel,
+    pub gradient: Kernel,
+    pub reduce: Kernel,
+    pub outflow: Kernel,
+    pub cover: Kernel,
+    pub burn: Kernel,
+    pub expansion: Kernel,
+    pub average: Kernel,
+    pub gather: Kernel,
+    pub diffuse: Kernel,
+    pub mg: Kernel,
+    pub publish: Kernel,
+    pub flame_light: Kernel,
+    pub copy: Kernel,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -108,9 +233,14 @@ fn expand(text: &str, out: &mut String, depth: u32) {
 impl Kernels {
     /// Compiles every kernel; the error names the kernel and carries the compiler's log.
     pub fn new(ctx: &Rc<Context>) -> Result<Self, String> {
-        let make = |name: &str, text: &str, wg: u32| {
-            ComputeShader::from_source(ctx, &source(text, wg))
-                .map_err(|e| format!("compiling shaders/sim/{name}: {e}"))
+        let make = |file: &str, text: &str, wg: u32| {
+            let src = source(text, wg);
+            let shader = ComputeShader::from_source(ctx, &src)
+                .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
+            Ok::<_, String>(Kernel {
+                shader,
+                bytes: bytes_per_item(&src),
+            })
         };
         macro_rules! k {
             ($file:literal) => {
@@ -163,7 +293,7 @@ impl Kernels {
 /// Runs `k` over `items` items (one invocation each, in work groups of [`WG`], laid out
 /// in two dimensions past 65535 groups), with `dims` and `count` added to `u`.
 pub(crate) fn run<'n, T, R>(
-    k: &ComputeShader,
+    k: &Kernel,
     dims: [u32; 3],
     items: usize,
     u: UniformsStorage<'n, T, R>,
@@ -175,7 +305,9 @@ pub(crate) fn run<'n, T, R>(
         return;
     }
     let (gx, gy) = groups_for(items);
-    crate::cost::dispatch(|| k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1));
+    crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
+        k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1)
+    });
 }
 
 /// Work groups along x and y for `items` items: at most 65534 along x (OpenGL guarantees
@@ -189,7 +321,7 @@ pub(crate) fn groups_for(items: usize) -> (u32, u32) {
 /// Runs a reduction kernel over `items` items in at most [`REDUCE_GROUPS`] groups; returns
 /// how many partial results it wrote.
 pub(crate) fn run_reduce<'n, T, R>(
-    k: &ComputeShader,
+    k: &Kernel,
     dims: [u32; 3],
     items: usize,
     u: UniformsStorage<'n, T, R>,
@@ -201,7 +333,9 @@ where
     let groups = (items as u64)
         .div_ceil(u64::from(REDUCE_WG))
         .clamp(1, u64::from(REDUCE_GROUPS)) as u32;
-    crate::cost::dispatch(|| k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1));
+    crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
+        k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1)
+    });
     groups
 }
 

@@ -38,6 +38,7 @@ use std::sync::mpsc::{channel, Sender};
 use std::thread::JoinHandle;
 
 pub use fields::bytes_for;
+pub use kernels::{bytes_per_item, kernel_bytes};
 
 /// An OpenGL context for the solver, current on the thread that made it, and how to look
 /// up the entry points glium does not wrap (timestamp queries, memory barriers).

@@ -15,6 +15,7 @@ pub(crate) type Stage = (&'static str, fn(&Engine) -> bool, StageFn);
 
 impl SubSteps for Engine {
     fn fastest(&mut self) -> f32 {
+        crate::cost::enter("substeps");
         self.top_speed().max(self.emitter_speed())
     }
     fn sub_step(&mut self, dt: f32) -> StepStats {
@@ -27,10 +28,12 @@ impl Engine {
     /// `Solver::step`), then the finite check.
     pub fn step(&mut self) {
         let before = crate::cost::now();
+        crate::cost::take_stage_bytes();
         let (p, h) = (self.params.clone(), self.grid.h);
         let mut total = split_step(self, &p, h);
         self.sub_dt = self.params.dt;
         self.steps += 1;
+        crate::cost::enter("finite_check");
         let ms = self.timed(|e| e.non_finite = e.first_non_finite());
         total.stages.push(StageTime {
             name: "finite_check",
@@ -42,7 +45,9 @@ impl Engine {
             dispatches: cost.dispatches as u32,
             waits: cost.waits as u32,
             issue_ms: cost.issue_ns as f64 / 1e6,
+            stage_bytes: crate::cost::take_stage_bytes(),
         });
+        crate::cost::enter("");
         self.stats = total;
     }
 
@@ -174,6 +179,7 @@ impl Engine {
             if !on(self) {
                 continue;
             }
+            crate::cost::enter(name);
             let ms = if timer {
                 f(self, &mut stats);
                 self.raw.timestamp();

@@ -62,7 +62,7 @@ pub struct StepStats {
 }
 
 /// What a GPU step cost the CPU that drove it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct HostStats {
     /// Compute dispatches issued.
     pub dispatches: u32,
@@ -71,6 +71,10 @@ pub struct HostStats {
     pub waits: u32,
     /// Milliseconds the host spent inside the dispatch calls (binding, queueing).
     pub issue_ms: f64,
+    /// Bytes each stage's kernels read and wrote in the step, in the backend's model (see
+    /// `plume_gpu::kernel_bytes`), by stage name ("substeps": the largest speed for the
+    /// sub-steps), in the order they came.
+    pub stage_bytes: Vec<(&'static str, u64)>,
 }
 
 impl StepStats {
