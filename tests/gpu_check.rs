@@ -47,7 +47,9 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     let env = &j["environment"];
     assert!(env["gl_renderer"].as_str().is_some_and(|r| !r.is_empty()));
     assert!(env["gl_version"].as_str().is_some_and(|v| !v.is_empty()));
-    assert!(env["auto"].as_str().is_some_and(|a| a.starts_with("backend: ")));
+    assert!(env["auto"]
+        .as_str()
+        .is_some_and(|a| a.starts_with("backend: ")));
     // The speed rows carry the step's host cost and the bandwidth floor.
     let gpu = j["speed"]["gpu"].as_array().expect("GPU rows");
     assert_eq!(gpu.len(), 2, "{text}");
@@ -63,7 +65,12 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         ] {
             assert!(row[key].as_f64().is_some_and(|v| v > 0.0), "{key}: {row}");
         }
-        assert!(row["pressure_iterations"].as_f64().is_some_and(|v| v >= 1.0), "{row}");
+        assert!(
+            row["pressure_iterations"]
+                .as_f64()
+                .is_some_and(|v| v >= 1.0),
+            "{row}"
+        );
         assert!(row["stages"]["project"].as_f64().is_some(), "{row}");
     }
     assert_eq!(j["speed"]["cpu"][0]["ok"], true, "{text}");
@@ -118,10 +125,19 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
 #[test]
 fn the_card_check_refuses_bad_arguments_before_running_anything() {
     let out_dir = temp_dir("gpu-check-bad");
-    let missing = gpu_check(&["--quick", "--out", out_dir.to_str().expect("utf-8"), "--skip", "nothing"]);
+    let missing = gpu_check(&[
+        "--quick",
+        "--out",
+        out_dir.to_str().expect("utf-8"),
+        "--skip",
+        "nothing",
+    ]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("unknown part"));
-    assert!(!out_dir.exists(), "nothing written for a refused command line");
+    assert!(
+        !out_dir.exists(),
+        "nothing written for a refused command line"
+    );
     let file = temp_dir("gpu-check-file");
     std::fs::write(&file, b"mine").expect("a file");
     let not_dir = gpu_check(&["--quick", "--out", file.to_str().expect("utf-8")]);

@@ -136,7 +136,8 @@ fn try_device(device: &Device) -> Result<Made, String> {
 /// the version asked for (NVIDIA's gives "3.3.0" for 3.3, where Mesa gives its newest), and
 /// the GPU backend's compute shaders are OpenGL 4.3: so ask for 4.6, then 4.3, then 3.3
 /// (where only the renderer and the CPU backend run).
-pub const CORE_VERSIONS: [Version; 3] = [Version::new(4, 6), Version::new(4, 3), Version::new(3, 3)];
+pub const CORE_VERSIONS: [Version; 3] =
+    [Version::new(4, 6), Version::new(4, 3), Version::new(3, 3)];
 
 /// The first context `make` gives for [`CORE_VERSIONS`], newest first; the last error where
 /// none is given.

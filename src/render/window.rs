@@ -123,8 +123,8 @@ pub fn create(
         unsafe { gl_display.create_context(&config, &ctx_attrs) }
     })
     .map_err(WindowError::Context)?
-        .make_current(&surface)
-        .map_err(WindowError::Context)?;
+    .make_current(&surface)
+    .map_err(WindowError::Context)?;
     let share = ShareGroup::new(gl_display.clone(), config.clone(), &context);
     // Vsync where the platform allows it; without it the viewer still works.
     let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));

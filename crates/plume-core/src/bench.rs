@@ -278,7 +278,10 @@ pub fn run_with(
             host[2].push(h.issue_ms);
             step_bytes.push(h.stage_bytes.iter().map(|s| s.1 as f64).sum());
             for (name, b) in &h.stage_bytes {
-                stage_bytes.entry(name.to_string()).or_default().push(*b as f64);
+                stage_bytes
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(*b as f64);
             }
         }
     }

@@ -550,7 +550,11 @@ impl Engine {
     pub fn copy_bandwidth(&self, mode: BufferMode, engine: bool) -> Option<f64> {
         // 256 MiB, far past any card's caches; 32 MiB on a software renderer, whose copies
         // are slow enough to be timed on less (and past the CPU's caches too).
-        let n = if self.software { 8usize << 20 } else { 64 << 20 };
+        let n = if self.software {
+            8usize << 20
+        } else {
+            64 << 20
+        };
         let make = || {
             Buffer::<[f32]>::empty_unsized(&self.ctx, BufferType::ShaderStorageBuffer, 4 * n, mode)
                 .ok()
@@ -560,7 +564,12 @@ impl Engine {
             if engine {
                 src.copy_to(dst).ok()
             } else {
-                run(&self.k.copy, self.dims(), n, uniform! { Src: &src, Dst: &*dst });
+                run(
+                    &self.k.copy,
+                    self.dims(),
+                    n,
+                    uniform! { Src: &src, Dst: &*dst },
+                );
                 Some(())
             }
         };

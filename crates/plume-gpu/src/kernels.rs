@@ -62,7 +62,13 @@ pub(crate) fn wg() -> u32 {
             .and_then(|v| v.trim().parse::<u32>().ok())
             .filter(|w| w.is_power_of_two() && (32..=1024).contains(w))
     });
-    env.unwrap_or_else(|| if SOFTWARE.with(|s| s.get()) { WG_SOFTWARE } else { WG })
+    env.unwrap_or_else(|| {
+        if SOFTWARE.with(|s| s.get()) {
+            WG_SOFTWARE
+        } else {
+            WG
+        }
+    })
 }
 
 /// Invocations in a work group of the reductions, and the most groups one uses (so the
@@ -125,7 +131,11 @@ pub fn bytes_per_item(source: &str) -> u32 {
         if SMALL_BUFFERS.contains(&name) {
             continue;
         }
-        let width = if decl.contains("double ") || decl.contains("vec2 ") { 8 } else { 4 };
+        let width = if decl.contains("double ") || decl.contains("vec2 ") {
+            8
+        } else {
+            4
+        };
         let per_item = if name == "CellVel" { 3 } else { 1 };
         bytes += passes * width * per_item;
     }
@@ -146,32 +156,68 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 
 /// Every kernel's source, by file name.
 const SOURCES: [(&str, &str); 27] = [
-    ("cell_velocity", include_str!("../../../shaders/sim/cell_velocity.comp")),
-    ("advect_faces", include_str!("../../../shaders/sim/advect_faces.comp")),
-    ("advect_cells", include_str!("../../../shaders/sim/advect_cells.comp")),
-    ("buoyancy", include_str!("../../../shaders/sim/buoyancy.comp")),
+    (
+        "cell_velocity",
+        include_str!("../../../shaders/sim/cell_velocity.comp"),
+    ),
+    (
+        "advect_faces",
+        include_str!("../../../shaders/sim/advect_faces.comp"),
+    ),
+    (
+        "advect_cells",
+        include_str!("../../../shaders/sim/advect_cells.comp"),
+    ),
+    (
+        "buoyancy",
+        include_str!("../../../shaders/sim/buoyancy.comp"),
+    ),
     ("curl", include_str!("../../../shaders/sim/curl.comp")),
     ("confine", include_str!("../../../shaders/sim/confine.comp")),
-    ("add_force", include_str!("../../../shaders/sim/add_force.comp")),
-    ("boundary", include_str!("../../../shaders/sim/boundary.comp")),
+    (
+        "add_force",
+        include_str!("../../../shaders/sim/add_force.comp"),
+    ),
+    (
+        "boundary",
+        include_str!("../../../shaders/sim/boundary.comp"),
+    ),
     ("limit", include_str!("../../../shaders/sim/limit.comp")),
-    ("divergence", include_str!("../../../shaders/sim/divergence.comp")),
-    ("add_constant", include_str!("../../../shaders/sim/add_constant.comp")),
+    (
+        "divergence",
+        include_str!("../../../shaders/sim/divergence.comp"),
+    ),
+    (
+        "add_constant",
+        include_str!("../../../shaders/sim/add_constant.comp"),
+    ),
     ("laplace", include_str!("../../../shaders/sim/laplace.comp")),
     ("cg_step", include_str!("../../../shaders/sim/cg_step.comp")),
-    ("cg_scalars", include_str!("../../../shaders/sim/cg_scalars.comp")),
-    ("gradient", include_str!("../../../shaders/sim/gradient.comp")),
+    (
+        "cg_scalars",
+        include_str!("../../../shaders/sim/cg_scalars.comp"),
+    ),
+    (
+        "gradient",
+        include_str!("../../../shaders/sim/gradient.comp"),
+    ),
     ("reduce", include_str!("../../../shaders/sim/reduce.comp")),
     ("outflow", include_str!("../../../shaders/sim/outflow.comp")),
     ("cover", include_str!("../../../shaders/sim/cover.comp")),
     ("burn", include_str!("../../../shaders/sim/burn.comp")),
-    ("expansion", include_str!("../../../shaders/sim/expansion.comp")),
+    (
+        "expansion",
+        include_str!("../../../shaders/sim/expansion.comp"),
+    ),
     ("average", include_str!("../../../shaders/sim/average.comp")),
     ("gather", include_str!("../../../shaders/sim/gather.comp")),
     ("diffuse", include_str!("../../../shaders/sim/diffuse.comp")),
     ("mg", include_str!("../../../shaders/sim/mg.comp")),
     ("publish", include_str!("../../../shaders/sim/publish.comp")),
-    ("flame_light", include_str!("../../../shaders/sim/flame_light.comp")),
+    (
+        "flame_light",
+        include_str!("../../../shaders/sim/flame_light.comp"),
+    ),
     ("copy", include_str!("../../../shaders/sim/copy.comp")),
 ];
 
@@ -292,12 +338,8 @@ impl Kernels {
 
 /// Runs `k` over `items` items (one invocation each, in work groups of [`WG`], laid out
 /// in two dimensions past 65535 groups), with `dims` and `count` added to `u`.
-pub(crate) fn run<'n, T, R>(
-    k: &Kernel,
-    dims: [u32; 3],
-    items: usize,
-    u: UniformsStorage<'n, T, R>,
-) where
+pub(crate) fn run<'n, T, R>(k: &Kernel, dims: [u32; 3], items: usize, u: UniformsStorage<'n, T, R>)
+where
     T: AsUniformValue,
     R: Uniforms,
 {

@@ -201,7 +201,9 @@ impl Engine {
         laplace(&f.pressure, &f.r, 1);
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
         if trace {
-            let r0 = self.reduce(0, &f.r, &f.r, n, true).map_or(f32::NAN, |r| r.max_abs());
+            let r0 = self
+                .reduce(0, &f.r, &f.r, n, true)
+                .map_or(f32::NAN, |r| r.max_abs());
             eprintln!("trace: solve: max|b| {bmax:e}, max|b - A·x| {r0:e}, target {target:e}");
         }
         rz();
@@ -209,7 +211,10 @@ impl Engine {
         step(1);
         if trace {
             let s = self.read_scalars();
-            eprintln!("trace: after op 0 (groups {}): scalars {s:?}", self.last_groups.get());
+            eprintln!(
+                "trace: after op 0 (groups {}): scalars {s:?}",
+                self.last_groups.get()
+            );
         }
         let mut issued = 0u32;
         // A software renderer (llvmpipe) runs queued dispatches no faster than waited-for

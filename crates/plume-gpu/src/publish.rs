@@ -95,24 +95,26 @@ impl Engine {
             .clamp(1, u64::from(REDUCE_GROUPS / FLAME_SUMS)) as u32;
         let (lo, hi) = plume_core::blackbody::TABLE_KELVIN;
         let g = &self.grid;
-        crate::cost::dispatch(n as u64 * u64::from(self.k.flame_light.bytes), || self.k.flame_light.execute(
-            uniform! {
-                Temperature: &self.f.temperature,
-                Flame: flame,
-                Table: &self.blackbody,
-                PartialSum: &self.f.partial_sum,
-                kelvin_per_unit: kelvin_per_unit,
-                table_kelvin: [lo, hi],
-                table_len: plume_core::blackbody::TABLE_LEN as u32,
-                h: g.h,
-                origin: g.origin,
-                dims: self.dims(),
-                count: n as u32,
-            },
-            groups,
-            1,
-            1,
-        ));
+        crate::cost::dispatch(n as u64 * u64::from(self.k.flame_light.bytes), || {
+            self.k.flame_light.execute(
+                uniform! {
+                    Temperature: &self.f.temperature,
+                    Flame: flame,
+                    Table: &self.blackbody,
+                    PartialSum: &self.f.partial_sum,
+                    kelvin_per_unit: kelvin_per_unit,
+                    table_kelvin: [lo, hi],
+                    table_len: plume_core::blackbody::TABLE_LEN as u32,
+                    h: g.h,
+                    origin: g.origin,
+                    dims: self.dims(),
+                    count: n as u32,
+                },
+                groups,
+                1,
+                1,
+            )
+        });
         let len = (groups * FLAME_SUMS) as usize;
         let partials: Vec<f64> = self
             .f
