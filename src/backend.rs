@@ -141,7 +141,21 @@ pub fn build_in(
 /// Whether `auto` takes the GPU for `scene`: `Ok(renderer)` where the OpenGL renderer is a
 /// hardware one with compute shaders and a short run of the scene on a 16³ grid matches the
 /// CPU backend's; otherwise why not.
+///
+/// From the `plume` binary the probe runs in a child process of its own ([`probe_child`]):
+/// an OpenGL driver maps its libraries and starts threads that stay in a process after its
+/// context is gone, and under an address-space limit (`ulimit -v`) that would leave a run
+/// on the CPU less room than `--backend cpu` has. Elsewhere (the tests, a library user) it
+/// runs here.
 pub fn auto_choice(scene: &Scene) -> Result<String, String> {
+    match probe_in_child(scene) {
+        Some(answer) => answer,
+        None => auto_choice_here(scene),
+    }
+}
+
+/// [`auto_choice`] in this process.
+pub fn auto_choice_here(scene: &Scene) -> Result<String, String> {
     let small = scene.clone().with_resolution(16);
     let g = gpu(&small).map_err(|e| format!("no usable GPU: {e}"))?;
     let info = g.info().clone();
@@ -153,6 +167,88 @@ pub fn auto_choice(scene: &Scene) -> Result<String, String> {
     }
     startup_check(&small, Box::new(g))?;
     Ok(info.renderer)
+}
+
+/// The variable that makes `plume` the probe's child: it reads a scene (TOML) on standard
+/// input, runs [`auto_choice_here`] and answers on standard output.
+const PROBE_VAR: &str = "PLUME_AUTO_PROBE";
+
+/// Runs [`auto_choice_here`] in a child `plume` and returns its answer; `None` where this
+/// process is not the `plume` binary (a test, a library user) or the scene cannot be written
+/// as TOML. A child that fails to start, dies or gives no answer within a minute is a GPU
+/// that cannot be used, with that reason.
+fn probe_in_child(scene: &Scene) -> Option<Result<String, String>> {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().ok()?;
+    if exe.file_stem().and_then(|s| s.to_str()) != Some("plume") {
+        return None;
+    }
+    let text = scene.to_toml().ok()?;
+    let no_gpu = |why: String| Some(Err(format!("no usable GPU: {why}")));
+    let mut child = match Command::new(&exe)
+        .env(PROBE_VAR, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return no_gpu(format!("the probe could not start: {e}")),
+    };
+    if let Some(mut input) = child.stdin.take() {
+        let _ = input.write_all(text.as_bytes());
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return no_gpu("the probe gave no answer within a minute".into());
+            }
+        }
+    };
+    let mut out = String::new();
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut out);
+    }
+    let line = out.lines().last().unwrap_or("");
+    if let Some(renderer) = line.strip_prefix("gpu ") {
+        Some(Ok(renderer.to_string()))
+    } else if let Some(why) = line.strip_prefix("cpu ") {
+        Some(Err(why.to_string()))
+    } else {
+        no_gpu(format!(
+            "the probe stopped ({status}) before answering, perhaps for want of memory"
+        ))
+    }
+}
+
+/// The probe's child (see [`auto_choice`]): where `PLUME_AUTO_PROBE` is set, reads the scene
+/// on standard input, answers `gpu RENDERER` or `cpu REASON` on standard output and returns
+/// the exit status; `None` in any other process (it goes on as `plume`).
+pub fn probe_child() -> Option<i32> {
+    use std::io::Read;
+    std::env::var_os(PROBE_VAR)?;
+    let mut text = String::new();
+    if std::io::stdin().read_to_string(&mut text).is_err() {
+        println!("cpu the probe could not read its scene");
+        return Some(0);
+    }
+    let answer = match Scene::from_toml(&text, None) {
+        Ok(scene) => auto_choice_here(&scene),
+        Err(e) => Err(format!("the probe could not read its scene: {e}")),
+    };
+    match answer {
+        Ok(renderer) => println!("gpu {renderer}"),
+        Err(why) => println!("cpu {}", why.replace('\n', " ")),
+    }
+    Some(0)
 }
 
 /// Steps `scene` (small) five times on the CPU and on `gpu` and compares the smoke: the

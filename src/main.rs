@@ -6,6 +6,10 @@ use plume::cli::{Cli, Command};
 use plume::commands;
 
 fn main() {
+    // `--backend auto`'s GPU probe, in a process of its own (see `backend::auto_choice`).
+    if let Some(code) = plume::backend::probe_child() {
+        std::process::exit(code);
+    }
     plume::signals::install_abort_handler();
     let cli = Cli::parse();
     let command = cli.into_command();

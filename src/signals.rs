@@ -123,7 +123,14 @@ pub fn start_workers(threads: Option<usize>) -> Result<(), String> {
             "cannot start the worker threads ({e}); a memory limit such as `ulimit -v` may be \
              too low: raise it, or pass fewer threads where the command takes --threads"
         )
-    })
+    })?;
+    // Every worker allocates once now, so that the allocator arenas it will map (64 MiB of
+    // address space each with glibc) exist before any memory check counts what is mapped:
+    // otherwise the same run's check saw more or less free address space depending on how
+    // far the threads had got (a slower start, as `auto`'s probe makes, refused runs that a
+    // quick one accepted).
+    rayon::broadcast(|_| std::hint::black_box(vec![0u8; 64]).len());
+    Ok(())
 }
 
 /// Installs the handlers and calls `on_stop` from a watcher thread once a signal arrives (to

@@ -64,6 +64,10 @@ pub struct Available {
     /// What sets it: `"memory available"`, `"the process's address-space limit"` or `"the
     /// control group's memory limit"`.
     pub limit: &'static str,
+    /// Bytes of it a new allocation should leave: under an address-space limit, the
+    /// allocator arenas and stacks of worker threads yet to start and one arena more
+    /// (64 MiB of address space each with glibc); 0 otherwise.
+    pub reserve: u64,
 }
 
 fn meminfo_field(text: &str, key: &str) -> Option<u64> {
@@ -77,14 +81,18 @@ fn meminfo_field(text: &str, key: &str) -> Option<u64> {
 /// group's memory limit less its use. `None` where none can be read (not Linux).
 pub fn available() -> Option<Available> {
     let mut best: Option<Available> = None;
-    let mut offer = |bytes: u64, limit: &'static str| {
-        if best.is_none_or(|b| bytes < b.bytes) {
-            best = Some(Available { bytes, limit });
+    let mut offer = |bytes: u64, limit: &'static str, reserve: u64| {
+        if best.is_none_or(|b| bytes.saturating_sub(reserve) < b.bytes.saturating_sub(b.reserve)) {
+            best = Some(Available {
+                bytes,
+                limit,
+                reserve,
+            });
         }
     };
     if let Ok(t) = std::fs::read_to_string("/proc/meminfo") {
         if let Some(b) = meminfo_field(&t, "MemAvailable:") {
-            offer(b, "memory available");
+            offer(b, "memory available", 0);
         }
     }
     if let Ok(t) = std::fs::read_to_string("/proc/self/limits") {
@@ -107,8 +115,9 @@ pub fn available() -> Option<Available> {
             let to_start = (threads + 1).saturating_sub(running);
             let reserve = to_start * (64 << 20) + (64 << 20);
             offer(
-                limit.saturating_sub(mapped).saturating_sub(reserve),
+                limit.saturating_sub(mapped),
                 "the process's address-space limit",
+                reserve,
             );
         }
     }
@@ -118,18 +127,24 @@ pub fn available() -> Option<Available> {
             .and_then(|s| s.trim().parse::<u64>().ok())
     };
     if let (Some(max), Some(cur)) = (cg("memory.max"), cg("memory.current")) {
-        offer(max.saturating_sub(cur), "the control group's memory limit");
+        offer(
+            max.saturating_sub(cur),
+            "the control group's memory limit",
+            0,
+        );
     }
     best
 }
 
-/// Formats bytes as MiB or GiB.
+/// Formats bytes as KiB (under 10 MiB, so a small figure is never "0 MiB"), MiB or GiB.
 pub fn human(bytes: u64) -> String {
     let mib = bytes as f64 / (1u64 << 20) as f64;
     if mib >= 1024.0 {
         format!("{:.1} GiB", mib / 1024.0)
-    } else {
+    } else if mib >= 10.0 {
         format!("{mib:.0} MiB")
+    } else {
+        format!("{} KiB", bytes.div_ceil(1024))
     }
 }
 
@@ -140,11 +155,16 @@ pub fn human(bytes: u64) -> String {
 pub fn check(need: u64, what: &str) -> Result<(), SimError> {
     let need = need + need / 8;
     match available() {
-        Some(a) if need > a.bytes => Err(SimError::Memory {
+        Some(a) if need + a.reserve > a.bytes => Err(SimError::Memory {
             what: what.to_string(),
             need,
             available: a.bytes,
-            limit: a.limit,
+            limit: if a.reserve > 0 {
+                "the process's address-space limit; 64 MiB of what is free is kept for each \
+                 allocator arena of the worker threads yet to start, and one more"
+            } else {
+                a.limit
+            },
         }),
         _ => Ok(()),
     }
