@@ -68,17 +68,21 @@ pub fn gpu_in(scene: &Scene, share: Option<&ShareGroup>) -> Result<GpuSolver, Si
 }
 
 /// Bytes of the machine's memory simulating `scene` on the backend `choice` takes: the CPU
-/// solver's fields at their peak; for the GPU (and `auto`, which checks again with the CPU's
-/// figure where it picks the CPU) what stays in the machine's memory: the up-resolution
-/// pass where the scene has one, and a frame read back of every field (36 bytes a cell).
+/// solver's fields at their peak; for the GPU what stays in the machine's memory: the
+/// up-resolution pass where the scene has one, and a frame read back of every field (36
+/// bytes a cell); for `auto` the larger of the two, since it may run on either (so it
+/// refuses nothing `--backend cpu` runs, and accepts nothing the CPU could not hold should
+/// it pick the CPU).
 pub fn host_memory(scene: &Scene, choice: Backend) -> u64 {
     let dims = scene.dims();
+    let gpu = || {
+        let fire = scene.emitters.iter().any(crate::sim::Emitter::burns);
+        36 * dims.cells() as u64 + scene.detail.memory_bytes(dims, fire)
+    };
     match choice {
         Backend::Cpu => scene.memory_peak(dims),
-        Backend::Gpu | Backend::Auto => {
-            let fire = scene.emitters.iter().any(crate::sim::Emitter::burns);
-            36 * dims.cells() as u64 + scene.detail.memory_bytes(dims, fire)
-        }
+        Backend::Gpu => gpu(),
+        Backend::Auto => scene.memory_peak(dims).max(gpu()),
     }
 }
 

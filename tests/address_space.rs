@@ -27,7 +27,10 @@ fn auto_completes_whatever_the_cpu_backend_completes_under_an_address_space_limi
     std::fs::create_dir_all(&dir).expect("scratch");
     let d = dir.display();
     let commands = [
-        ("run", "run --size 16 --frames 1 --format npy --out {d}/run-{b}-{k}"),
+        (
+            "run",
+            "run --size 16 --frames 1 --format npy --out {d}/run-{b}-{k}",
+        ),
         ("simulate", "simulate --size 16 --seconds 0.1"),
         (
             "render",
@@ -35,7 +38,9 @@ fn auto_completes_whatever_the_cpu_backend_completes_under_an_address_space_limi
         ),
     ];
     let mut auto_ran = 0;
-    for kib in [150_000u64, 200_000, 300_000, 500_000, 700_000, 900_000, 1_500_000] {
+    for kib in [
+        150_000u64, 200_000, 300_000, 500_000, 700_000, 900_000, 1_500_000,
+    ] {
         for (name, args) in commands {
             let with = |b: &str| {
                 let a = args
@@ -73,7 +78,10 @@ fn auto_completes_whatever_the_cpu_backend_completes_under_an_address_space_limi
             }
         }
     }
-    assert!(auto_ran >= 12, "the default backend ran only {auto_ran} times");
+    assert!(
+        auto_ran >= 12,
+        "the default backend ran only {auto_ran} times"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -92,7 +100,9 @@ fn the_probes_child_answers_for_a_scene_on_its_input() {
         .expect("plume starts");
     {
         use std::io::Write;
-        let scene = plume::scene::Scene::default_plume().to_toml().expect("toml");
+        let scene = plume::scene::Scene::default_plume()
+            .to_toml()
+            .expect("toml");
         child
             .stdin
             .take()

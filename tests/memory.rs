@@ -118,7 +118,7 @@ fn near_the_limit_a_run_or_a_benchmark_either_fits_or_is_refused_never_aborts() 
     // refusal with a message, never an allocation abort.
     let dir = std::env::temp_dir().join(format!("plume-near-{}", std::process::id()));
     let (mut fitted, mut refused) = (0, 0);
-    for kib in (300_000..=560_000).step_by(20_000) {
+    for kib in (160_000..=420_000).step_by(20_000) {
         for args in [
             format!(
                 "run --size 96 --frames 1 --overwrite --out {}",

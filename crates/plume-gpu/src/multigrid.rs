@@ -130,7 +130,11 @@ impl Engine {
             // cells): the first from zero into x, then y, x, … (the coarsest level is never
             // the finest, so both are in the cell velocity's buffer).
             self.mg_op(mg, 6, l, lv.y, lv.x, lv.b, 0, OMEGA);
-            return if COARSEST_SWEEPS.is_multiple_of(2) { lv.y } else { lv.x };
+            return if COARSEST_SWEEPS.is_multiple_of(2) {
+                lv.y
+            } else {
+                lv.x
+            };
         }
         // The CPU's smoother: three Jacobi sweeps with the weights of a Chebyshev
         // polynomial (the first from zero), the residual restricted, the coarse correction
