@@ -258,7 +258,12 @@ pub fn render(a: RenderArgs) -> Result<()> {
         ..Default::default()
     };
     let mut book = match flipbook {
-        true => Some(crate::render::Flipbook::new(&a.out, a.width, a.height)?),
+        true => Some(crate::render::Flipbook::new(
+            &a.out,
+            a.width,
+            a.height,
+            u64::from(a.steps / a.every.unwrap_or(1).max(1)),
+        )?),
         false => None,
     };
     let dt = f64::from(sim.params().dt);

@@ -132,6 +132,124 @@ pub fn write_atomic(
     Ok(())
 }
 
+/// A file written a piece at a time (a flipbook's frames as they come) into a temporary in
+/// its folder, renamed over its name by [`Streamed::commit`] once complete and synced. The
+/// temporary is registered (a signal removes it) and removed when this is dropped
+/// uncommitted: nothing ever appears under the name half written.
+#[derive(Debug)]
+pub struct Streamed {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: Option<BufWriter<std::fs::File>>,
+    _live: live::Guard,
+}
+
+impl Streamed {
+    /// Starts writing `path`: refuses a name that is a folder, creates a missing folder,
+    /// and opens the temporary.
+    pub fn create(path: &Path) -> Result<Self, WriteError> {
+        let err = |source: std::io::Error| WriteError {
+            path: path.to_path_buf(),
+            source,
+        };
+        if path.file_name().is_none() || path.is_dir() {
+            return Err(err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the name is a folder, not a file",
+            )));
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        let tmp = temp_name(path);
+        let live = live::register(&tmp);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(err)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            tmp,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            _live: live,
+        })
+    }
+
+    /// The final name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Syncs the temporary and renames it over the name; returns the file's size.
+    pub fn commit(mut self) -> Result<u64, WriteError> {
+        let err = |source: std::io::Error| WriteError {
+            path: self.path.clone(),
+            source,
+        };
+        let Some(w) = self.writer.take() else {
+            return Err(err(std::io::Error::other("already committed")));
+        };
+        let file = w.into_inner().map_err(|e| err(e.into_error()))?;
+        file.sync_all().map_err(err)?;
+        let size = file.metadata().map_err(err)?.len();
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path).map_err(err)?;
+        Ok(size)
+    }
+}
+
+impl Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.writer.as_mut() {
+            Some(w) => w.write(buf),
+            None => Err(std::io::Error::other("already committed")),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().map_or(Ok(()), |w| w.flush())
+    }
+}
+
+impl Drop for Streamed {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Bytes free for this user on the file system that holds `dir` (its nearest existing
+/// ancestor); `None` where it cannot be asked.
+pub fn free_bytes(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut d = dir;
+        while !d.as_os_str().is_empty() && !d.exists() {
+            d = d.parent()?;
+        }
+        let d = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        };
+        let c = std::ffi::CString::new(d.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs is plain old data; all zeros is a valid value of it.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `c` is a NUL-terminated path and `st` a valid place for the answer.
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        Some(st.f_bavail as u64 * st.f_frsize as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
 /// Files written as temporaries in one folder and renamed into place together: nothing appears
 /// under a final name until every file of the set is complete and synced, and a set that fails
 /// anywhere (a write, a rename) leaves neither temporaries nor the files it had already
