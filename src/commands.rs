@@ -25,6 +25,13 @@ pub fn view(a: ViewArgs) -> Result<()> {
         h,
         &format!("viewing a {} grid in a {w}×{h} window", scene.dims()),
     )?;
+    if a.frames.is_none() && on_virtual_screen() {
+        eprintln!(
+            "note: the window is on a virtual screen (xvfb-run) that nobody sees, and runs \
+             until it is stopped; to see a picture, end after N frames with one: \
+             xvfb-run -a plume view --frames 300 --screenshot view.png"
+        );
+    }
     let opts = crate::viewer::ViewOptions {
         scene,
         frames: a.frames,
@@ -41,6 +48,12 @@ pub fn view(a: ViewArgs) -> Result<()> {
     };
     crate::viewer::run(opts)?;
     Ok(())
+}
+
+/// Whether the display is a virtual one `xvfb-run` started (it points `XAUTHORITY` into its
+/// own temporary folder).
+fn on_virtual_screen() -> bool {
+    std::env::var("XAUTHORITY").is_ok_and(|x| x.contains("xvfb-run"))
 }
 
 /// Builds the scene on the backend the options ask for and says which, on stderr.
@@ -352,7 +365,11 @@ pub fn render(a: RenderArgs) -> Result<()> {
         }
     }
     if a.json {
-        let d = sim.grid().dims;
+        // The grid drawn: with --upres N the fine one, N times the simulated grid.
+        let d = match scene.detail.enabled {
+            true => scene.detail.fine_grid(&scene.grid_placement())?.dims,
+            false => scene.dims(),
+        };
         let report = serde_json::json!({
             "upload_ms": bench::median(&mut uploads),
             "render_ms": bench::median(&mut renders),
@@ -360,6 +377,8 @@ pub fn render(a: RenderArgs) -> Result<()> {
             "width": a.width,
             "height": a.height,
             "dims": [d.nx, d.ny, d.nz],
+            "upres": if scene.detail.enabled { scene.detail.factor } else { 0 },
+            "simulated_dims": scene.dims().as_array(),
             "gl_renderer": gl.renderer,
             "gl_version": gl.version,
             "files": files,

@@ -444,6 +444,8 @@ impl SimThread {
         wake: impl Fn() + Send + 'static,
     ) -> Result<Self, crate::sim::SimError> {
         let built = crate::backend::build_in(&scene, backend, share.as_ref())?;
+        // As every command does: which backend runs, and why.
+        eprintln!("{}", built.why);
         let share = share.map(|g| (g, Arc::new(VolumeExchange::default())));
         let exchange = share.as_ref().map(|s| Arc::clone(&s.1));
         let solver = built.sim;

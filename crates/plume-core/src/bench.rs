@@ -95,17 +95,20 @@ pub struct BenchReport {
     /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
     /// (from 128³ on); a step does several passes over most fields, so it sits above it.
     pub bandwidth_floor_ms: Option<f64>,
-    /// Whether advection took its traces and samples many at a time (sixteen with AVX-512,
-    /// eight with AVX2; see `sim::trace16`): false on processors without either and with
-    /// `--no-simd`.
-    pub vectorised: bool,
-    /// The vector instructions the passes used: "avx512", "avx2" or "none" (`--simd`).
-    pub simd: &'static str,
-    /// Whether the scalar advection skipped the cells with only outside air within their
-    /// traces' reach (see `sim::active`): false with `--dense`.
-    pub sparse: bool,
-    /// Median share of the cells the scalar advection worked out (1 with `--dense`).
-    pub scalar_active: f64,
+    /// CPU backend: whether advection took its traces and samples many at a time (sixteen
+    /// with AVX-512, eight with AVX2; see `sim::trace16`): false on processors without either
+    /// and with `--no-simd`. Null on the GPU backend, which has no such paths.
+    pub vectorised: Option<bool>,
+    /// CPU backend: the vector instructions the passes used: "avx512", "avx2" or "none"
+    /// (`--simd`). Null on the GPU backend.
+    pub simd: Option<&'static str>,
+    /// CPU backend: whether the scalar advection skipped the cells with only outside air
+    /// within their traces' reach (see `sim::active`): false with `--dense`. Null on the
+    /// GPU backend, which works out every cell.
+    pub sparse: Option<bool>,
+    /// CPU backend: median share of the cells the scalar advection worked out (1 with
+    /// `--dense`). Null on the GPU backend.
+    pub scalar_active: Option<f64>,
     /// GPU backend: median compute dispatches a measured step issued; null on the CPU.
     pub gpu_dispatches_per_step: Option<f64>,
     /// GPU backend: median waits for the card a measured step made (`glFinish`, read-backs
@@ -331,14 +334,10 @@ pub fn run_with(
         steps: totals.len(),
         threads: rayon::current_num_threads(),
         // The CPU's vector paths and active regions: none of them on the GPU backend.
-        vectorised: cpu && crate::sim::trace16::simd_available(),
-        simd: if cpu {
-            crate::sim::trace16::simd_level().name()
-        } else {
-            "none"
-        },
-        sparse: cpu && crate::sim::active::sparse_enabled(),
-        scalar_active: median(&mut active),
+        vectorised: cpu.then(crate::sim::trace16::simd_available),
+        simd: cpu.then(|| crate::sim::trace16::simd_level().name()),
+        sparse: cpu.then(crate::sim::active::sparse_enabled),
+        scalar_active: cpu.then(|| median(&mut active)),
         ms_per_step: ms,
         mean_ms_per_step: mean,
         stages: stages
@@ -405,9 +404,10 @@ impl BenchReport {
             if self.threads == 1 { "" } else { "s" },
             self.pressure_solver,
             match self.simd {
-                "avx512" => "16 at a time (AVX-512)",
-                "avx2" => "8 at a time (AVX2)",
-                _ => "one at a time",
+                Some("avx512") => "16 at a time (AVX-512)",
+                Some("avx2") => "8 at a time (AVX2)",
+                Some(_) => "one at a time",
+                None => "on the card",
             }
         );
         let _ = writeln!(
@@ -434,16 +434,18 @@ impl BenchReport {
             "per 1/60 s of simulated time: {:.2} ms (dt = {:.4} s); sub-steps {:.2} mean, {} most; largest CFL {:.2}",
             self.ms_per_60th_second, self.dt, self.substeps_mean, self.substeps_max, self.cfl_max
         );
-        let _ = writeln!(
-            s,
-            "scalar advection: {:.1}% of the cells worked out ({})",
-            100.0 * self.scalar_active,
-            if self.sparse {
-                "the rest hold only outside air within their traces' reach"
-            } else {
-                "--dense: every cell"
-            }
-        );
+        if let (Some(active), Some(sparse)) = (self.scalar_active, self.sparse) {
+            let _ = writeln!(
+                s,
+                "scalar advection: {:.1}% of the cells worked out ({})",
+                100.0 * active,
+                if sparse {
+                    "the rest hold only outside air within their traces' reach"
+                } else {
+                    "--dense: every cell"
+                }
+            );
+        }
         if let (Some(d), Some(w), Some(i)) = (
             self.gpu_dispatches_per_step,
             self.gpu_waits_per_step,

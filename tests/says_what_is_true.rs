@@ -1,0 +1,91 @@
+//! Small truths a newcomer meets (issue 47, item 6): `view` names its backend as every
+//! command does and says when its window is on a virtual screen nobody sees; `bench` on the
+//! GPU reports no CPU-only figures; `render --json` names the up-resolution factor beside the
+//! grid it drew.
+
+use std::process::Command;
+
+fn plume() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plume"))
+}
+
+#[test]
+fn bench_on_the_gpu_backend_reports_no_cpu_only_keys() {
+    let json = |backend: &str| -> serde_json::Value {
+        let o = plume()
+            .args([
+                "bench", "--size", "8", "--steps", "1", "--warmup", "0", "--json",
+            ])
+            .args(["--backend", backend])
+            .output()
+            .expect("plume runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).expect("JSON")
+    };
+    let gpu = json("gpu");
+    let cpu = json("cpu");
+    for key in ["simd", "vectorised", "sparse", "scalar_active"] {
+        assert!(gpu[key].is_null(), "gpu {key}: {}", gpu[key]);
+        assert!(!cpu[key].is_null(), "cpu {key}: {}", cpu[key]);
+    }
+    // And the GPU-only ones the other way round.
+    for key in [
+        "gpu_dispatches_per_step",
+        "bytes_per_step",
+        "host_us_per_dispatch",
+    ] {
+        assert!(
+            gpu[key].as_f64().is_some_and(|v| v > 0.0),
+            "gpu {key}: {gpu}"
+        );
+        assert!(cpu[key].is_null(), "cpu {key}: {}", cpu[key]);
+    }
+}
+
+#[test]
+fn render_json_names_the_upres_factor_and_the_grid_it_drew() {
+    let out = std::env::temp_dir().join(format!("plume-upres-json-{}.png", std::process::id()));
+    let o = plume()
+        .args(["render", "--size", "12", "--upres", "2", "--steps", "2"])
+        .args(["--width", "64", "--height", "48", "--json", "--out"])
+        .arg(&out)
+        .output()
+        .expect("plume runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let j: serde_json::Value =
+        serde_json::from_str(text.lines().last().expect("a line")).expect("JSON");
+    assert_eq!(j["upres"], 2, "{j}");
+    assert_eq!(j["simulated_dims"], serde_json::json!([12, 12, 12]), "{j}");
+    assert_eq!(j["dims"], serde_json::json!([24, 24, 24]), "{j}");
+    let _ = std::fs::remove_file(&out);
+}
+
+#[test]
+fn view_names_its_backend_and_says_when_nobody_can_see_its_window() {
+    // Without --frames under xvfb-run: the note, then (as every command) the backend line.
+    // `timeout` ends xvfb-run, whose server's end ends the viewer.
+    let o = Command::new("timeout")
+        .args(["8", "xvfb-run", "-a"])
+        .arg(env!("CARGO_BIN_EXE_plume"))
+        .args(["view", "--size", "12"])
+        .output()
+        .expect("timeout and xvfb-run run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("virtual screen") && err.contains("--frames") && err.contains("--screenshot"),
+        "{err}"
+    );
+    assert!(err.lines().any(|l| l.starts_with("backend: ")), "{err}");
+    // With --frames it ends by itself: no note, the backend line still.
+    let o = Command::new("xvfb-run")
+        .args(["-a"])
+        .arg(env!("CARGO_BIN_EXE_plume"))
+        .args(["view", "--size", "12", "--frames", "2"])
+        .output()
+        .expect("xvfb-run runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("virtual screen"), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("backend: ")), "{err}");
+}
