@@ -195,6 +195,16 @@ pub struct GridArgs {
 }
 
 /// The `--scene` help: every preset, from `scene::PRESETS`.
+/// The `--render-scale` help, with the 3D pass's budget from `view3d::BUDGET_MS`.
+fn render_scale_help() -> String {
+    format!(
+        "Resolution of the 3D view: auto (a fraction of the window chosen every frame so the \
+         3D pass takes about {} ms, full resolution once the picture rests: what keeps a \
+         software-rendered window fluid) or a fixed fraction from 0.1 to 1",
+        crate::viewer::view3d::BUDGET_MS
+    )
+}
+
 fn scene_help() -> String {
     let names: Vec<String> = crate::scene::PRESETS
         .iter()
@@ -290,9 +300,9 @@ pub struct ViewArgs {
     #[arg(long, requires = "frames")]
     pub json: bool,
     /// Resolution of the 3D view: auto (a fraction of the window chosen every frame so the 3D
-    /// pass takes about 8 ms, full resolution once the picture rests: what keeps a
-    /// software-rendered window fluid) or a fixed fraction from 0.1 to 1.
-    #[arg(long, value_name = "auto|F", default_value = "auto", value_parser = crate::viewer::view3d::ScaleMode::parse)]
+    /// pass takes about `view3d::BUDGET_MS`, full resolution once the picture rests) or a
+    /// fixed fraction from 0.1 to 1 (the help text is `render_scale_help`).
+    #[arg(long, value_name = "auto|F", default_value = "auto", help = render_scale_help(), value_parser = crate::viewer::view3d::ScaleMode::parse)]
     pub render_scale: crate::viewer::view3d::ScaleMode,
 }
 

@@ -89,3 +89,17 @@ fn view_names_its_backend_and_says_when_nobody_can_see_its_window() {
     assert!(!err.contains("virtual screen"), "{err}");
     assert!(err.lines().any(|l| l.starts_with("backend: ")), "{err}");
 }
+
+#[test]
+fn the_render_scale_help_gives_the_budget_the_viewer_keeps() {
+    let o = plume()
+        .args(["view", "--help"])
+        .output()
+        .expect("plume runs");
+    let help = String::from_utf8_lossy(&o.stdout);
+    let budget = format!(
+        "3D pass takes about {} ms",
+        plume::viewer::view3d::BUDGET_MS
+    );
+    assert!(help.contains(&budget), "{help}");
+}
