@@ -49,7 +49,7 @@ pub const TABLES: [(&str, &str, &[Param]); 6] = [
 pub const OTHER: &[(&str, &str)] = &[
     ("name", "The scene's name, 1–200 characters (required)."),
     ("description", "What the scene shows (optional)."),
-    ("[grid].dims", "Cells along x, y (up) and z: 3..=1024 each, at most 36 M in all (required)."),
+    ("[grid].dims", "Cells along x, y (up) and z: 3..=1024 each, at most 134 217 728 (512³) in all (required)."),
     ("[grid].origin", "World position of the grid's minimum corner, domain units."),
     ("[fluid].advection", "How density and temperature are carried: `semi_lagrangian` or `maccormack`."),
     ("[fluid].velocity_advection", "How the velocity is carried: `semi_lagrangian` or `maccormack` (about 3× the stage's cost)."),

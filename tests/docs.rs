@@ -89,6 +89,43 @@ fn the_gpu_kernel_byte_table_is_what_the_shaders_give() {
     matches_committed("gpu-kernels.md", &text);
 }
 
+/// The grid's cell limit, wherever a page names it, is the binary's (`MAX_TOTAL_CELLS`, as
+/// `max_total_cells_text` writes it): no other figure for it stands anywhere.
+#[test]
+fn every_page_gives_the_cell_limit_the_binary_enforces() {
+    let limit = plume::sim::grid::max_total_cells_text();
+    assert_eq!(limit, "134 217 728 (512³)");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut pages: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md"]
+        .iter()
+        .map(|p| root.join(p))
+        .collect();
+    for dir in ["docs", "docs/reference"] {
+        for e in std::fs::read_dir(root.join(dir)).expect("docs") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    let mut naming = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("readable");
+        // Hand-written figures for the limit: "36 M cells", "≤ 36 M in all", "36 million".
+        for (i, line) in text.lines().enumerate() {
+            let stale = [" M cells", " M in all", "million cells", "million in all"];
+            assert!(
+                !stale.iter().any(|s| line.contains(s)),
+                "{}:{}: a cell limit written by hand: {line}",
+                page.display(),
+                i + 1
+            );
+            naming += usize::from(line.contains(&limit));
+        }
+    }
+    assert!(naming >= 4, "the limit is named on {naming} lines");
+}
+
 /// Every relative link of the README, ARCHITECTURE.md and the guide leads to a file that
 /// exists (pictures included), so moving a page cannot leave a dead link behind.
 #[test]

@@ -39,7 +39,7 @@ pub const MAX_SCENE_BYTES: u64 = 1 << 20;
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GridSpec {
-    /// Cells along x, y, z; each 3..=1024, at most 36 million in all.
+    /// Cells along x, y, z; each 3..=1024, at most `sim::grid::MAX_TOTAL_CELLS` in all.
     pub dims: [usize; 3],
     /// Length of the domain's largest side in domain units. Default 1; allowed (0, 10000].
     #[serde(default = "one")]

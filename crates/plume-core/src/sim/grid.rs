@@ -9,6 +9,24 @@ pub const MAX_AXIS_CELLS: usize = 1024;
 /// (the CPU backend needs about 64 bytes a cell of the machine's free memory).
 pub const MAX_TOTAL_CELLS: usize = 134_217_728;
 
+/// [`MAX_TOTAL_CELLS`] as the docs write it, "134 217 728 (512³)": every page that names the
+/// limit writes this (a test reads them).
+pub fn max_total_cells_text() -> String {
+    let digits = MAX_TOTAL_CELLS.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(' ');
+        }
+        grouped.push(c);
+    }
+    let side = (MAX_TOTAL_CELLS as f64).cbrt().round() as usize;
+    match side.pow(3) == MAX_TOTAL_CELLS {
+        true => format!("{grouped} ({side}³)"),
+        false => grouped,
+    }
+}
+
 /// Number of cells along x, y and z (y is up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dims {
