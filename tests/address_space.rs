@@ -101,51 +101,42 @@ fn err_backend(stderr: &str) -> Option<&str> {
 #[test]
 fn the_probes_child_answers_for_a_scene_on_its_input() {
     // The child `auto` starts: a scene on standard input, one answer on standard output.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_plume"))
-        .env("PLUME_AUTO_PROBE", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("plume starts");
-    {
-        use std::io::Write;
-        let scene = plume::scene::Scene::default_plume()
-            .to_toml()
-            .expect("toml");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(scene.as_bytes())
-            .expect("written");
-    }
-    let out = child.wait_with_output().expect("answer");
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let scene = plume::scene::Scene::default_plume()
+        .to_toml()
+        .expect("toml");
+    let (ok, text) = probe(scene.as_bytes());
+    assert!(ok);
     // llvmpipe here: the CPU, with the reason.
     assert!(
         text.starts_with("cpu ") && text.contains("software rasteriser"),
         "{text}"
     );
     // A scene it cannot read is a reason too, not a crash.
-    let mut bad = Command::new(env!("CARGO_BIN_EXE_plume"))
+    let (_, text) = probe(b"[grid]\ndims = \"x\"\n");
+    assert!(
+        text.starts_with("cpu the probe could not read its scene"),
+        "{text}"
+    );
+}
+
+/// The probe's child given `input`: (exited well, its answer).
+fn probe(input: &[u8]) -> (bool, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plume"))
         .env("PLUME_AUTO_PROBE", "1")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("plume starts");
-    {
-        use std::io::Write;
-        bad.stdin
-            .take()
-            .expect("stdin")
-            .write_all(b"[grid]\ndims = \"x\"\n")
-            .expect("written");
-    }
-    let out = bad.wait_with_output().expect("answer");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.starts_with("cpu the probe could not read its scene"),
-        "{text}"
-    );
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("written");
+    let out = child.wait_with_output().expect("answer");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }

@@ -103,6 +103,21 @@ pub(crate) fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
 }
 
+/// The temporary to write `path` through, its folder created where missing; refuses a path
+/// with no file name.
+fn prepare(path: &Path) -> std::io::Result<PathBuf> {
+    if path.file_name().is_none() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "no file name",
+        ));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    Ok(temp_name(path))
+}
+
 /// Writes `path` through `fill`. A missing folder is created. On any error — including one
 /// returned by `fill` — the temporary file is removed and nothing appears under `path`.
 pub fn write_atomic(
@@ -113,16 +128,7 @@ pub fn write_atomic(
         path: path.to_path_buf(),
         source,
     };
-    if path.file_name().is_none() {
-        return Err(err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "no file name",
-        )));
-    }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(err)?;
-    }
-    let tmp = temp_name(path);
+    let tmp = prepare(path).map_err(err)?;
     let _live = live::register(&tmp);
     let result = write_temporary(&tmp, fill).and_then(|()| std::fs::rename(&tmp, path));
     if let Err(e) = result {
@@ -158,10 +164,7 @@ impl Streamed {
                 "the name is a folder, not a file",
             )));
         }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(err)?;
-        }
-        let tmp = temp_name(path);
+        let tmp = prepare(path).map_err(err)?;
         let live = live::register(&tmp);
         let file = std::fs::OpenOptions::new()
             .write(true)

@@ -41,20 +41,10 @@ pub(crate) const WG: u32 = 512;
 /// with the same bits.
 pub(crate) const WG_SOFTWARE: u32 = 64;
 
-thread_local! {
-    static SOFTWARE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Says whether this thread's context is a software renderer (before its kernels are
-/// compiled: the engine and its context live on one thread).
-pub(crate) fn set_software(software: bool) {
-    SOFTWARE.with(|s| s.set(software));
-}
-
-/// The per-item kernels' work-group size on this thread: `PLUME_GPU_WG` where it is a power
+/// The per-item kernels' work-group size for a context: `PLUME_GPU_WG` where it is a power
 /// of two from 32 to 1024, else [`WG`] on a hardware renderer and [`WG_SOFTWARE`] on a
-/// software one.
-pub(crate) fn wg() -> u32 {
+/// software one. Each [`Kernel`] keeps the size it was compiled with.
+pub(crate) fn item_wg(software: bool) -> u32 {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let env = *FROM_ENV.get_or_init(|| {
         std::env::var("PLUME_GPU_WG")
@@ -62,13 +52,7 @@ pub(crate) fn wg() -> u32 {
             .and_then(|v| v.trim().parse::<u32>().ok())
             .filter(|w| w.is_power_of_two() && (32..=1024).contains(w))
     });
-    env.unwrap_or_else(|| {
-        if SOFTWARE.with(|s| s.get()) {
-            WG_SOFTWARE
-        } else {
-            WG
-        }
-    })
+    env.unwrap_or(if software { WG_SOFTWARE } else { WG })
 }
 
 /// Invocations in a work group of the reductions, and the most groups one uses (so the
@@ -76,9 +60,12 @@ pub(crate) fn wg() -> u32 {
 pub(crate) const REDUCE_WG: u32 = 256;
 pub(crate) const REDUCE_GROUPS: u32 = 256;
 
-/// A compiled kernel and the bytes an item of it moves (see [`bytes_per_item`]).
+/// A compiled kernel, its work-group size and the bytes an item of it moves (see
+/// [`bytes_per_item`]).
 pub(crate) struct Kernel {
     shader: ComputeShader,
+    /// Invocations in a work group (`WG` in its source).
+    pub wg: u32,
     /// Bytes an item reads and writes in the model of [`bytes_per_item`].
     pub bytes: u32,
 }
@@ -277,31 +264,32 @@ fn expand(text: &str, out: &mut String, depth: u32) {
 }
 
 impl Kernels {
-    /// Compiles every kernel; the error names the kernel and carries the compiler's log.
-    pub fn new(ctx: &Rc<Context>) -> Result<Self, String> {
-        let make = |file: &str, text: &str, wg: u32| {
+    /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
+    /// renderer or not); the error names the kernel and carries the compiler's log.
+    pub fn new(ctx: &Rc<Context>, software: bool) -> Result<Self, String> {
+        let make = |file: &str, wg: u32| {
+            let name = file.trim_end_matches(".comp");
+            let text = SOURCES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| *t)
+                .ok_or_else(|| format!("shaders/sim/{file} is not among the kernels' sources"))?;
             let src = source(text, wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
             Ok::<_, String>(Kernel {
                 shader,
+                wg,
                 bytes: bytes_per_item(&src),
             })
         };
+        let per_item = item_wg(software);
         macro_rules! k {
             ($file:literal) => {
-                make(
-                    $file,
-                    include_str!(concat!("../../../shaders/sim/", $file)),
-                    wg(),
-                )?
+                make($file, per_item)?
             };
             ($file:literal, $wg:expr) => {
-                make(
-                    $file,
-                    include_str!(concat!("../../../shaders/sim/", $file)),
-                    $wg,
-                )?
+                make($file, $wg)?
             };
         }
         Ok(Self {
@@ -336,7 +324,7 @@ impl Kernels {
     }
 }
 
-/// Runs `k` over `items` items (one invocation each, in work groups of [`WG`], laid out
+/// Runs `k` over `items` items (one invocation each, in its work groups, laid out
 /// in two dimensions past 65535 groups), with `dims` and `count` added to `u`.
 pub(crate) fn run<'n, T, R>(k: &Kernel, dims: [u32; 3], items: usize, u: UniformsStorage<'n, T, R>)
 where
@@ -346,16 +334,16 @@ where
     if items == 0 {
         return;
     }
-    let (gx, gy) = groups_for(items);
+    let (gx, gy) = groups_for(items, k.wg);
     crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
         k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1)
     });
 }
 
-/// Work groups along x and y for `items` items: at most 65534 along x (OpenGL guarantees
-/// 65535; glium asserts fewer than the limit), the rest in rows along y.
-pub(crate) fn groups_for(items: usize) -> (u32, u32) {
-    let groups = (items as u64).div_ceil(u64::from(wg())).max(1);
+/// Work groups of `wg` invocations along x and y for `items` items: at most 65534 along x
+/// (OpenGL guarantees 65535; glium asserts fewer than the limit), the rest in rows along y.
+pub(crate) fn groups_for(items: usize, wg: u32) -> (u32, u32) {
+    let groups = (items as u64).div_ceil(u64::from(wg)).max(1);
     let gx = groups.min(65_534);
     (gx as u32, groups.div_ceil(gx) as u32)
 }
@@ -397,12 +385,14 @@ mod tests {
             512usize.pow(3),
             3 * 512usize.pow(3),
         ] {
-            let (gx, gy) = groups_for(items);
-            assert!(gx < 65_535 && gy < 65_535, "{items}: {gx}×{gy}");
-            let covered = u64::from(gx) * u64::from(gy) * u64::from(wg());
-            assert!(covered >= items as u64, "{items}: {gx}×{gy}");
-            // Fewer than a row of groups too many.
-            assert!(covered < items as u64 + u64::from(gx) * u64::from(wg()) + u64::from(wg()));
+            for wg in [WG_SOFTWARE, WG] {
+                let (gx, gy) = groups_for(items, wg);
+                assert!(gx < 65_535 && gy < 65_535, "{items}: {gx}×{gy}");
+                let covered = u64::from(gx) * u64::from(gy) * u64::from(wg);
+                assert!(covered >= items as u64, "{items}: {gx}×{gy}");
+                // Fewer than a row of groups too many.
+                assert!(covered < items as u64 + u64::from(gx) * u64::from(wg) + u64::from(wg));
+            }
         }
     }
 }

@@ -40,6 +40,10 @@ use std::thread::JoinHandle;
 pub use fields::bytes_for;
 pub use kernels::{bytes_per_item, kernel_bytes};
 
+/// The name in [`GpuSolver::copy_bandwidths`] of the copy kernel on buffers made as the
+/// fields are: the bandwidth [`GpuSolver::copy_bandwidth_gb_s`] measures.
+pub const FIELD_COPY: &str = "kernel_immutable";
+
 /// An OpenGL context for the solver, current on the thread that made it, and how to look
 /// up the entry points glium does not wrap (timestamp queries, memory barriers).
 pub struct GlContext {
@@ -283,7 +287,7 @@ impl GpuSolver {
         use glium::buffer::BufferMode;
         self.call(|e| {
             [
-                ("kernel_immutable", BufferMode::Immutable, false),
+                (FIELD_COPY, crate::fields::FIELD_MODE, false),
                 ("kernel_mappable", BufferMode::Default, false),
                 ("copy_engine", BufferMode::Default, true),
             ]

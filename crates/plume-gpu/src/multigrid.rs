@@ -186,7 +186,7 @@ impl Engine {
         let (lo, hi) = self.open_flags();
         // The coarsest level's sweeps run in one work group.
         let items = if op == 6 {
-            crate::kernels::wg() as usize
+            self.k.mg.wg as usize
         } else {
             lv.n as usize
         };
