@@ -114,7 +114,12 @@ pub fn build_in(
             "backend: cpu (asked for)".to_string(),
         ),
         Backend::Gpu => {
-            let g = gpu_in(scene, share)?;
+            let g = gpu_in(scene, share).map_err(|e| match e {
+                SimError::Gpu(why) => {
+                    SimError::Gpu(format!("{why}; --backend cpu (or auto) runs on the CPU"))
+                }
+                e => e,
+            })?;
             let why = format!("backend: gpu (asked for) on {}", g.info().renderer);
             (Box::new(g), "gpu", why)
         }
@@ -161,7 +166,10 @@ pub fn auto_choice(scene: &Scene) -> Result<String, String> {
 /// [`auto_choice`] in this process.
 pub fn auto_choice_here(scene: &Scene) -> Result<String, String> {
     let small = scene.clone().with_resolution(16);
-    let g = gpu(&small).map_err(|e| format!("no usable GPU: {e}"))?;
+    let g = gpu(&small).map_err(|e| match e {
+        SimError::Gpu(why) => format!("no usable GPU: {why}"),
+        e => format!("no usable GPU: {e}"),
+    })?;
     let info = g.info().clone();
     if info.software {
         return Err(format!(

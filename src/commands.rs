@@ -391,32 +391,54 @@ pub fn render(a: RenderArgs) -> Result<()> {
     Ok(())
 }
 
-/// `plume run`: simulates and exports frames into a folder.
-pub fn run(a: RunArgs) -> Result<()> {
-    use crate::export::{self, run::RunWriter, ExportOptions};
-    use std::io::IsTerminal;
-
-    let opts = ExportOptions {
+/// What `run` with `a` writes: its formats, fields and file rules.
+fn run_options(a: &RunArgs) -> crate::export::ExportOptions {
+    crate::export::ExportOptions {
         formats: a.format.0.clone(),
         fields: a.fields,
         up: a.up,
         half: a.half,
         prefix: a.prefix.clone(),
         every: a.every,
-        ..ExportOptions::default()
+        ..crate::export::ExportOptions::default()
+    }
+}
+
+/// Bytes `run` needs for `scene` with `opts` on `backend` (what its memory check counts,
+/// before the check's margin): the solver and the up-resolution pass at their peak, and
+/// the exporters' copies of a frame (of the fine grid with `--upres`). An upper bound on
+/// what the process holds beyond its code and libraries (`tests/memory_estimates.rs`).
+pub fn run_memory(
+    scene: &Scene,
+    opts: &crate::export::ExportOptions,
+    backend: crate::backend::Backend,
+) -> Result<u64> {
+    let frame_dims = match scene.detail.enabled {
+        true => scene.detail.fine_grid(&scene.grid_placement())?.dims,
+        false => scene.dims(),
     };
+    Ok(crate::backend::host_memory(scene, backend)
+        + crate::export::estimate_bytes(frame_dims, opts))
+}
+
+/// [`run_memory`] for the command line `a`.
+pub fn run_memory_of(a: &RunArgs) -> Result<u64> {
+    run_memory(&scene_for(&a.grid)?, &run_options(a), a.grid.backend)
+}
+
+/// `plume run`: simulates and exports frames into a folder.
+pub fn run(a: RunArgs) -> Result<()> {
+    use crate::export::{self, run::RunWriter};
+    use std::io::IsTerminal;
+
+    let opts = run_options(&a);
     opts.validate()?;
     if opts.half && opts.formats.iter().any(|f| *f != export::Format::Vdb) {
         eprintln!("note: --half makes the .vdb files 16-bit; .vti and .npy stay 32-bit floats");
     }
     let scene = scene_for(&a.grid)?;
-    let frame_dims = match scene.detail.enabled {
-        true => scene.detail.fine_grid(&scene.grid_placement())?.dims,
-        false => scene.dims(),
-    };
     crate::sim::solver::memory::check(
-        crate::backend::host_memory(&scene, a.grid.backend)
-            + export::estimate_bytes(frame_dims, &opts),
+        run_memory(&scene, &opts, a.grid.backend)?,
         &format!("simulating and exporting a {} grid", scene.dims()),
     )?;
     let built = build(&scene, &a.grid)?;

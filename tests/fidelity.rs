@@ -368,7 +368,7 @@ fn two_hundred_random_parameter_sets_across_the_documented_ranges_stay_finite() 
                 r.log_range(1e-4, 1.0)
             },
             max_cfl: r.log_range(0.25, 16.0),
-            max_substeps: r.log_range(1.0, 200.0) as u32,
+            max_substeps: r.log_range(1.0, 100.0) as u32,
             diffusion: zero_or(&mut r, 1e-6, 1.0),
             viscosity: zero_or(&mut r, 1e-6, 1.0),
             fade: zero_or(&mut r, 1e-3, 1000.0),

@@ -3,6 +3,8 @@
 //! output is checked before the first step (a folder, a file past the cap or the disk's free
 //! space: refused at once with the figures), and the file appears whole at the end.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,30 +16,15 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 /// Runs `plume render` for a flipbook of `steps` frames of 256×192 into `out`; returns the
-/// exit status's success and the process's peak resident memory in KiB (its own rusage).
+/// exit status's success and the process's peak resident memory in KiB.
 fn flipbook(out: &Path, steps: u32) -> (bool, i64) {
-    let child = Command::new(env!("CARGO_BIN_EXE_plume"))
-        .args([
-            "render", "--size", "12", "--width", "256", "--height", "192",
-        ])
-        .args(["--steps", &steps.to_string(), "--every", "1", "--out"])
-        .arg(out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("plume starts");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for this child, which std never
-    // waits for (the Child is forgotten below).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child; the pointers are valid for the call.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    std::mem::forget(child);
-    assert_eq!(r, pid, "wait4");
-    (
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        usage.ru_maxrss,
+    common::peak_kib(
+        Command::new(env!("CARGO_BIN_EXE_plume"))
+            .args([
+                "render", "--size", "12", "--width", "256", "--height", "192",
+            ])
+            .args(["--steps", &steps.to_string(), "--every", "1", "--out"])
+            .arg(out),
     )
 }
 

@@ -103,3 +103,59 @@ fn the_render_scale_help_gives_the_budget_the_viewer_keeps() {
     );
     assert!(help.contains(&budget), "{help}");
 }
+
+/// An OpenGL without compute shaders (Mesa told to be 3.3 without `ARB_compute_shader`):
+/// `--backend gpu` names that cause and the way out, not "invalid parameter" or a shader
+/// compiler's message; `auto` runs on the CPU and says why.
+#[test]
+fn an_opengl_without_compute_shaders_is_named_and_auto_falls_back() {
+    let dir = std::env::temp_dir().join(format!("plume-gl33-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let run = |backend: &str, out: &str| {
+        plume()
+            .env("MESA_GL_VERSION_OVERRIDE", "3.3")
+            .env("MESA_EXTENSION_OVERRIDE", "-GL_ARB_compute_shader")
+            .args([
+                "run",
+                "--size",
+                "8",
+                "--frames",
+                "1",
+                "--backend",
+                backend,
+                "--out",
+            ])
+            .arg(dir.join(out))
+            .output()
+            .expect("plume runs")
+    };
+    let gpu = run("gpu", "gpu");
+    let err = String::from_utf8_lossy(&gpu.stderr);
+    assert!(!gpu.status.success(), "{err}");
+    assert!(
+        err.contains("no compute shaders") && err.contains("OpenGL 4.3"),
+        "names the cause: {err}"
+    );
+    assert!(err.contains("--backend cpu"), "names the way out: {err}");
+    assert!(
+        !err.contains("invalid parameter") && !err.contains("lacks `main'"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("gpu").exists(),
+        "nothing written for a refused run"
+    );
+    let auto = run("auto", "auto");
+    let err = String::from_utf8_lossy(&auto.stderr);
+    assert!(auto.status.success(), "{err}");
+    assert!(
+        err.contains("backend: cpu (auto: no usable GPU: ") && err.contains("no compute shaders"),
+        "{err}"
+    );
+    assert!(
+        dir.join("auto/manifest.json").exists(),
+        "auto's run wrote its frame"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -23,7 +23,7 @@ fn solver(dims: Dims, p: FluidParams, b: Boundaries) -> Solver {
 
 fn tight(mut p: FluidParams) -> FluidParams {
     p.pressure_tolerance = 1e-6;
-    p.pressure_max_iterations = 50_000;
+    p.pressure_max_iterations = 10_000;
     p
 }
 
@@ -169,7 +169,7 @@ fn diffusion_in_closed_box_conserves_and_creates_no_new_maximum() {
     let mut p = quiet_params();
     p.diffusion = 2e-3;
     p.diffusion_tolerance = 1e-7;
-    p.diffusion_max_iterations = 2000;
+    p.diffusion_max_iterations = 1000;
     let mut s = solver(Dims::new(24, 20, 16), p, Boundaries::closed());
     let mut r = Rng::new(5);
     for x in s.density_mut().iter_mut() {

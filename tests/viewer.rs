@@ -273,9 +273,9 @@ fn the_panel_never_clamps_a_value_that_validation_allows() {
     f.viscosity = 1e-6;
     f.dt = 1.0;
     f.max_cfl = 16.0;
-    f.max_substeps = 1000;
+    f.max_substeps = 100;
     f.pressure_tolerance = 1e-7;
-    f.pressure_max_iterations = 90_000;
+    f.pressure_max_iterations = 9_000;
     f.pressure_method = PressureMethod::RedBlackSor;
     f.sor_omega = 1.999;
     scene.validate().expect("every value is allowed");

@@ -147,6 +147,11 @@ fn simulation(ui: &mut egui::Ui, st: &mut UiState, out: &mut Vec<UiCommand>) {
             if changed {
                 push_params(st, out);
             }
+            // The scene's step cost where it is more than ten default steps (the same
+            // estimate `run`, `render` and `bench` print).
+            if let Some(note) = st.scene.cost_note() {
+                ui.colored_label(ui.visuals().warn_fg_color, note);
+            }
             if ui
                 .add(egui::Slider::new(&mut st.steps_per_frame, 1..=10).text("steps per frame"))
                 .changed()

@@ -72,3 +72,27 @@ pub fn all_finite(s: &Solver) -> bool {
         && (0..3).all(|a| s.velocity(a).iter().all(|x| x.is_finite()))
         && s.pressure().iter().all(|p| p.is_finite())
 }
+
+/// Runs `cmd` (stdout and stderr dropped) and returns whether it exited 0 and its peak
+/// resident memory in KiB, from its own rusage (`wait4`).
+#[cfg(unix)]
+pub fn peak_kib(cmd: &mut std::process::Command) -> (bool, i64) {
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the command starts");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for this child, which std never
+    // waits for (the Child is forgotten below).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child; the pointers are valid for the call.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    std::mem::forget(child);
+    assert_eq!(r, pid, "wait4");
+    (
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        usage.ru_maxrss,
+    )
+}

@@ -79,6 +79,14 @@ pub struct BenchReport {
     pub ms_per_60th_second: f64,
     /// Mean sub-steps per step over the measured steps.
     pub substeps_mean: f64,
+    /// Median work of a step in sweeps of the grid (`sim::cost`: machine-independent; times
+    /// the cells, cell-updates).
+    pub work_sweeps: f64,
+    /// `work_sweeps` in default scene steps at the same grid (`sim::cost::default_step`);
+    /// steps are held to `sim::cost::BUDGET` of them.
+    pub work_times_default: f64,
+    /// Measured steps whose budget cut a solve short.
+    pub budget_limited_steps: u32,
     /// Most sub-steps one measured step took.
     pub substeps_max: u32,
     /// Largest CFL number of any sub-step measured.
@@ -245,6 +253,8 @@ pub fn run_with(
     let mut totals = Vec::with_capacity(cfg.steps);
     let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut iters = Vec::new();
+    let mut work = Vec::new();
+    let mut limited = 0u32;
     let mut active = Vec::new();
     let mut worst = 0.0f32;
     let mut host: [Vec<f64>; 3] = Default::default();
@@ -269,6 +279,8 @@ pub fn run_with(
             stages.entry(s.name.to_string()).or_default().push(s.ms);
         }
         iters.push(st.pressure_iterations as f64);
+        work.push(st.work);
+        limited += u32::from(st.budget_limited);
         active.push(f64::from(st.scalar_active));
         if st.pressure_iterations > 0 && st.pressure_residual > 0.0 {
             log_red += (st.pressure_initial_residual as f64 / st.pressure_residual as f64).ln();
@@ -357,6 +369,9 @@ pub fn run_with(
         dt: f64::from(solver.params().dt),
         ms_per_60th_second: ms / (60.0 * f64::from(solver.params().dt)),
         substeps_mean: sub_sum as f64 / totals.len().max(1) as f64,
+        work_sweeps: median(&mut work.clone()),
+        work_times_default: median(&mut work) / crate::sim::cost::default_step(),
+        budget_limited_steps: limited,
         substeps_max: sub_max,
         cfl_max,
         bytes_per_cell: memory as f64 / d.cells() as f64,
@@ -433,6 +448,21 @@ impl BenchReport {
             s,
             "per 1/60 s of simulated time: {:.2} ms (dt = {:.4} s); sub-steps {:.2} mean, {} most; largest CFL {:.2}",
             self.ms_per_60th_second, self.dt, self.substeps_mean, self.substeps_max, self.cfl_max
+        );
+        let _ = writeln!(
+            s,
+            "work: {:.0} sweeps of the grid a step (median), {:.1} times the default scene's{}",
+            self.work_sweeps,
+            self.work_times_default,
+            if self.budget_limited_steps > 0 {
+                format!(
+                    "; the step budget ({} times) cut solves short in {} of the steps",
+                    crate::sim::cost::BUDGET,
+                    self.budget_limited_steps
+                )
+            } else {
+                String::new()
+            }
         );
         if let (Some(active), Some(sparse)) = (self.scalar_active, self.sparse) {
             let _ = writeln!(

@@ -214,8 +214,11 @@ pub mod fluid {
         pub const DT: Param = closed("dt", "s", 1.0 / 60.0, 0.0, 1.0).open_min().log();
         /// Largest CFL number of a sub-step, cells.
         pub const MAX_CFL: Param = closed("max_cfl", "cells", 2.0, 0.25, 16.0).log();
-        /// Most sub-steps a step may take.
-        pub const MAX_SUBSTEPS: Param = closed("max_substeps", "", 64.0, 1.0, 1000.0).whole().log();
+        /// Most sub-steps a step may take. The solver takes fewer where the grid or the step
+        /// budget allows fewer (`sim::cost::substep_cap`: a flow crossing the grid in one step
+        /// needs no more than its longest side / `max_cfl`, and the budget pays for a few dozen
+        /// sub-steps at most), so more than 100 have no use.
+        pub const MAX_SUBSTEPS: Param = closed("max_substeps", "", 64.0, 1.0, 100.0).whole().log();
         /// Density diffusion κ.
         pub const DIFFUSION: Param = closed("diffusion", "u²/s", 0.0, 0.0, 1.0).log();
         /// Kinematic viscosity ν.
@@ -236,9 +239,12 @@ pub mod fluid {
         pub const PRESSURE_TOLERANCE: Param = closed("pressure_tolerance", "", 1e-3, 1e-7, 1.0)
             .open_max()
             .log();
-        /// Cap on pressure iterations.
+        /// Cap on pressure iterations of one solve. The step budget (`sim::cost`) stops a
+        /// solve sooner where it would cost more: red-black SOR on the largest grid (512
+        /// cells a side) reaches 1e-7 in under a thousand iterations, so more than 10 000
+        /// have no use.
         pub const PRESSURE_MAX_ITERATIONS: Param =
-            closed("pressure_max_iterations", "", 200.0, 1.0, 100_000.0)
+            closed("pressure_max_iterations", "", 200.0, 1.0, 10_000.0)
                 .whole()
                 .log();
         /// SOR over-relaxation ω.
@@ -247,9 +253,12 @@ pub mod fluid {
         pub const DIFFUSION_TOLERANCE: Param = closed("diffusion_tolerance", "", 1e-5, 1e-7, 1.0)
             .open_max()
             .log();
-        /// Cap on Gauss-Seidel iterations of a diffusion solve.
+        /// Cap on Gauss-Seidel iterations of a diffusion solve. The step budget
+        /// (`sim::cost`) stops a solve sooner where it would cost more: beyond about a
+        /// thousand sweeps of the grid a step costs more than the budget allows at any
+        /// setting, so more than 1000 have no use.
         pub const DIFFUSION_MAX_ITERATIONS: Param =
-            closed("diffusion_max_iterations", "", 50.0, 1.0, 10_000.0)
+            closed("diffusion_max_iterations", "", 50.0, 1.0, 1000.0)
                 .whole()
                 .log();
     }

@@ -427,6 +427,7 @@ impl Scene {
             .map(|o| ("obstacle", o.body()))
             .chain(self.emitters.iter().map(|e| ("emitter", e.body())));
         let mut counts = std::collections::HashMap::new();
+        let grid = self.grid_placement();
         for (what, b) in items {
             let i = counts.entry(what).or_insert(0usize);
             if let Ok(crate::sim::body::Body {
@@ -442,9 +443,43 @@ impl Scene {
                     mesh.open_edges
                 ));
             }
+            if let Some(n) = b
+                .as_ref()
+                .ok()
+                .and_then(|b| b.voxel_note(&grid, what == "obstacle"))
+            {
+                out.push(format!("{what}[{i}]: {n}"));
+            }
             *i += 1;
         }
+        out.extend(self.cost_note());
         out
+    }
+
+    /// Where the scene's settings make a step cost more than [`cost::NOTE_ABOVE`] default
+    /// scene steps at its grid (an estimate: [`cost::estimate`]), what it costs and the
+    /// setting that costs most.
+    pub fn cost_note(&self) -> Option<String> {
+        use crate::sim::cost;
+        let fastest = self
+            .emitters
+            .iter()
+            .filter_map(|e| e.velocity)
+            .flatten()
+            .fold(0.0f32, |m, v| m.max(v.abs()));
+        let fire = self.emitters.iter().any(|e| e.burns());
+        let grid = self.grid_placement();
+        let e = cost::estimate(&self.fluid, &grid, fastest, fire);
+        (e.times_default > cost::NOTE_ABOVE).then(|| {
+            format!(
+                "a step of this scene costs about {:.0} times the default scene's on its grid \
+                 (estimated), most from {}; steps are held to {} times (solves stop short \
+                 where they would cost more)",
+                e.times_default,
+                e.costliest,
+                cost::BUDGET
+            )
+        })
     }
 
     /// The scene as TOML that [`Scene::from_toml`] reads back to an equal scene.

@@ -132,7 +132,7 @@ impl Engine {
             return 0;
         }
         let tol = self.params.diffusion_tolerance;
-        let max_it = self.params.diffusion_max_iterations;
+        let max_it = self.caps().diffusion;
         let mut res = largest(2);
         let mut it = 0;
         while res > tol * bnorm && it < max_it {

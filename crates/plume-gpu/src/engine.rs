@@ -38,6 +38,9 @@ pub(crate) struct Engine {
     pub temp_active: bool,
     /// Something burns: fuel and flame are advected and combustion runs.
     pub fire_active: bool,
+    /// The iteration caps the step's budget set for the running sub-step (`None` outside
+    /// a step: the parameters' own).
+    pub(crate) caps: Option<plume_core::sim::cost::Caps>,
     pub sub_dt: f32,
     /// The largest |face velocity| the last projection left, while nothing changed it since.
     pub vmax: Option<f32>,
@@ -127,6 +130,7 @@ impl Engine {
             stats: StepStats::default(),
             temp_active: false,
             fire_active: false,
+            caps: None,
             sub_dt,
             vmax: None,
             non_finite: None,

@@ -196,7 +196,7 @@ impl GpuSolver {
             .name("plume-gpu".into())
             .spawn(move || {
                 let start = || -> Result<(Engine, GpuInfo), SimError> {
-                    let gl = |m: String| SimError::InvalidParameter(m);
+                    let gl = SimError::Gpu;
                     let GlContext {
                         context: ctx,
                         proc_address,
@@ -211,7 +211,8 @@ impl GpuSolver {
                     };
                     if !glium::program::ComputeShader::is_supported(&*ctx) {
                         return Err(gl(format!(
-                            "the OpenGL renderer ({}, {}) has no compute shaders (GL 4.3 needed)",
+                            "the OpenGL renderer ({}, {}) has no compute shaders (they need \
+                             OpenGL 4.3)",
                             info.renderer, info.version
                         )));
                     }
@@ -235,10 +236,10 @@ impl GpuSolver {
                     job(&mut engine);
                 }
             })
-            .map_err(|e| SimError::InvalidParameter(format!("starting the GPU thread: {e}")))?;
-        let info = ready_rx.recv().map_err(|_| {
-            SimError::InvalidParameter("the GPU thread stopped while starting".into())
-        })??;
+            .map_err(|e| SimError::Gpu(format!("starting the GPU thread: {e}")))?;
+        let info = ready_rx
+            .recv()
+            .map_err(|_| SimError::Gpu("the GPU thread stopped while starting".into()))??;
         Ok(Self {
             tx: Some(tx),
             thread: Some(thread),

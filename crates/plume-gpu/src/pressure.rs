@@ -125,7 +125,7 @@ impl Engine {
     fn solve(&mut self, bmax: f32) -> (u32, f32, f32) {
         let n = self.cells();
         let tol = self.params.pressure_tolerance;
-        let max_it = self.params.pressure_max_iterations;
+        let max_it = self.caps().pressure;
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         let dims = self.dims();

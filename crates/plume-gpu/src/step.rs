@@ -1,6 +1,7 @@
 //! The step on the card: CFL sub-steps chosen from the largest speed (a reduction), the
 //! stages in the CPU solver's order, and the finite check (reductions).
 
+use plume_core::sim::cost::Caps;
 use plume_core::sim::solver::{emitter_speed, speed_limit, split_step, SubSteps};
 use plume_core::sim::{StageTime, StepStats};
 use std::time::Instant;
@@ -18,19 +19,27 @@ impl SubSteps for Engine {
         crate::cost::enter("substeps");
         self.top_speed().max(self.emitter_speed())
     }
-    fn sub_step(&mut self, dt: f32) -> StepStats {
-        self.substep(dt)
+    fn sub_step(&mut self, dt: f32, caps: Caps) -> StepStats {
+        self.caps = Some(caps);
+        let st = self.substep(dt);
+        self.caps = None;
+        st
     }
 }
 
 impl Engine {
+    /// The running sub-step's iteration caps: the step budget's, or the parameters' own.
+    pub(crate) fn caps(&self) -> Caps {
+        self.caps.unwrap_or_else(|| Caps::of(&self.params))
+    }
+
     /// One step of `params.dt`, in as many sub-steps as `max_cfl` needs (as the CPU's
     /// `Solver::step`), then the finite check.
     pub fn step(&mut self) {
         let before = crate::cost::now();
         crate::cost::take_stage_bytes();
-        let (p, h) = (self.params.clone(), self.grid.h);
-        let mut total = split_step(self, &p, h);
+        let (p, grid) = (self.params.clone(), self.grid);
+        let mut total = split_step(self, &p, &grid, self.fire_active);
         self.sub_dt = self.params.dt;
         self.steps += 1;
         crate::cost::enter("finite_check");
@@ -110,9 +119,9 @@ impl Engine {
         emitter_speed(&self.emitters, self.time, faces, self.speed_limit())
     }
 
-    /// `max_cfl·max_substeps·h/dt`, domain-units/s.
+    /// `max_cfl·cap·h/dt` (the CPU's `speed_limit`), domain-units/s.
     pub fn speed_limit(&self) -> f32 {
-        speed_limit(&self.params, self.grid.h)
+        speed_limit(&self.params, &self.grid)
     }
 
     /// The stages of a sub-step in the CPU solver's order, each with whether it runs with

@@ -201,7 +201,7 @@ impl Body {
         let Form::Mesh { mesh, open } = &self.form else {
             return;
         };
-        let local_h = f64::from(h) / (2.0 * f64::from(self.motion().max_scale().max(1e-6)));
+        let local_h = self.local_cell(h);
         let tris = voxel::unique(mesh.corners());
         let v = if self.surface {
             Voxels::surface_of(&tris, local_h, MAX_LOCAL_CELLS)
@@ -209,6 +209,41 @@ impl Body {
             Voxels::build(&tris, local_h, MAX_LOCAL_CELLS, *open)
         };
         self.vox = Some(Arc::new(v));
+    }
+
+    /// The cell of a mesh's own voxel grid for cells of size `h`: half a cell at its
+    /// largest scale.
+    fn local_cell(&self, h: f32) -> f64 {
+        f64::from(h) / (2.0 * f64::from(self.motion().max_scale().max(1e-6)))
+    }
+
+    /// Where a mesh's triangles overlap so much that voxelising it would take more than
+    /// [`voxel::MAX_WORK`] ray tests, how much coarser it is voxelised instead, in words: a
+    /// static obstacle on `grid`'s own cells ([`voxel::voxelise_bounded`]), anything else on
+    /// its own grid of half a cell ([`Body::prepare`]).
+    pub fn voxel_note(&self, grid: &Grid, obstacle: bool) -> Option<String> {
+        let Form::Mesh { mesh, open } = &self.form else {
+            return None;
+        };
+        let (count, factor) = if obstacle && !self.moves() {
+            let tris = self.index_triangles(grid, &self.pose_at(0.0));
+            let d = grid.dims.as_array();
+            (tris.len(), voxel::coarsening(&tris, d, *open) as f64)
+        } else {
+            let tris = voxel::unique(mesh.corners());
+            let surface = *open || self.surface;
+            let (_, f) =
+                Voxels::bounded_cell(&tris, self.local_cell(grid.h), MAX_LOCAL_CELLS, surface);
+            (tris.len(), f)
+        };
+        (factor > 1.0).then(|| {
+            format!(
+                "its {count} triangles overlap so much that voxelising them would take over \
+                 {:.0e} ray tests; it is voxelised {factor:.1} times coarser (its shape is \
+                 blurred at that scale; fewer or smaller triangles keep it sharp)",
+                voxel::MAX_WORK
+            )
+        })
     }
 
     /// The mesh's own voxel grid, once [`Body::prepare`] has built it.

@@ -5,6 +5,7 @@ pub mod active;
 pub mod advect;
 pub mod body;
 pub mod boundary;
+pub mod cost;
 pub mod cover;
 pub mod detail;
 pub mod diffuse;
@@ -77,6 +78,11 @@ pub enum SimError {
         /// What sets that limit.
         limit: &'static str,
     },
+    /// The GPU backend cannot run here: no OpenGL context, no compute shaders (OpenGL
+    /// below 4.3), or its thread did not start. The message names which; `auto` falls back
+    /// to the CPU with it.
+    #[error("the GPU backend cannot run here: {0}")]
+    Gpu(String),
     /// A field stopped being finite during a step (the step is not undone; the caller stops).
     #[error(
         "the simulation blew up at step {step} (t = {time:.3} s): the {field} is no longer \

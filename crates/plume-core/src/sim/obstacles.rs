@@ -202,7 +202,7 @@ impl Solids {
                     .map(|t| t.map(|p| [p[0] - i0 as f64, p[1] - j0 as f64, p[2] - k0 as f64]))
                     .collect();
                 let sub = [i1 - i0, j1 - j0, k1 - k0];
-                let m = voxel::voxelise(&tris, sub, open);
+                let m = voxel::voxelise_bounded(&tris, sub, open);
                 rows.par_chunks_mut(plane).enumerate().for_each(|(dk, pl)| {
                     for j in 0..sub[1] {
                         for i in 0..sub[0] {

@@ -42,9 +42,9 @@ pub struct FluidParams {
     /// needs, chosen again before each one (adaptive time steps, as Mantaflow's). Default 2;
     /// allowed [0.25, 16].
     pub max_cfl: f32,
-    /// Most sub-steps one step may take. When `max_cfl` would need more, the speed limit
-    /// `max_cfl·max_substeps·h/dt` holds the flow to what they can carry. Default 64; allowed
-    /// 1..=1000.
+    /// Most sub-steps one step may take; fewer where the grid or the step budget allows
+    /// fewer (`sim::cost::substep_cap`). When `max_cfl` would need more, the speed limit
+    /// `max_cfl·cap·h/dt` holds the flow to what they can carry. Default 64; allowed 1..=100.
     pub max_substeps: u32,
     /// Diffusion coefficient κ of the density in domain-units²/s. Default 0 (stage skipped);
     /// allowed [0, 1].
@@ -78,7 +78,8 @@ pub struct FluidParams {
     /// Pressure solve stops when max|residual| ≤ tolerance · max|right-hand side|.
     /// Default 1e-3; allowed [1e-7, 1).
     pub pressure_tolerance: f32,
-    /// Cap on pressure-solver iterations per step. Default 200; allowed 1..=100000.
+    /// Cap on pressure-solver iterations of one solve (the step budget, `sim::cost`, may
+    /// stop it sooner). Default 200; allowed 1..=10000.
     pub pressure_max_iterations: u32,
     /// Over-relaxation factor ω of the red-black SOR pressure solver. Default 1.9; allowed [1, 2).
     pub sor_omega: f32,
@@ -87,8 +88,8 @@ pub struct FluidParams {
     /// Implicit diffusion/viscosity solve stops at this relative residual. Default 1e-5;
     /// allowed [1e-7, 1).
     pub diffusion_tolerance: f32,
-    /// Cap on Gauss-Seidel iterations of one implicit diffusion solve. Default 50;
-    /// allowed 1..=10000.
+    /// Cap on Gauss-Seidel iterations of one implicit diffusion solve (the step budget,
+    /// `sim::cost`, may stop it sooner). Default 50; allowed 1..=1000.
     pub diffusion_max_iterations: u32,
 }
 

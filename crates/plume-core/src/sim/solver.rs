@@ -68,6 +68,9 @@ pub struct Solver {
     flame: Vec<f32>,
     /// `true` once fuel or flame exists (the two fields are then allocated).
     fire_active: bool,
+    /// The iteration caps the step's budget set for the running sub-step (`None` outside
+    /// a step: the parameters' own).
+    caps: Option<crate::sim::cost::Caps>,
     /// Scratch for the advected fuel and flame, and their MacCormack intermediates.
     fire_tmp: [Vec<f32>; 2],
     fire_mac: [Vec<f32>; 2],
@@ -165,6 +168,7 @@ impl Solver {
             fuel: Vec::new(),
             flame: Vec::new(),
             fire_active: false,
+            caps: None,
             fire_tmp: Default::default(),
             fire_mac: Default::default(),
             confinement: Confinement,
@@ -597,7 +601,7 @@ impl Solver {
         let diag = has_solids.then_some(self.pressure_diag.as_slice());
         let settings = PressureSettings {
             tolerance: self.params.pressure_tolerance,
-            max_iterations: self.params.pressure_max_iterations,
+            max_iterations: self.caps().pressure,
             omega: self.params.sor_omega,
         };
         // The solver's work vectors are the scalar advection's scratch and one of the

@@ -180,6 +180,7 @@ impl Solver {
         let d = self.grid.dims;
         let b = self.boundaries;
         let a = diffuse::coupling(self.params.viscosity, self.sub_dt, self.grid.h);
+        let cap = self.caps().diffusion;
         for axis in 0..3 {
             let s = if self.solids.is_empty() {
                 diffuse::diffuse_component(
@@ -190,7 +191,7 @@ impl Solver {
                     &b,
                     a,
                     self.params.diffusion_tolerance,
-                    self.params.diffusion_max_iterations,
+                    cap,
                 )
             } else {
                 // Faces on obstacles hold 0 and faces on walls and inflows their normal
@@ -204,7 +205,7 @@ impl Solver {
                     diffuse::Masked::Fixed,
                     a,
                     self.params.diffusion_tolerance,
-                    self.params.diffusion_max_iterations,
+                    cap,
                 )
             };
             stats.viscosity_iterations += s.iterations;
@@ -233,6 +234,7 @@ impl Solver {
     fn stage_diffuse_density(&mut self, stats: &mut StepStats) {
         let d = self.grid.dims;
         let a = diffuse::coupling(self.params.diffusion, self.sub_dt, self.grid.h);
+        let cap = self.caps().diffusion;
         let s = if self.solids.is_empty() {
             diffuse::diffuse_scalar(
                 &mut self.density,
@@ -240,7 +242,7 @@ impl Solver {
                 d,
                 a,
                 self.params.diffusion_tolerance,
-                self.params.diffusion_max_iterations,
+                cap,
             )
         } else {
             // No smoke diffuses into an obstacle (where it would be deleted).
@@ -252,7 +254,7 @@ impl Solver {
                 diffuse::Masked::ZeroFlux,
                 a,
                 self.params.diffusion_tolerance,
-                self.params.diffusion_max_iterations,
+                cap,
             )
         };
         self.solids.fill_cells(&mut self.density, 0.0);
@@ -261,6 +263,12 @@ impl Solver {
 }
 
 impl Solver {
+    /// The running sub-step's iteration caps: the budget's, or the parameters' own.
+    pub(crate) fn caps(&self) -> crate::sim::cost::Caps {
+        self.caps
+            .unwrap_or_else(|| crate::sim::cost::Caps::of(&self.params))
+    }
+
     /// Runs the one stage of [`STAGES`] called `name` as a sub-step of length `dt` would
     /// (whether or not its parameter turns it on), without moving the clock; `false` where
     /// no stage has that name. For comparing backends stage by stage.

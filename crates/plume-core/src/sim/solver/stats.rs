@@ -57,6 +57,12 @@ pub struct StepStats {
     /// Share of the cells the scalar advection worked out in the step's last sub-step (the
     /// others held only outside air within their traces' reach; see `sim::active`).
     pub scalar_active: f32,
+    /// The step's work in sweeps of the grid ([`crate::sim::cost`]; times the cells, in
+    /// cell-updates): its sub-steps and the solves' iterations, weighted.
+    pub work: f64,
+    /// Whether the step's budget ([`crate::sim::cost::BUDGET`] default steps) cut a solve
+    /// short.
+    pub budget_limited: bool,
     /// What the step cost the host, on backends that drive a card (`None` on the CPU).
     pub host: Option<HostStats>,
 }

@@ -1,12 +1,14 @@
 //! The step as adaptive sub-steps (CFL control), the speed limit and the finite check.
 
 use super::*;
+use crate::sim::cost::{self, Caps};
 use crate::sim::pressure::operator::max_abs_lanes;
 
 impl Solver {
     /// Advances the simulation by one time step `dt`, in as many sub-steps as `max_cfl`
     /// needs: before each, the sub-step's length is chosen from the fastest face velocity
-    /// (`max_cfl·h/|u|max`, at least `dt/max_substeps`, the last two split what is left
+    /// (`max_cfl·h/|u|max`, at least `dt/cap` for the sub-step cap of
+    /// [`cost::substep_cap`], the last two split what is left
     /// evenly so no sliver remains). Each sub-step runs the stages of [`Solver::substep`].
     /// Afterwards every field is checked for non-finite values ([`Solver::try_step`] turns
     /// that into an error).
@@ -25,8 +27,8 @@ impl Solver {
         // The advection passes' sampler window covers the midpoints of traces at max_cfl.
         self.vel_sampler
             .set_halo(advect::halo_for_cfl(self.params.max_cfl));
-        let (p, h) = (self.params.clone(), self.grid.h);
-        let mut total = split_step(self, &p, h);
+        let (p, grid) = (self.params.clone(), self.grid);
+        let mut total = split_step(self, &p, &grid, self.fire_active);
         self.sub_dt = self.params.dt;
         self.steps += 1;
         let t = Instant::now();
@@ -103,11 +105,11 @@ impl Solver {
         emitter_speed(&self.emitters, self.time, faces, self.speed_limit())
     }
 
-    /// The fastest flow the sub-steps can carry, `max_cfl·max_substeps·h/dt`
+    /// The fastest flow the sub-steps can carry, `max_cfl·cap·h/dt` ([`speed_limit`])
     /// (domain-units/s): the speed limit holds the faces within it, and emitters set at most
     /// this, so no sub-step's traces go further than `max_cfl` cells.
     pub(super) fn speed_limit(&self) -> f32 {
-        speed_limit(&self.params, self.grid.h)
+        speed_limit(&self.params, &self.grid)
     }
 
     /// [`Solver::max_speed`], from what the last projection saw where it saw it and every
@@ -132,7 +134,7 @@ impl Solver {
             .fold(0.0, f32::max)
     }
 
-    /// Holds every face velocity within ±`max_cfl·max_substeps·h/dt`, the fastest flow the
+    /// Holds every face velocity within ±`max_cfl·cap·h/dt` ([`speed_limit`]), the fastest flow the
     /// sub-steps can carry (far beyond any flow a scene sets up: 128 domain-units/s at the
     /// defaults on a 64³ grid). Without it, parameters at the ends of their ranges (vorticity
     /// confinement ε = 100 feeds swirls e^(ε·t)) could grow the velocity without bound.
@@ -167,19 +169,22 @@ pub trait SubSteps {
     /// The fastest velocity the next sub-step starts with (domain-units/s): the faces', and
     /// what active emitters and moving solids are about to set.
     fn fastest(&mut self) -> f32;
-    /// Runs one sub-step of length `dt`.
-    fn sub_step(&mut self, dt: f32) -> StepStats;
+    /// Runs one sub-step of length `dt`, its solves within `caps`.
+    fn sub_step(&mut self, dt: f32, caps: Caps) -> StepStats;
 }
 
-/// Splits one step of `p.dt` into as many sub-steps as `p.max_cfl` needs on a grid of voxel
-/// size `h` (both backends): before each, the sub-step's length is chosen from the fastest
-/// velocity (`max_cfl·h/|u|max`, at least `dt/max_substeps`, the last two split what is left
-/// evenly so no sliver remains). Returns the sub-steps' statistics summed, with their count
-/// and the largest CFL number.
-pub fn split_step(s: &mut impl SubSteps, p: &FluidParams, h: f32) -> StepStats {
+/// Splits one step of `p.dt` into as many sub-steps as `p.max_cfl` needs on `grid` (both
+/// backends): before each, the sub-step's length is chosen from the fastest velocity
+/// (`max_cfl·h/|u|max`, at least `dt/cap` for the sub-step cap of [`cost::substep_cap`], the
+/// last two split what is left evenly so no sliver remains), and its solves' iteration caps
+/// from the step's budget ([`cost::Budget`]; `fire`: the fuel and flame are carried too).
+/// Returns the sub-steps' statistics summed, with their count, the largest CFL number and the
+/// step's work.
+pub fn split_step(s: &mut impl SubSteps, p: &FluidParams, grid: &Grid, fire: bool) -> StepStats {
     let dt = f64::from(p.dt);
-    let h = f64::from(h);
-    let max_n = p.max_substeps;
+    let h = f64::from(grid.h);
+    let mut budget = cost::Budget::new(p, grid.dims);
+    let max_n = budget.substeps();
     let min_dt = dt / f64::from(max_n);
     let cfl = f64::from(p.max_cfl);
     let mut total = StepStats::default();
@@ -201,13 +206,18 @@ pub fn split_step(s: &mut impl SubSteps, p: &FluidParams, h: f32) -> StepStats {
             sdt = 0.5 * remaining;
         }
         let sdt = sdt.max(min_dt).min(remaining);
-        let st = s.sub_step(sdt as f32);
+        let coming = (remaining / sdt).ceil().min(f64::from(max_n - n)) as u32;
+        let caps = budget.caps(p, fire, coming);
+        let st = s.sub_step(sdt as f32, caps);
+        budget.spend(p, fire, caps, &st);
         total.absorb(&st);
         total.cfl = total.cfl.max((speed * sdt / h) as f32);
         remaining -= sdt;
         n += 1;
     }
     total.substeps = n;
+    total.work = cost::step_work(p, fire, &total);
+    total.budget_limited = budget.limited;
     total
 }
 
@@ -215,16 +225,20 @@ impl SubSteps for Solver {
     fn fastest(&mut self) -> f32 {
         self.top_speed().max(self.emitter_speed())
     }
-    fn sub_step(&mut self, dt: f32) -> StepStats {
-        self.substep(dt)
+    fn sub_step(&mut self, dt: f32, caps: Caps) -> StepStats {
+        self.caps = Some(caps);
+        let st = self.substep(dt);
+        self.caps = None;
+        st
     }
 }
 
 /// The parameter of `p` most likely to have made a field non-finite, with its value (both
-/// `max_cfl·max_substeps·h/dt`, domain-units/s: the fastest flow the sub-steps follow (and
-/// the speed limit clamps to), on a grid of voxel size `h`. Both backends use it.
-pub fn speed_limit(p: &FluidParams, h: f32) -> f32 {
-    p.max_cfl * p.max_substeps as f32 * h / p.dt
+/// `max_cfl·cap·h/dt` for the sub-step cap of [`cost::substep_cap`] (`max_substeps`, or
+/// fewer on a small grid or with a dear sub-step), domain-units/s: the fastest flow the
+/// sub-steps follow (and the speed limit clamps to) on `grid`. Both backends use it.
+pub fn speed_limit(p: &FluidParams, grid: &Grid) -> f32 {
+    p.max_cfl * cost::substep_cap(p, grid.dims) as f32 * grid.h / p.dt
 }
 
 /// The largest velocity component an emitter on at `time` sets, or a moving obstacle's
@@ -351,7 +365,7 @@ mod tests {
         }
     }
 
-    /// The speed limit holds every face within ±max_cfl·max_substeps·h/dt, counts the faces
+    /// The speed limit holds every face within ±max_cfl·cap·h/dt, counts the faces
     /// it held back, and leaves NaN and the faces within the limit as they were; the fastest
     /// speed skips NaN.
     #[test]
@@ -360,7 +374,7 @@ mod tests {
         let mut s =
             Solver::new(grid, FluidParams::default(), Boundaries::default()).expect("solver");
         let p = &s.params;
-        let lim = p.max_cfl * p.max_substeps as f32 * s.grid.h / p.dt;
+        let lim = speed_limit(p, &s.grid);
         let before: Vec<Vec<f32>> = s
             .vel
             .iter_mut()
