@@ -126,6 +126,34 @@ fn every_page_gives_the_cell_limit_the_binary_enforces() {
     assert!(naming >= 4, "the limit is named on {naming} lines");
 }
 
+/// The pages that list the presets list every one `scene::PRESETS` holds, in its order:
+/// the command-line page (as code) and the developers' layout (as words).
+#[test]
+fn every_list_of_the_presets_names_them_all() {
+    let names = plume::scene::Scene::preset_names();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let flat = |page: &str| {
+        std::fs::read_to_string(root.join(page))
+            .expect("readable")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let code: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let commands = flat("docs/commands.md");
+    let want = format!("a preset name: {};", code.join(", "));
+    assert!(
+        commands.contains(&want),
+        "docs/commands.md should say: {want}"
+    );
+    let dev = flat("docs/development.md");
+    let want = format!("the presets ({})", names.join(", "));
+    assert!(
+        dev.contains(&want),
+        "docs/development.md should say: {want}"
+    );
+}
+
 /// Every relative link of the README, ARCHITECTURE.md and the guide leads to a file that
 /// exists (pictures included), so moving a page cannot leave a dead link behind.
 #[test]

@@ -137,6 +137,77 @@ fn overwrite_removes_exactly_that_runs_files() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The manifest records each file's size as written, and `--overwrite` (and `--resume`)
+/// deletes a listed file only while it is still that: a manifest edited by hand to list a
+/// user's file (`user.txt` added to a frame's files) or a frame file the user has since
+/// replaced with their own keeps them. Before, any in-folder file the manifest listed was
+/// deleted.
+#[test]
+fn overwrite_deletes_only_files_that_are_still_what_plume_wrote() {
+    let dir = scratch("overwrite-sizes");
+    assert!(
+        run(&dir, &["--size", "12", "--frames", "3", "--format", "npy"])
+            .status
+            .success()
+    );
+    let path = dir.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("manifest")).expect("JSON");
+    // Each file's size, as written.
+    for e in m["frames"].as_array().expect("frames") {
+        let files = e["files"].as_array().expect("files");
+        let sizes = e["sizes"].as_array().expect("sizes recorded");
+        assert_eq!(files.len(), sizes.len());
+        for (f, n) in files.iter().zip(sizes) {
+            let len = std::fs::metadata(dir.join(f.as_str().expect("name")))
+                .expect("file")
+                .len();
+            assert_eq!(n.as_u64(), Some(len), "{f}");
+        }
+    }
+    std::fs::write(dir.join("user.txt"), b"mine").expect("a user's file");
+    m["frames"][0]["files"]
+        .as_array_mut()
+        .expect("files")
+        .push("user.txt".into());
+    std::fs::write(&path, serde_json::to_vec_pretty(&m).expect("JSON")).expect("edit");
+    // A frame file the user replaced with their own, of another size.
+    let theirs = m["frames"][2]["files"][0]
+        .as_str()
+        .expect("name")
+        .to_string();
+    std::fs::write(dir.join(&theirs), b"my own array").expect("replace");
+    let o = run(
+        &dir,
+        &[
+            "--size",
+            "12",
+            "--frames",
+            "1",
+            "--format",
+            "vdb",
+            "--overwrite",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(std::fs::read(dir.join("user.txt")).expect("kept"), b"mine");
+    assert_eq!(
+        std::fs::read(dir.join(&theirs)).expect("kept"),
+        b"my own array"
+    );
+    // What was still Plume's is gone.
+    let left: Vec<String> = names(&dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".npy"))
+        .collect();
+    assert_eq!(
+        left,
+        vec![theirs],
+        "only the replaced file is left of the old run"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn resume_continues_a_compatible_run_with_the_frames_a_fresh_run_writes() {
     let (a, b) = (scratch("resume-a"), scratch("resume-b"));

@@ -159,3 +159,60 @@ fn an_opengl_without_compute_shaders_is_named_and_auto_falls_back() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `--up z` the manifest gives the grid as simulated (`dims`) and as the files hold it
+/// (`file_dims`): a `.npy` field's shape is `file_dims` reversed, with either up axis.
+#[test]
+fn the_manifest_gives_the_grid_the_files_hold() {
+    let dir = std::env::temp_dir().join(format!("plume-filedims-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for up in ["y", "z"] {
+        let out = dir.join(up);
+        let o = plume()
+            .args([
+                "run", "--dims", "20,12,16", "--frames", "1", "--format", "npy",
+            ])
+            .args([
+                "--fields",
+                "density",
+                "--backend",
+                "cpu",
+                "--up",
+                up,
+                "--out",
+            ])
+            .arg(&out)
+            .output()
+            .expect("plume runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).expect("manifest"))
+                .expect("JSON");
+        let dims: Vec<u64> = serde_json::from_value(m["dims"].clone()).expect("dims");
+        let file: Vec<u64> = serde_json::from_value(m["file_dims"].clone()).expect("file_dims");
+        assert_eq!(dims, [20, 12, 16], "dims are the simulated grid's");
+        let npy = std::fs::read_dir(&out)
+            .expect("run folder")
+            .map(|e| e.expect("entry").path())
+            .find(|p| {
+                p.to_string_lossy().ends_with("density.npy")
+                    || p.extension().is_some_and(|x| x == "npy")
+            })
+            .expect("a .npy file");
+        let bytes = std::fs::read(&npy).expect("npy");
+        let shape: Vec<u64> = npyz::NpyFile::new(&bytes[..])
+            .expect("npy header")
+            .shape()
+            .to_vec();
+        let mut rev = file.clone();
+        rev.reverse();
+        assert_eq!(shape, rev, "up {up}: the .npy shape is file_dims reversed");
+        let want = if up == "z" {
+            [20, 16, 12]
+        } else {
+            [20, 12, 16]
+        };
+        assert_eq!(file, want, "up {up}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -443,8 +443,17 @@ fn huge_velocities_never_read_outside_the_grid() {
     s.step();
     assert!(all_finite(&s));
     let max1 = s.density().iter().copied().fold(0.0f32, f32::max);
-    // Interpolation never leaves the range of the values it interpolates (plus one emission).
-    assert!(max1 <= max0 + 1e-6);
+    // Interpolation never leaves the range of the values it interpolates; the mass
+    // correction then scales the density by what the traces lost at the walls (1.04 here,
+    // where the first sub-step's traces run thousands of cells: the velocity was set by hand
+    // beyond the speed limit).
+    let scale = f32::max(s.stats().mass_correction, 1.0);
+    assert!(scale < 1.1, "{:?}", s.stats());
+    assert!(
+        max1 <= max0 * scale + 1e-6,
+        "max {max0} -> {max1}, stats {:?}",
+        s.stats()
+    );
 }
 
 #[test]

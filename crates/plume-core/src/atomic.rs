@@ -275,6 +275,14 @@ pub enum Replace {
 }
 
 impl Staging {
+    /// The size in bytes of each staged file, in order (0 where it cannot be read).
+    pub fn sizes(&self) -> Vec<u64> {
+        self.staged
+            .iter()
+            .map(|(tmp, _, _)| std::fs::symlink_metadata(tmp).map_or(0, |m| m.len()))
+            .collect()
+    }
+
     /// An empty set of files for `dir` (which must exist).
     pub fn new(dir: &Path) -> Self {
         Self {

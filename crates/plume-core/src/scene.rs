@@ -457,29 +457,13 @@ impl Scene {
     }
 
     /// Where the scene's settings make a step cost more than [`cost::NOTE_ABOVE`] default
-    /// scene steps at its grid (an estimate: [`cost::estimate`]), what it costs and the
-    /// setting that costs most.
+    /// scene steps at its grid, what it costs and the setting that costs most
+    /// ([`cost::scene_note`]).
+    ///
+    /// [`cost::NOTE_ABOVE`]: crate::sim::cost::NOTE_ABOVE
+    /// [`cost::scene_note`]: crate::sim::cost::scene_note
     pub fn cost_note(&self) -> Option<String> {
-        use crate::sim::cost;
-        let fastest = self
-            .emitters
-            .iter()
-            .filter_map(|e| e.velocity)
-            .flatten()
-            .fold(0.0f32, |m, v| m.max(v.abs()));
-        let fire = self.emitters.iter().any(|e| e.burns());
-        let grid = self.grid_placement();
-        let e = cost::estimate(&self.fluid, &grid, fastest, fire);
-        (e.times_default > cost::NOTE_ABOVE).then(|| {
-            format!(
-                "a step of this scene costs about {:.0} times the default scene's on its grid \
-                 (estimated), most from {}; steps are held to {} times (solves stop short \
-                 where they would cost more)",
-                e.times_default,
-                e.costliest,
-                cost::BUDGET
-            )
-        })
+        crate::sim::cost::scene_note(self)
     }
 
     /// The scene as TOML that [`Scene::from_toml`] reads back to an equal scene.

@@ -321,12 +321,14 @@ pub fn scan(dir: &Path) -> Result<Found, ExportError> {
     Ok(found)
 }
 
-/// Removes an earlier run: exactly the files its manifest lists (its frames and the frame
-/// it was putting in place) and the manifest itself. Nothing else is touched, whatever its
-/// name: a name that looks like a frame file is not proof that Plume wrote it.
+/// Removes an earlier run: the files its manifest lists (its frames and the frame it was
+/// putting in place) that are still what Plume wrote there ([`Manifest::ours`]: a regular
+/// file of the size recorded), and the manifest itself. Nothing else is touched, whatever
+/// its name: a name that looks like a frame file is not proof that Plume wrote it, nor is a
+/// name a hand-edited manifest lists.
 pub fn remove_run(dir: &Path, manifest: &Manifest) -> Result<(), ExportError> {
     let files = manifest
-        .listed_files()
+        .ours(dir)
         .into_iter()
         .chain(["manifest.json"])
         .map(|f| dir.join(f));

@@ -22,6 +22,11 @@ pub struct FrameEntry {
     pub time: f64,
     /// Files, relative to the folder.
     pub files: Vec<String>,
+    /// The size in bytes of each file when Plume wrote it, in the order of `files` (empty
+    /// in manifests written before this was recorded). `--overwrite` and `--resume` delete
+    /// a listed file only while it is still a regular file of that size ([`Manifest::ours`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<u64>,
 }
 
 impl FrameEntry {
@@ -32,6 +37,7 @@ impl FrameEntry {
             step: f.step,
             time: f.time,
             files,
+            sizes: Vec::new(),
         }
     }
 }
@@ -46,6 +52,10 @@ pub struct Manifest {
     /// Grid dimensions `[nx, ny, nz]` of the frames (y up; see `up` for the files): the
     /// simulation's, or its fine grid's with the up-resolution pass (`upres`).
     pub dims: [usize; 3],
+    /// Grid dimensions of the frames as the files hold them: `dims` with `up = "y"`,
+    /// `[nx, nz, ny]` with `up = "z"` (a `.npy` scalar field's shape is this reversed).
+    #[serde(default)]
+    pub file_dims: [usize; 3],
     /// Voxel size, domain units.
     pub voxel_size: f32,
     /// World position of the domain's minimum corner (cell (0,0,0) is centred half a voxel in).
@@ -103,6 +113,13 @@ impl Manifest {
             format_version: FORMAT_VERSION,
             generator: format!("plume {}", env!("CARGO_PKG_VERSION")),
             dims: grid.dims.as_array(),
+            file_dims: {
+                let [x, y, z] = grid.dims.as_array();
+                match opts.up {
+                    super::Up::Y => [x, y, z],
+                    super::Up::Z => [x, z, y],
+                }
+            },
             voxel_size: grid.h,
             origin: grid.origin,
             dt: scene.fluid.dt,
@@ -143,9 +160,39 @@ impl Manifest {
             .collect()
     }
 
-    /// Records a written frame.
-    pub fn push(&mut self, frame: u32, f: &Frame, files: Vec<String>) {
-        self.frames.push(FrameEntry::of(frame, f, files));
+    /// Records a written frame, its files of `sizes` bytes.
+    pub fn push(&mut self, frame: u32, f: &Frame, files: Vec<String>, sizes: Vec<u64>) {
+        let mut e = FrameEntry::of(frame, f, files);
+        e.sizes = sizes;
+        self.frames.push(e);
+    }
+
+    /// The listed files ([`Manifest::listed_files`]) that are still what Plume wrote, so
+    /// `--overwrite` and `--resume` may delete them: a regular file (not a link) in `dir`
+    /// of the size the entry recorded. An entry whose sizes do not match its files one for
+    /// one (a manifest written before sizes were recorded, or edited by hand) proves only
+    /// the names Plume gives frame files (`plume_0001.vdb`, …); anything else it lists is
+    /// left alone.
+    pub fn ours(&self, dir: &std::path::Path) -> Vec<&str> {
+        let plain = |f: &str| std::path::Path::new(f).file_name().is_some_and(|n| n == f);
+        self.frames
+            .iter()
+            .chain(&self.pending)
+            .flat_map(|e| {
+                let sized = e.sizes.len() == e.files.len();
+                e.files.iter().enumerate().filter_map(move |(i, f)| {
+                    let m = std::fs::symlink_metadata(dir.join(f)).ok()?;
+                    let ok = plain(f)
+                        && m.file_type().is_file()
+                        && if sized {
+                            m.len() == e.sizes[i]
+                        } else {
+                            super::folder::frame_number(f).is_some()
+                        };
+                    ok.then_some(f.as_str())
+                })
+            })
+            .collect()
     }
 
     /// Writes `manifest.json` into `dir` (atomically).

@@ -206,7 +206,10 @@ impl RunWriter {
         if self.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst)) {
             return Err(ExportError::Stopped);
         }
-        self.manifest.pending = Some(FrameEntry::of(n, frame, names));
+        let sizes = stage.sizes();
+        let mut pending = FrameEntry::of(n, frame, names);
+        pending.sizes = sizes.clone();
+        self.manifest.pending = Some(pending);
         if let Err(e) = self.manifest.save(&self.dir) {
             self.manifest.pending = None;
             return Err(e);
@@ -220,7 +223,7 @@ impl RunWriter {
             }
         };
         self.manifest.pending = None;
-        self.manifest.push(n, frame, placed.clone());
+        self.manifest.push(n, frame, placed.clone(), sizes);
         if let Err(e) = self.manifest.save(&self.dir) {
             self.manifest.frames.pop();
             for f in &placed {
@@ -302,7 +305,8 @@ fn keep_complete(
     old: Manifest,
     manifest: &mut Manifest,
 ) -> Result<(u32, u64), ExportError> {
-    let listed: Vec<String> = old.listed_files().into_iter().map(String::from).collect();
+    // Only what is still Plume's own may go (see `Manifest::ours`).
+    let listed: Vec<String> = old.ours(dir).into_iter().map(String::from).collect();
     let mut kept = Vec::new();
     for (i, e) in old.frames.into_iter().enumerate() {
         let complete = e.frame as usize == i + 1

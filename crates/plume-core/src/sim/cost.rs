@@ -352,3 +352,24 @@ pub fn estimate(p: &FluidParams, grid: &super::Grid, fastest: f32, fire: bool) -
         costliest: parts.swap_remove(0).1,
     }
 }
+
+/// Where `scene`'s settings make a step cost more than [`NOTE_ABOVE`] default scene steps at
+/// its grid (an estimate: [`estimate`]), what it costs and the setting that costs most.
+pub fn scene_note(scene: &crate::scene::Scene) -> Option<String> {
+    let fastest = scene
+        .emitters
+        .iter()
+        .filter_map(|e| e.velocity)
+        .flatten()
+        .fold(0.0f32, |m, v| m.max(v.abs()));
+    let fire = scene.emitters.iter().any(|e| e.burns());
+    let e = estimate(&scene.fluid, &scene.grid_placement(), fastest, fire);
+    (e.times_default > NOTE_ABOVE).then(|| {
+        format!(
+            "a step of this scene costs about {:.0} times the default scene's on its grid \
+             (estimated), most from {}; steps are held to {} times (solves stop short where \
+             they would cost more)",
+            e.times_default, e.costliest, BUDGET
+        )
+    })
+}
