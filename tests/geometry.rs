@@ -4,13 +4,10 @@
 use plume::geometry::{Key, Scale};
 use plume::scene::Scene;
 use plume::sim::{Boundaries, Dims, Emitter, FluidParams, Grid, Obstacle, ShapeKind, Solver};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plume-geometry-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
-}
+use common::mesh::{box_mesh, compare, tmp, write_stl_binary};
+use std::path::Path;
 
 /// A unit icosphere: an icosahedron subdivided `n` times, its vertices on the unit sphere,
 /// faces turned outwards.
@@ -91,19 +88,6 @@ fn write_obj(path: &Path, v: &[[f64; 3]], f: &[[usize; 3]]) {
     std::fs::write(path, s).expect("write obj");
 }
 
-fn write_stl_binary(path: &Path, v: &[[f64; 3]], f: &[[usize; 3]]) {
-    let mut b = vec![0u8; 80];
-    b.extend((f.len() as u32).to_le_bytes());
-    for t in f {
-        b.extend([0f32; 3].iter().flat_map(|x| x.to_le_bytes()));
-        for &i in t {
-            b.extend(v[i].iter().flat_map(|&x| (x as f32).to_le_bytes()));
-        }
-        b.extend([0u8; 2]);
-    }
-    std::fs::write(path, b).expect("write stl");
-}
-
 fn write_stl_ascii(path: &Path, v: &[[f64; 3]], f: &[[usize; 3]]) {
     let mut s = String::from("solid test\n");
     for t in f {
@@ -152,20 +136,6 @@ fn mask_of(n: usize, obstacles: Vec<Obstacle>) -> Vec<u8> {
     s.solid_mask().map(<[u8]>::to_vec).unwrap_or_default()
 }
 
-/// Cells solid in both over cells solid in either, and the cells that disagree.
-fn compare(a: &[u8], b: &[u8]) -> (f64, Vec<usize>) {
-    let (mut both, mut either) = (0usize, 0usize);
-    let mut differ = Vec::new();
-    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-        both += usize::from(x != 0 && y != 0);
-        either += usize::from(x != 0 || y != 0);
-        if (x != 0) != (y != 0) {
-            differ.push(i);
-        }
-    }
-    (both as f64 / either.max(1) as f64, differ)
-}
-
 #[test]
 fn a_mesh_sphere_voxelises_like_the_analytic_sphere_from_obj_and_both_stls() {
     let n = 48;
@@ -207,25 +177,6 @@ fn a_mesh_sphere_voxelises_like_the_analytic_sphere_from_obj_and_both_stls() {
 }
 
 /// A closed box as 8 vertices and 12 outward triangles.
-fn box_mesh(lo: [f64; 3], hi: [f64; 3]) -> (Vec<[f64; 3]>, Vec<[usize; 3]>) {
-    let v = (0..8)
-        .map(|i| [0, 1, 2].map(|a| if i >> a & 1 == 0 { lo[a] } else { hi[a] }))
-        .collect();
-    let mut f = Vec::new();
-    for q in [
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-    ] {
-        f.push([q[0], q[1], q[2]]);
-        f.push([q[0], q[2], q[3]]);
-    }
-    (v, f)
-}
-
 #[test]
 fn a_box_mesh_equals_the_box_obstacle_and_lands_where_a_turn_and_a_scale_put_it() {
     let n = 40;
@@ -793,75 +744,4 @@ fn no_mesh_file_makes_the_reader_panic() {
     }
     println!("{ok} read, {refused} refused");
     assert!(refused > 0 && ok > 0);
-}
-
-/// A pile of large overlapping boxes (50 000 of them, 600 000 triangles, closed and
-/// consistently turned): voxelising it at the grid's cells would take hundreds of millions
-/// of ray tests (the issue's 4 000 000 overlapping triangles took 42 s at 16³, most of it
-/// crossings kept and sorted per ray). The work is bounded (`voxel::MAX_WORK`): it is
-/// voxelised on coarser cells, the user is told so once, and the result is still the union
-/// of the boxes at that scale.
-#[test]
-fn a_pile_of_overlapping_triangles_is_voxelised_within_the_work_bound_and_said() {
-    let n = 32;
-    let mut v = Vec::new();
-    let mut f = Vec::new();
-    let mut r = 12345u64;
-    let mut unit = || {
-        r ^= r << 13;
-        r ^= r >> 7;
-        r ^= r << 17;
-        (r >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let mut boxes = Vec::new();
-    for _ in 0..50_000 {
-        let lo = [0, 1, 2].map(|_| 0.05 + 0.15 * unit());
-        let hi = lo.map(|x| x + 0.4 + 0.1 * unit());
-        boxes.push((lo, hi));
-        let (bv, bf) = box_mesh(lo, hi);
-        let base = v.len();
-        v.extend(bv);
-        f.extend(bf.into_iter().map(|t| t.map(|i| i + base)));
-    }
-    let path = tmp("pile.stl");
-    write_stl_binary(&path, &v, &f);
-    let text = format!(
-        "name = \"pile\"\n[grid]\ndims = [{n}, {n}, {n}]\n[[obstacle]]\nshape = \"mesh\"\n\
-         file = \"{}\"\nposition = [0.0, 0.0, 0.0]\n",
-        path.display()
-    );
-    let scene = Scene::from_toml(&text, None).expect("scene");
-    let notes = scene.notes();
-    assert!(
-        notes
-            .iter()
-            .any(|n| n.contains("times coarser") && n.contains("600000 triangles")),
-        "{notes:?}"
-    );
-    let s = scene.build().expect("builds");
-    let mask = s.solid_mask().expect("solid").to_vec();
-    // The union of the boxes, cell centres inside any.
-    let want: Vec<u8> = (0..n * n * n)
-        .map(|c| {
-            let p = [c % n, (c / n) % n, c / (n * n)].map(|x| (x as f64 + 0.5) / n as f64);
-            u8::from(
-                boxes
-                    .iter()
-                    .any(|(lo, hi)| (0..3).all(|a| p[a] >= lo[a] && p[a] <= hi[a])),
-            )
-        })
-        .collect();
-    let (iou, _) = compare(&mask, &want);
-    assert!(
-        iou > 0.8,
-        "the coarser voxels still make the union: {iou:.3}"
-    );
-    // And a mesh of the same triangles' size, not piled, keeps the grid's own cells.
-    let (bv, bf) = box_mesh([0.2; 3], [0.7; 3]);
-    let one = tmp("one-box.stl");
-    write_stl_binary(&one, &bv, &bf);
-    let text = text.replace(&path.display().to_string(), &one.display().to_string());
-    let notes = Scene::from_toml(&text, None).expect("scene").notes();
-    assert!(!notes.iter().any(|n| n.contains("coarser")), "{notes:?}");
-    let _ = std::fs::remove_file(&path);
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod mesh;
+
 use plume::sim::{Dims, Solver};
 
 /// A small deterministic random generator (xorshift64*), so tests need no extra crates.
