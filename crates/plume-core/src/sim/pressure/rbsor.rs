@@ -11,6 +11,9 @@
 use super::operator::{SolveStats, Stencil};
 use rayon::prelude::*;
 
+/// Fewest cells of one colour a parallel task of a sweep takes (see `half_sweep`).
+const MIN_TASK_CELLS: usize = 16 * 1024;
+
 /// Reusable buffers of the packed solver.
 #[derive(Clone, Debug, Default)]
 pub struct PackedRbSor {
@@ -176,7 +179,11 @@ impl PackedRbSor {
         let inv_all = &self.inv[color];
         let zeros = &self.zeros;
         let plane = op.hx * op.dims[1];
-        mine.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
+        // Tasks of at least MIN_TASK_CELLS: on a small grid a half sweep is a few
+        // microseconds of work, and handing each plane to another thread cost more than it
+        // (the same cells in the same order, so the same bits).
+        let min = MIN_TASK_CELLS.div_ceil(plane.max(1)).max(1);
+        let relax = |(k, out): (usize, &mut [f32])| {
             for j in 0..op.dims[1] {
                 let row = &mut out[j * op.hx..(j + 1) * op.hx];
                 let base = (k * op.dims[1] + j) * op.hx;
@@ -205,7 +212,11 @@ impl PackedRbSor {
                     }
                 }
             }
-        });
+        };
+        mine.par_chunks_mut(plane)
+            .enumerate()
+            .with_min_len(min)
+            .for_each(relax);
     }
 
     /// max|rhs − A·x| over both colours; infinite when any residual is not finite.
@@ -217,8 +228,10 @@ impl PackedRbSor {
             let rhs = &self.b[color];
             let dg_all = &self.diag[color];
             let zeros = &self.zeros;
+            let min = MIN_TASK_CELLS.div_ceil((op.hx * op.dims[1]).max(1)).max(1);
             let r = (0..op.dims[2])
                 .into_par_iter()
+                .with_min_len(min)
                 .map(|k| {
                     let mut mx = 0.0f32;
                     let mut poison = 0.0f32;
