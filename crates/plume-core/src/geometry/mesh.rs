@@ -3,6 +3,7 @@
 //! formats, the line: a missing file, a truncated binary STL, an OBJ face that refers to a
 //! vertex that does not exist, NaN or huge coordinates, too many triangles.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
@@ -150,14 +151,23 @@ impl Mesh {
 
     /// Edges used by exactly one triangle, or by more than two (0 for a closed mesh).
     pub fn count_open_edges(&self) -> usize {
-        let mut count: HashMap<(u32, u32), u32> = HashMap::with_capacity(self.triangles.len() * 2);
-        for t in &self.triangles {
-            for e in 0..3 {
-                let (a, b) = (t[e], t[(e + 1) % 3]);
-                *count.entry((a.min(b), a.max(b))).or_default() += 1;
-            }
-        }
-        count.values().filter(|&&c| c % 2 == 1).count()
+        // Every edge as (smaller index, larger index), sorted: an edge shared by an even number
+        // of triangles is closed.
+        let mut edges: Vec<u64> = self
+            .triangles
+            .par_iter()
+            .flat_map_iter(|t| {
+                (0..3).map(move |e| {
+                    let (a, b) = (t[e], t[(e + 1) % 3]);
+                    (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+                })
+            })
+            .collect();
+        edges.par_sort_unstable();
+        edges
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run.len() % 2 == 1)
+            .count()
     }
 
     /// The triangles with their corners, in `f64` (what the voxeliser works in).
@@ -374,27 +384,45 @@ fn stl_triangles<R: Read + Seek>(
     let Ok(tris) = stl_io::create_stl_reader(reader) else {
         return Ok(true);
     };
-    let mut index: HashMap<[u32; 3], u32> = HashMap::new();
+    // Corners as read; shared ones become one vertex below.
+    let mut corners: Vec<[f32; 3]> = Vec::new();
     for t in tris {
         let Ok(t) = t else {
             return Ok(true);
         };
-        if mesh.triangles.len() >= MAX_TRIANGLES {
+        if corners.len() / 3 >= MAX_TRIANGLES {
             return Err(err(
                 path,
                 None,
                 format!("the mesh has more than {MAX_TRIANGLES} triangles (decimate it first)"),
             ));
         }
-        let tri = t.vertices.map(|v| {
-            let key = v.0.map(f32::to_bits);
-            *index.entry(key).or_insert_with(|| {
-                mesh.vertices.push(v.0);
-                mesh.vertices.len() as u32 - 1
-            })
-        });
-        mesh.triangles.push(tri);
+        corners.extend(t.vertices.map(|v| v.0));
     }
+    // Equal corners (the same bits) are one vertex. Each corner as one 128-bit number, its
+    // bits then its position, sorted in parallel: equal corners come together, each run in
+    // the order read (rather than hashed one at a time: 12 million corners for 4 000 000
+    // triangles took most of the seven seconds reading such a file took).
+    let mut keyed: Vec<u128> = corners
+        .par_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let [x, y, z] = c.map(f32::to_bits);
+            (u128::from(x) << 96) | (u128::from(y) << 64) | (u128::from(z) << 32) | i as u128
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    let mut id = vec![0u32; corners.len()];
+    let mut last = None;
+    for k in keyed {
+        let (bits, i) = (k >> 32, (k & 0xffff_ffff) as usize);
+        if last != Some(bits) {
+            mesh.vertices.push(corners[i]);
+            last = Some(bits);
+        }
+        id[i] = mesh.vertices.len() as u32 - 1;
+    }
+    mesh.triangles = id.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
     Ok(false)
 }
 

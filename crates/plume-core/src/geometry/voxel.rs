@@ -15,7 +15,6 @@
 //! sheet becomes a wall one cell thick.
 
 use rayon::prelude::*;
-use std::collections::HashSet;
 
 /// A triangle's corners in grid-index coordinates (cell (i, j, k) spans [i, i+1)…, its
 /// centre at i + ½).
@@ -25,19 +24,30 @@ pub type Tri = [[f64; 3]; 3];
 /// non-finite corner.
 pub fn unique(tris: impl Iterator<Item = Tri>) -> Vec<Tri> {
     use std::hash::BuildHasher;
+    let tris: Vec<Tri> = tris
+        .filter(|t| t.iter().flatten().all(|x| x.is_finite()))
+        .collect();
     // A 64-bit hash of the sorted corners stands for the triangle (8 bytes a triangle, not
-    // 72; two different triangles share one with odds of 1 in 2⁶⁴ per pair).
+    // 72; two different triangles share one with odds of 1 in 2⁶⁴ per pair, and the keys
+    // are random per process). Sorted by it in parallel, the first of each run is kept, in
+    // the order read.
     let state = std::collections::hash_map::RandomState::new();
-    let mut seen = HashSet::new();
-    tris.filter(|t| {
-        if !t.iter().flatten().all(|x| x.is_finite()) {
-            return false;
-        }
-        let mut key = t.map(|p| p.map(f64::to_bits));
-        key.sort_unstable();
-        seen.insert(state.hash_one(key))
-    })
-    .collect()
+    let mut keyed: Vec<(u64, u32)> = tris
+        .par_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut key = t.map(|p| p.map(f64::to_bits));
+            key.sort_unstable();
+            (state.hash_one(key), i as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    let mut keep: Vec<u32> = keyed
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| run[0].1)
+        .collect();
+    keep.par_sort_unstable();
+    keep.into_iter().map(|i| tris[i as usize]).collect()
 }
 
 /// The 2D orientation of `p` against the directed edge `a → b`, computed the same way for
