@@ -364,7 +364,12 @@ fn read_stl(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
         }
     }
     let mut mesh = Mesh::default();
-    let failed = stl_triangles(path, &mut std::io::Cursor::new(bytes), &mut mesh)?;
+    let hint = if ascii {
+        0
+    } else {
+        count.unwrap_or(0) as usize
+    };
+    let failed = stl_triangles(path, &mut std::io::Cursor::new(bytes), &mut mesh, hint)?;
     if failed {
         return Err(if ascii {
             scan_ascii_stl(path, bytes)
@@ -376,16 +381,31 @@ fn read_stl(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
 }
 
 /// Reads the triangles into `mesh`; `Ok(true)` when the reader failed part way.
+/// `triangles`: how many the file holds, where its header says (0 where not known).
 fn stl_triangles<R: Read + Seek>(
     path: &Path,
     reader: &mut R,
     mesh: &mut Mesh,
+    triangles: usize,
 ) -> Result<bool, MeshError> {
     let Ok(tris) = stl_io::create_stl_reader(reader) else {
         return Ok(true);
     };
     // Corners as read; shared ones become one vertex below.
     let mut corners: Vec<[f32; 3]> = Vec::new();
+    let no_memory = |corners: usize| {
+        err(
+            path,
+            None,
+            format!(
+                "not enough memory to read the mesh ({} MiB for its {corners} corners)",
+                (corners * 32) >> 20
+            ),
+        )
+    };
+    if corners.try_reserve_exact(3 * triangles).is_err() {
+        return Err(no_memory(3 * triangles));
+    }
     for t in tris {
         let Ok(t) = t else {
             return Ok(true);
@@ -403,16 +423,23 @@ fn stl_triangles<R: Read + Seek>(
     // bits then its position, sorted in parallel: equal corners come together, each run in
     // the order read (rather than hashed one at a time: 12 million corners for 4 000 000
     // triangles took most of the seven seconds reading such a file took).
-    let mut keyed: Vec<u128> = corners
+    let mut keyed: Vec<u128> = Vec::new();
+    let mut id: Vec<u32> = Vec::new();
+    if keyed.try_reserve_exact(corners.len()).is_err()
+        || id.try_reserve_exact(corners.len()).is_err()
+    {
+        return Err(no_memory(corners.len()));
+    }
+    corners
         .par_iter()
         .enumerate()
         .map(|(i, c)| {
             let [x, y, z] = c.map(f32::to_bits);
             (u128::from(x) << 96) | (u128::from(y) << 64) | (u128::from(z) << 32) | i as u128
         })
-        .collect();
+        .collect_into_vec(&mut keyed);
     keyed.par_sort_unstable();
-    let mut id = vec![0u32; corners.len()];
+    id.resize(corners.len(), 0);
     let mut last = None;
     for k in keyed {
         let (bits, i) = (k >> 32, (k & 0xffff_ffff) as usize);
