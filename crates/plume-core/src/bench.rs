@@ -310,6 +310,7 @@ pub fn run_with(
     let host_median = |v: &mut Vec<f64>| (!v.is_empty()).then(|| median(v));
     let mean = totals.iter().sum::<f64>() / totals.len() as f64;
     let ms = median(&mut totals);
+    let work_sweeps = median(&mut work);
     let bandwidth = info.bandwidth_gb_s;
     let d = solver.grid().dims;
     let memory = solver.memory_bytes();
@@ -376,8 +377,8 @@ pub fn run_with(
         dt: f64::from(solver.params().dt),
         ms_per_60th_second: ms / (60.0 * f64::from(solver.params().dt)),
         substeps_mean: sub_sum as f64 / totals.len().max(1) as f64,
-        work_sweeps: median(&mut work.clone()),
-        work_times_default: median(&mut work) / crate::sim::cost::default_step(),
+        work_sweeps,
+        work_times_default: work_sweeps / crate::sim::cost::default_step(),
         budget_limited_steps: limited,
         substeps_max: sub_max,
         cfl_max,

@@ -91,8 +91,18 @@ pub fn sub_step_least(p: &FluidParams, fire: bool) -> f64 {
 /// The default scene's step in sweeps (the same at any grid): one sub-step of its settings
 /// and two multigrid iterations.
 pub fn default_step() -> f64 {
-    let p = crate::scene::Scene::default_plume().fluid;
-    sub_step_base(&p, false) + pressure_iteration(&p) * DEFAULT_ITERATIONS
+    static STEP: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *STEP.get_or_init(|| {
+        let p = default_fluid();
+        sub_step_base(p, false) + pressure_iteration(p) * DEFAULT_ITERATIONS
+    })
+}
+
+/// The default scene's fluid parameters, read once (every step's budget and speed limit
+/// need them; reading the embedded preset each time cost more than a small grid's step).
+fn default_fluid() -> &'static FluidParams {
+    static P: std::sync::OnceLock<FluidParams> = std::sync::OnceLock::new();
+    P.get_or_init(|| crate::scene::Scene::default_plume().fluid)
 }
 
 /// The budget of one step in sweeps: [`BUDGET`] default steps.
@@ -100,9 +110,10 @@ pub fn step_budget() -> f64 {
     BUDGET * default_step()
 }
 
-/// Sweeps a step did, from its statistics (sub-steps and the solves' iterations summed).
-pub fn step_work(p: &FluidParams, fire: bool, st: &StepStats) -> f64 {
-    sub_step_base(p, fire) * f64::from(st.substeps.max(1))
+/// Sweeps a step of `substeps` sub-steps did, from its statistics (the solves' iterations
+/// summed).
+pub fn step_work(p: &FluidParams, fire: bool, st: &StepStats, substeps: u32) -> f64 {
+    sub_step_base(p, fire) * f64::from(substeps.max(1))
         + pressure_iteration(p) * f64::from(st.pressure_iterations)
         + DIFFUSION_ITERATION * f64::from(st.viscosity_iterations + st.diffusion_iterations)
 }
@@ -204,9 +215,7 @@ impl Budget {
     /// Counts a finished sub-step's work; `caps` were its caps: where a solve used all its
     /// iterations and they were fewer than its own cap, the budget cut it.
     pub fn spend(&mut self, p: &FluidParams, fire: bool, caps: Caps, st: &StepStats) {
-        let mut one = st.clone();
-        one.substeps = 1;
-        self.left -= step_work(p, fire, &one);
+        self.left -= step_work(p, fire, st, 1);
         self.taken += 1;
         let own = Caps::of(p);
         let solves = diffusion_solves(p);
@@ -289,9 +298,9 @@ pub fn estimate(p: &FluidParams, grid: &super::Grid, fastest: f32, fire: bool) -
     let base = sub_step_base(p, fire);
     let per_sub = base + pressure + visc + diff;
     let work = (n * per_sub).min(step_budget());
-    let default_p = crate::scene::Scene::default_plume().fluid;
-    let default_base = sub_step_base(&default_p, false);
-    let default_pressure = pressure_iteration(&default_p) * DEFAULT_ITERATIONS;
+    let default_p = default_fluid();
+    let default_base = sub_step_base(default_p, false);
+    let default_pressure = pressure_iteration(default_p) * DEFAULT_ITERATIONS;
     // Each candidate: how many times the default's share of a step it makes the step.
     let mut parts: Vec<(f64, String)> = vec![
         (

@@ -12,7 +12,7 @@ use super::operator::{SolveStats, Stencil};
 use rayon::prelude::*;
 
 /// Fewest cells of one colour a parallel task of a sweep takes (see `half_sweep`).
-const MIN_TASK_CELLS: usize = 16 * 1024;
+const MIN_TASK_CELLS: usize = 4096;
 
 /// Reusable buffers of the packed solver.
 #[derive(Clone, Debug, Default)]

@@ -216,7 +216,7 @@ pub fn split_step(s: &mut impl SubSteps, p: &FluidParams, grid: &Grid, fire: boo
         n += 1;
     }
     total.substeps = n;
-    total.work = cost::step_work(p, fire, &total);
+    total.work = cost::step_work(p, fire, &total, n);
     total.budget_limited = budget.limited;
     total
 }
