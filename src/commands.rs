@@ -1,6 +1,7 @@
 //! What each subcommand does. `main.rs` only parses and dispatches; errors come back as
 //! `anyhow` errors with their causes.
 
+use crate::batch;
 use crate::bench::{self, BenchConfig};
 use crate::cli::{BenchArgs, RenderArgs, RunArgs, SimulateArgs, ViewArgs};
 use crate::scene::Scene;
@@ -430,6 +431,39 @@ pub fn run_memory_of(a: &RunArgs) -> Result<u64> {
     run_memory(&scene_for(&a.grid)?, &run_options(a), a.grid.backend)
 }
 
+/// How `plume run` shows a run's progress and hears a stop: a bar on a terminal, else a line
+/// per frame; the signal flag.
+struct CliWatch<'a> {
+    bar: Option<&'a indicatif::ProgressBar>,
+    clock: std::time::Instant,
+    from: u32,
+    frames: u32,
+}
+
+impl batch::Watch for CliWatch<'_> {
+    fn stop(&mut self) -> bool {
+        crate::signals::stopped()
+    }
+
+    fn frame(&mut self, n: u32, time: f64) {
+        match self.bar {
+            Some(bar) => {
+                bar.set_message(format!("t = {time:.3} s"));
+                bar.set_position(u64::from(n));
+            }
+            None => {
+                let elapsed = self.clock.elapsed().as_secs_f64();
+                let rate = (n - self.from) as f64 / elapsed.max(1e-9);
+                let left = (self.frames - n) as f64 / rate;
+                eprintln!(
+                    "frame {n}/{} t = {time:.3} s, {rate:.2} frames/s, {left:.0} s left",
+                    self.frames
+                );
+            }
+        }
+    }
+}
+
 /// `plume run`: simulates and exports frames into a folder.
 pub fn run(a: RunArgs) -> Result<()> {
     use crate::export::{self, run::RunWriter};
@@ -458,16 +492,6 @@ pub fn run(a: RunArgs) -> Result<()> {
         built.backend,
     )?;
     writer.set_stop(crate::signals::flag());
-    let stopped = |held: u32| {
-        anyhow::anyhow!(
-            "interrupted by {}: {} of {} frames are in {} (manifest.json lists them; the \
-             frame in progress was discarded; --resume continues the run)",
-            crate::signals::last_name(),
-            held,
-            a.frames,
-            a.out.display()
-        )
-    };
     if start.temporaries_removed > 0 {
         eprintln!(
             "removed {} unfinished temporary file{} an interrupted run left in {}",
@@ -493,15 +517,8 @@ pub fn run(a: RunArgs) -> Result<()> {
             "resuming after frame {} of {}: re-simulating its {} steps first",
             start.frames, a.frames, start.step
         );
-        for _ in 0..start.step {
-            if crate::signals::stopped() {
-                return Err(stopped(start.frames));
-            }
-            sim.step().context("re-simulating the run being resumed")?;
-        }
     }
     // A live bar on a terminal; one plain line per frame when stderr is piped or logged.
-    let first = start.frames + 1;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(u64::from(a.frames));
         bar.set_position(u64::from(start.frames));
@@ -515,56 +532,37 @@ pub fn run(a: RunArgs) -> Result<()> {
         bar
     });
     let clock = std::time::Instant::now();
-    for n in first..=a.frames {
-        for _ in 0..a.every {
-            if crate::signals::stopped() {
-                if let Some(bar) = &bar {
-                    bar.abandon();
-                }
-                return Err(stopped(n - 1));
-            }
-            if let Err(e) = sim.step() {
-                if let Some(bar) = &bar {
-                    bar.abandon();
-                }
-                return Err(anyhow::Error::new(e).context(format!(
-                    "stopped before frame {n}: frames 1 to {} are complete (manifest.json lists \
-                     them), no frame holds a non-finite value",
-                    n - 1
-                )));
-            }
+    let mut watch = CliWatch {
+        bar: bar.as_ref(),
+        clock,
+        from: start.frames,
+        frames: a.frames,
+    };
+    let ran = batch::drive(
+        sim.as_mut(),
+        &mut writer,
+        &opts,
+        start,
+        a.frames,
+        &mut watch,
+    );
+    if let Err(halt) = ran {
+        if let Some(bar) = &bar {
+            bar.abandon();
         }
-        if let Err(e) = writer.write(&export::capture(sim.as_ref(), &opts)) {
-            if let Some(bar) = &bar {
-                bar.abandon();
+        return Err(match halt {
+            batch::Halt::Interrupted { held } => anyhow::anyhow!(batch::interrupted(
+                crate::signals::last_name(),
+                held,
+                a.frames,
+                &a.out
+            )),
+            batch::Halt::Resimulating(e) => anyhow::Error::new(e).context(batch::RESIMULATING),
+            batch::Halt::Step { frame, source } => {
+                anyhow::Error::new(source).context(batch::step_failed(frame))
             }
-            if crate::signals::stopped() {
-                return Err(stopped(n - 1));
-            }
-            return Err(e.into());
-        }
-        match &bar {
-            Some(bar) => {
-                bar.set_message(format!("t = {:.3} s", sim.time()));
-                bar.set_position(u64::from(n));
-            }
-            None => {
-                let elapsed = clock.elapsed().as_secs_f64();
-                let rate = (n - start.frames) as f64 / elapsed.max(1e-9);
-                let left = (a.frames - n) as f64 / rate;
-                eprintln!(
-                    "frame {n}/{} t = {:.3} s, {rate:.2} frames/s, {left:.0} s left",
-                    a.frames,
-                    sim.time()
-                );
-            }
-        }
-        if crate::signals::stopped() && n < a.frames {
-            if let Some(bar) = &bar {
-                bar.abandon();
-            }
-            return Err(stopped(n));
-        }
+            batch::Halt::Write(e) => e.into(),
+        });
     }
     if let Some(bar) = &bar {
         bar.finish();
@@ -577,8 +575,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         clock.elapsed().as_secs_f64(),
         if start.frames > 0 {
             format!(
-                " (frames {first} to {}, after the {} it held)",
-                a.frames, start.frames
+                " (frames {} to {}, after the {} it held)",
+                start.frames + 1,
+                a.frames,
+                start.frames
             )
         } else {
             String::new()

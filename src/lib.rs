@@ -6,6 +6,7 @@
 //! before.
 
 pub mod backend;
+pub mod batch;
 pub mod cli;
 pub mod commands;
 pub mod docs;

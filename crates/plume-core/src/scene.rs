@@ -11,6 +11,7 @@ use crate::sim::{
 };
 use std::fmt;
 
+pub mod keys;
 mod lint;
 use std::path::Path;
 
