@@ -1,0 +1,26 @@
+"""Plume from Python: real-time 3D smoke and fire.
+
+Scenes (``plume.Scene``), simulations on the CPU or GPU backend (``plume.Simulation``) with
+their fields as NumPy arrays, renders through Plume's raymarcher, and runs written as
+``plume run`` writes them (``plume.run``). See ``docs/python.md``.
+
+::
+
+    import plume
+
+    scene = plume.Scene.preset("plume").with_size(64)
+    scene["fluid.vorticity"] = 2.0
+    sim = plume.Simulation(scene)
+    sim.step(60)
+    density = sim.density            # float32, shape (nz, ny, nx)
+    image = sim.render(640, 480)     # uint8, shape (480, 640, 3)
+"""
+
+from ._plume import Emitter, Obstacle, Scene, Simulation, __version__, run
+
+__all__ = ["Emitter", "Obstacle", "Scene", "Simulation", "__version__", "presets", "run"]
+
+
+def presets() -> list:
+    """The names of the built-in scene presets (``Scene.preset(name)`` loads one)."""
+    return Scene.presets()

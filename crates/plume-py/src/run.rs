@@ -1,0 +1,194 @@
+//! `plume.run`: `plume run` from Python, through the same run writer, folder rules and loop
+//! (`plume::batch`), with Ctrl-C as a KeyboardInterrupt between steps.
+
+use crate::convert::{catch, export_error, internal, other_error, pythonic, sim_error};
+use crate::scene::PyScene;
+use crate::simulation::{backend_of, with_upres};
+use plume::batch::{self, Halt, Watch};
+use plume::export::run::{Existing, RunWriter};
+use plume::export::{ExportOptions, Fields, Format, Up};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::path::PathBuf;
+
+/// A list given as a string (`"vdb,npy"`) or a sequence of strings, joined with commas.
+fn names(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<String>> {
+    let Some(obj) = obj else {
+        return Ok(None);
+    };
+    if obj.is_none() {
+        return Ok(None);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Some(s.extract::<String>()?));
+    }
+    let items: Vec<String> = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!("{what} takes a string or a list of strings"))
+    })?;
+    Ok(Some(items.join(",")))
+}
+
+/// Export options from Python's arguments, parsed as the command line parses its flags.
+pub fn options(
+    format: Option<&Bound<'_, PyAny>>,
+    fields: Option<&Bound<'_, PyAny>>,
+    up: &str,
+    half: bool,
+    prefix: &str,
+    every: u32,
+) -> PyResult<ExportOptions> {
+    let mut o = ExportOptions {
+        half,
+        prefix: prefix.to_string(),
+        every,
+        up: Up::parse(up).map_err(PyValueError::new_err)?,
+        ..ExportOptions::default()
+    };
+    if let Some(f) = names(format, "format")? {
+        o.formats = Format::parse_list(&f).map_err(PyValueError::new_err)?;
+    }
+    if let Some(f) = names(fields, "fields")? {
+        o.fields = Fields::parse_list(&f).map_err(PyValueError::new_err)?;
+    }
+    if every == 0 {
+        return Err(PyValueError::new_err("every = 0: at least one step between frames"));
+    }
+    o.validate().map_err(export_error)?;
+    Ok(o)
+}
+
+/// Polls Python's signal handlers between steps; calls `progress(frame, frames, time)`.
+struct PyWatch<'a> {
+    interrupt: Option<PyErr>,
+    progress: Option<&'a Py<PyAny>>,
+    failed: Option<PyErr>,
+    frames: u32,
+}
+
+impl Watch for PyWatch<'_> {
+    fn stop(&mut self) -> bool {
+        if self.interrupt.is_some() || self.failed.is_some() {
+            return true;
+        }
+        if let Err(e) = Python::attach(|py| py.check_signals()) {
+            self.interrupt = Some(e);
+        }
+        self.interrupt.is_some()
+    }
+
+    fn frame(&mut self, n: u32, time: f64) {
+        if let Some(cb) = self.progress {
+            if let Err(e) = Python::attach(|py| cb.call1(py, (n, self.frames, time)).map(|_| ())) {
+                self.failed = Some(e);
+            }
+        }
+    }
+}
+
+/// Simulates ``scene`` and writes ``frames`` frames, ``every`` steps apart, into the folder
+/// ``out``, exactly as ``plume run`` does (the same files, ``manifest.json`` and folder
+/// rules; see ``docs/export.md``).
+#[pyfunction]
+#[pyo3(signature = (scene, frames, out, every = 1, formats = None, fields = None,
+                    backend = "auto", upres = 0, up = "y", half = false, prefix = "plume",
+                    resume = false, overwrite = false, progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn run<'py>(
+    py: Python<'py>,
+    scene: &PyScene,
+    frames: u32,
+    out: PathBuf,
+    every: u32,
+    formats: Option<&Bound<'_, PyAny>>,
+    fields: Option<&Bound<'_, PyAny>>,
+    backend: &str,
+    upres: u32,
+    up: &str,
+    half: bool,
+    prefix: &str,
+    resume: bool,
+    overwrite: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if resume && overwrite {
+        return Err(PyValueError::new_err(
+            "resume=True and overwrite=True: choose one",
+        ));
+    }
+    if frames == 0 {
+        return Err(PyValueError::new_err("frames = 0: a run writes at least one frame"));
+    }
+    let opts = options(formats, fields, up, half, prefix, every)?;
+    let choice = backend_of(backend)?;
+    let scene = with_upres(&scene.scene, upres)?;
+    let need = plume::commands::run_memory(&scene, &opts, choice).map_err(other_error)?;
+    plume::sim::solver::memory::check(
+        need,
+        &format!("simulating and exporting a {} grid", scene.dims()),
+    )
+    .map_err(|e| PyMemoryError::new_err(e.to_string()))?;
+    let existing = match (overwrite, resume) {
+        (true, _) => Existing::Overwrite,
+        (_, true) => Existing::Resume,
+        _ => Existing::Refuse,
+    };
+    let built = py
+        .detach(|| catch(|| plume::backend::build(&scene, choice)))
+        .map_err(internal)?
+        .map_err(sim_error)?;
+    let mut sim = built.sim;
+    let (mut writer, start) = py
+        .detach(|| {
+            catch(|| {
+                RunWriter::create_from(&out, &scene, &opts, existing, Some(frames), built.backend)
+            })
+        })
+        .map_err(internal)?
+        .map_err(export_error)?;
+    let mut watch = PyWatch {
+        interrupt: None,
+        progress: progress.as_ref(),
+        failed: None,
+        frames,
+    };
+    let clock = std::time::Instant::now();
+    let ran = match start.frames >= frames {
+        true => Ok(()),
+        false => py
+            .detach(|| {
+                catch(|| batch::drive(sim.as_mut(), &mut writer, &opts, start, frames, &mut watch))
+            })
+            .map_err(internal)?,
+    };
+    if let Some(e) = watch.failed.take() {
+        return Err(e);
+    }
+    if let Err(halt) = ran {
+        return Err(match halt {
+            Halt::Interrupted { held } => {
+                PyKeyboardInterrupt::new_err(pythonic(&batch::interrupted("Ctrl-C", held, frames, &out)))
+            }
+            Halt::Resimulating(e) => {
+                PyRuntimeError::new_err(format!("{}: {e}", batch::RESIMULATING))
+            }
+            Halt::Step { frame, source } => {
+                let msg = format!("{}: {source}", batch::step_failed(frame));
+                PyRuntimeError::new_err(msg)
+            }
+            Halt::Write(e) => export_error(e),
+        });
+    }
+    let d = PyDict::new(py);
+    d.set_item("out", out)?;
+    d.set_item("frames", frames)?;
+    d.set_item("written", frames.saturating_sub(start.frames))?;
+    d.set_item("resumed_after", start.frames)?;
+    d.set_item("temporaries_removed", start.temporaries_removed)?;
+    d.set_item("backend", built.backend)?;
+    d.set_item("why", built.why)?;
+    d.set_item("seconds", clock.elapsed().as_secs_f64())?;
+    Ok(d)
+}
