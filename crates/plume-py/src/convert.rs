@@ -58,7 +58,7 @@ pub fn key_error(e: KeyError) -> PyErr {
 /// A simulation's error: a refused parameter is a `ValueError`, a missing GPU or a failed
 /// step a `RuntimeError`, too little memory a `MemoryError`.
 pub fn sim_error(e: SimError) -> PyErr {
-    let text = e.to_string();
+    let text = pythonic(&e.to_string());
     match e {
         SimError::InvalidParameter(_) | SimError::Field { .. } => PyValueError::new_err(text),
         _ if text.contains("memory") => PyMemoryError::new_err(text),
@@ -86,6 +86,8 @@ pub fn export_error(e: ExportError) -> PyErr {
 pub fn pythonic(text: &str) -> String {
     text.replace("--overwrite", "overwrite=True")
         .replace("--resume", "resume=True")
+        .replace("--backend cpu (or auto)", "backend=\"cpu\" (or \"auto\")")
+        .replace("--upres", "upres=")
 }
 
 /// An error of any other kind from the `plume` crate, as a `RuntimeError` (a file that is
