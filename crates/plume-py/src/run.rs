@@ -81,9 +81,15 @@ impl Watch for PyWatch<'_> {
 
     fn frame(&mut self, n: u32, time: f64) {
         if let Some(cb) = self.progress {
-            if let Err(e) = Python::attach(|py| cb.call1(py, (n, self.frames, time)).map(|_| ())) {
-                self.failed = Some(e);
-            }
+            Python::attach(|py| {
+                if let Err(e) = cb.call1(py, (n, self.frames, time)) {
+                    // Ctrl-C while the callback ran is a stop like any other.
+                    match e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                        true => self.interrupt = Some(e),
+                        false => self.failed = Some(e),
+                    }
+                }
+            });
         }
     }
 }
