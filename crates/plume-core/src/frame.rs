@@ -192,14 +192,29 @@ pub fn density_centroid(grid: &Grid, density: &[f32]) -> Option<[f64; 3]> {
 /// it) from the three face arrays of `grid`: what every backend's frame holds.
 pub fn cell_velocity(grid: &Grid, faces: [&[f32]; 3]) -> Vec<[f32; 3]> {
     let d = grid.dims;
-    let (du, dv, dw) = (d.faces(0), d.faces(1), d.faces(2));
-    per_cell(grid, |i, j, k| {
-        [
-            0.5 * (faces[0][du.idx(i, j, k)] + faces[0][du.idx(i + 1, j, k)]),
-            0.5 * (faces[1][dv.idx(i, j, k)] + faces[1][dv.idx(i, j + 1, k)]),
-            0.5 * (faces[2][dw.idx(i, j, k)] + faces[2][dw.idx(i, j, k + 1)]),
-        ]
-    })
+    let (nx, ny) = (d.nx, d.ny);
+    let mut out = vec![[0.0f32; 3]; d.cells()];
+    // Row by row over slices (no index arithmetic per cell): a 128³ frame's velocity in a
+    // few milliseconds, as Python's `sim.velocity` reads it.
+    out.par_chunks_mut(nx * ny)
+        .enumerate()
+        .for_each(|(k, plane)| {
+            for (j, row) in plane.chunks_mut(nx).enumerate() {
+                let u = &faces[0][(nx + 1) * (j + ny * k)..][..nx + 1];
+                let v0 = &faces[1][nx * (j + (ny + 1) * k)..][..nx];
+                let v1 = &faces[1][nx * (j + 1 + (ny + 1) * k)..][..nx];
+                let w0 = &faces[2][nx * (j + ny * k)..][..nx];
+                let w1 = &faces[2][nx * (j + ny * (k + 1))..][..nx];
+                for (i, c) in row.iter_mut().enumerate() {
+                    *c = [
+                        0.5 * (u[i] + u[i + 1]),
+                        0.5 * (v0[i] + v1[i]),
+                        0.5 * (w0[i] + w1[i]),
+                    ];
+                }
+            }
+        });
+    out
 }
 
 /// ∇·u of every cell (1/s) from the three face arrays of `grid`.

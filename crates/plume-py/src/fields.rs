@@ -12,16 +12,16 @@ fn shape3(d: Dims) -> (usize, usize, usize) {
     (d.nz, d.ny, d.nx)
 }
 
-/// A scalar field of `f` as a float32 array (zeros where the frame has none: fire fields
+/// A scalar field of `f` as a float32 array (moved, not copied) (zeros where the frame has none: fire fields
 /// while nothing burns).
-pub fn scalar_array<'py>(py: Python<'py>, f: &Frame, name: &str) -> PyResult<Bound<'py, PyAny>> {
+pub fn scalar_array<'py>(py: Python<'py>, f: Frame, name: &str) -> PyResult<Bound<'py, PyAny>> {
     let d = f.grid.dims;
     let field = match name {
-        "density" => f.density.clone(),
-        "temperature" => f.temperature.clone(),
-        "flame" => f.flame.clone(),
-        "fuel" => f.fuel.clone(),
-        _ => f.pressure.clone(),
+        "density" => f.density,
+        "temperature" => f.temperature,
+        "flame" => f.flame,
+        "fuel" => f.fuel,
+        _ => f.pressure,
     };
     let v = match field {
         Some(v) if v.len() == d.cells() => v,
@@ -32,9 +32,9 @@ pub fn scalar_array<'py>(py: Python<'py>, f: &Frame, name: &str) -> PyResult<Bou
 }
 
 /// The frame's cell-centred velocity as float32 `(nz, ny, nx, 3)`.
-pub fn vector_array<'py>(py: Python<'py>, f: &Frame) -> PyResult<Bound<'py, PyAny>> {
+pub fn vector_array<'py>(py: Python<'py>, f: Frame) -> PyResult<Bound<'py, PyAny>> {
     let d = f.grid.dims;
-    let v = f.velocity.clone().unwrap_or_else(|| vec![[0.0; 3]; d.cells()]);
+    let v = f.velocity.unwrap_or_else(|| vec![[0.0; 3]; d.cells()]);
     let flat: Vec<f32> = flatten(v);
     let a = Array4::from_shape_vec((d.nz, d.ny, d.nx, 3), flat)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;

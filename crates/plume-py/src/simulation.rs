@@ -226,7 +226,7 @@ impl PySimulation {
             velocity: true,
             ..Default::default()
         })?;
-        fields::vector_array(py, &f)
+        fields::vector_array(py, f)
     }
 
     /// Velocity on the cell faces where the solver holds it (the MAC grid): ``(u, v, w)``,
@@ -419,7 +419,7 @@ impl PySimulation {
             ..Default::default()
         };
         let f = self.frame(py, select)?;
-        fields::scalar_array(py, &f, name)
+        fields::scalar_array(py, f, name)
     }
 
     fn set_scalar(&self, py: Python<'_>, name: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
