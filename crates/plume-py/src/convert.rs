@@ -5,8 +5,8 @@ use plume_core::export::ExportError;
 use plume_core::scene::keys::KeyError;
 use plume_core::sim::SimError;
 use pyo3::exceptions::{
-    PyFileExistsError, PyFileNotFoundError, PyKeyError, PyMemoryError, PyOSError,
-    PyRuntimeError, PyTypeError, PyValueError,
+    PyFileExistsError, PyFileNotFoundError, PyKeyError, PyMemoryError, PyOSError, PyRuntimeError,
+    PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -117,7 +117,10 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         Value::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any(),
         Value::Datetime(d) => d.to_string().into_pyobject(py)?.into_any(),
         Value::Array(a) => {
-            let items = a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            let items = a
+                .iter()
+                .map(|x| to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
             if a.iter().all(|x| x.is_integer() || x.is_float()) {
                 PyTuple::new(py, items)?.into_any()
             } else {

@@ -27,7 +27,8 @@ pub fn scalar_array<'py>(py: Python<'py>, f: Frame, name: &str) -> PyResult<Boun
         Some(v) if v.len() == d.cells() => v,
         _ => vec![0.0; d.cells()],
     };
-    let a = Array3::from_shape_vec(shape3(d), v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let a =
+        Array3::from_shape_vec(shape3(d), v).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(a.into_pyarray(py).into_any())
 }
 
@@ -75,7 +76,8 @@ pub fn solid_array<'py>(py: Python<'py>, f: &Frame) -> PyResult<Bound<'py, PyAny
         Some(s) if s.len() == d.cells() => s.iter().map(|x| *x != 0).collect(),
         _ => vec![false; d.cells()],
     };
-    let a = Array3::from_shape_vec(shape3(d), v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let a =
+        Array3::from_shape_vec(shape3(d), v).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(a.into_pyarray(py).into_any())
 }
 
@@ -90,7 +92,8 @@ pub fn image_array<'py>(
         .chunks_exact(4)
         .flat_map(|p| [p[0], p[1], p[2]])
         .collect();
-    let a = Array::from_shape_vec((h, w, 3), rgb).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let a =
+        Array::from_shape_vec((h, w, 3), rgb).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(a.into_pyarray(py).into_any())
 }
 

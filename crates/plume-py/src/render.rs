@@ -63,7 +63,8 @@ fn draw(
     r: &mut VolumeRenderer,
     job: &Job,
 ) -> Result<Image, String> {
-    r.set_obstacles(ctx, &job.obstacles).map_err(|e| e.to_string())?;
+    r.set_obstacles(ctx, &job.obstacles)
+        .map_err(|e| e.to_string())?;
     r.upload_frame(ctx, &job.frame, job.settings.kelvin_per_unit)
         .map_err(|e| e.to_string())?;
     let bx = VolumeBox::of_grid(&job.frame.grid);
@@ -92,7 +93,7 @@ pub fn render(
     }
     let (scene, grid) = {
         let g = sim.lock();
-        (g.scene.clone(), g.sim.grid().clone())
+        (g.scene.clone(), *g.sim.grid())
     };
     let camera = match camera {
         None => scene.camera(width as f32 / height as f32),

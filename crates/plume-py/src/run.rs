@@ -25,9 +25,9 @@ fn names(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<String>>
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Some(s.extract::<String>()?));
     }
-    let items: Vec<String> = obj.extract().map_err(|_| {
-        PyTypeError::new_err(format!("{what} takes a string or a list of strings"))
-    })?;
+    let items: Vec<String> = obj
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("{what} takes a string or a list of strings")))?;
     Ok(Some(items.join(",")))
 }
 
@@ -54,7 +54,9 @@ pub fn options(
         o.fields = Fields::parse_list(&f).map_err(PyValueError::new_err)?;
     }
     if every == 0 {
-        return Err(PyValueError::new_err("every = 0: at least one step between frames"));
+        return Err(PyValueError::new_err(
+            "every = 0: at least one step between frames",
+        ));
     }
     o.validate().map_err(export_error)?;
     Ok(o)
@@ -125,7 +127,9 @@ pub fn run<'py>(
         ));
     }
     if frames == 0 {
-        return Err(PyValueError::new_err("frames = 0: a run writes at least one frame"));
+        return Err(PyValueError::new_err(
+            "frames = 0: a run writes at least one frame",
+        ));
     }
     let opts = options(formats, fields, up, half, prefix, every)?;
     let choice = backend_of(backend)?;
@@ -174,9 +178,9 @@ pub fn run<'py>(
     }
     if let Err(halt) = ran {
         return Err(match halt {
-            Halt::Interrupted { held } => {
-                PyKeyboardInterrupt::new_err(pythonic(&batch::interrupted("Ctrl-C", held, frames, &out)))
-            }
+            Halt::Interrupted { held } => PyKeyboardInterrupt::new_err(pythonic(
+                &batch::interrupted("Ctrl-C", held, frames, &out),
+            )),
             Halt::Resimulating(e) => {
                 PyRuntimeError::new_err(format!("{}: {e}", batch::RESIMULATING))
             }

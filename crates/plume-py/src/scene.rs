@@ -46,12 +46,14 @@ impl PyScene {
     /// presets for any other name.
     #[staticmethod]
     fn preset(name: &str) -> PyResult<Self> {
-        Scene::preset(name).map(|scene| Self { scene }).ok_or_else(|| {
-            PyKeyError::new_err(format!(
-                "no preset {name:?}; the presets are {}",
-                Scene::preset_names().join(", ")
-            ))
-        })
+        Scene::preset(name)
+            .map(|scene| Self { scene })
+            .ok_or_else(|| {
+                PyKeyError::new_err(format!(
+                    "no preset {name:?}; the presets are {}",
+                    Scene::preset_names().join(", ")
+                ))
+            })
     }
 
     /// The names of the built-in presets.
@@ -70,7 +72,9 @@ impl PyScene {
                 path.display()
             )));
         }
-        Scene::load(&path).map(|scene| Self { scene }).map_err(scene_error)
+        Scene::load(&path)
+            .map(|scene| Self { scene })
+            .map_err(scene_error)
     }
 
     /// A scene from the text of a scene file.
@@ -228,7 +232,11 @@ impl PyScene {
         self.scene
             .emitters
             .iter()
-            .map(|e| Ok(PyEmitter { table: table_of(e)? }))
+            .map(|e| {
+                Ok(PyEmitter {
+                    table: table_of(e)?,
+                })
+            })
             .collect()
     }
 
@@ -247,7 +255,11 @@ impl PyScene {
         self.scene
             .obstacles
             .iter()
-            .map(|o| Ok(PyObstacle { table: table_of(o)? }))
+            .map(|o| {
+                Ok(PyObstacle {
+                    table: table_of(o)?,
+                })
+            })
             .collect()
     }
 
@@ -275,9 +287,17 @@ impl PyScene {
             d.ny,
             d.nz,
             self.scene.emitters.len(),
-            if self.scene.emitters.len() == 1 { "" } else { "s" },
+            if self.scene.emitters.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
             self.scene.obstacles.len(),
-            if self.scene.obstacles.len() == 1 { "" } else { "s" },
+            if self.scene.obstacles.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
         )
     }
 }
@@ -305,10 +325,17 @@ fn table_from_kwargs(kwargs: Option<&Bound<'_, PyDict>>, what: &str) -> PyResult
 fn parse<T: serde::de::DeserializeOwned>(t: &toml::Table, what: &str) -> PyResult<T> {
     Value::Table(t.clone())
         .try_into()
-        .map_err(|e: toml::de::Error| PyValueError::new_err(format!("{what}: {}", e.message().trim())))
+        .map_err(|e: toml::de::Error| {
+            PyValueError::new_err(format!("{what}: {}", e.message().trim()))
+        })
 }
 
-fn attr<'py>(py: Python<'py>, t: &toml::Table, name: &str, what: &str) -> PyResult<Bound<'py, PyAny>> {
+fn attr<'py>(
+    py: Python<'py>,
+    t: &toml::Table,
+    name: &str,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     match t.get(name) {
         Some(v) => to_py(py, v),
         None if KNOWN.contains(&name) => Ok(py.None().into_bound(py)),
@@ -320,8 +347,25 @@ fn attr<'py>(py: Python<'py>, t: &toml::Table, name: &str, what: &str) -> PyResu
 
 /// The keys an emitter or obstacle table may hold (unset ones read as `None`).
 const KNOWN: [&str; 20] = [
-    "shape", "center", "radius", "size", "file", "rotation", "scale", "key", "loop", "smooth",
-    "emit", "density", "fuel", "flame", "temperature", "velocity", "start", "end", "pulse",
+    "shape",
+    "center",
+    "radius",
+    "size",
+    "file",
+    "rotation",
+    "scale",
+    "key",
+    "loop",
+    "smooth",
+    "emit",
+    "density",
+    "fuel",
+    "flame",
+    "temperature",
+    "velocity",
+    "start",
+    "end",
+    "pulse",
     "position",
 ];
 

@@ -222,10 +222,13 @@ impl PySimulation {
     /// ``(nz, ny, nx, 3)``, domain units per second: a copy.
     #[getter]
     fn velocity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let f = self.frame(py, Select {
-            velocity: true,
-            ..Default::default()
-        })?;
+        let f = self.frame(
+            py,
+            Select {
+                velocity: true,
+                ..Default::default()
+            },
+        )?;
         fields::vector_array(py, f)
     }
 
@@ -234,18 +237,23 @@ impl PySimulation {
     /// copies. ``set_velocity_faces`` takes them back exactly.
     #[getter]
     fn velocity_faces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let state = py.detach(|| catch(|| self.lock().sim.state())).map_err(internal)?;
-        let g = self.lock().sim.grid().clone();
+        let state = py
+            .detach(|| catch(|| self.lock().sim.state()))
+            .map_err(internal)?;
+        let g = *self.lock().sim.grid();
         fields::faces_arrays(py, &g, state.velocity)
     }
 
     /// Solid cells (obstacles), bool ``(nz, ny, nx)``: a copy.
     #[getter]
     fn solid<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let f = self.frame(py, Select {
-            solid: true,
-            ..Default::default()
-        })?;
+        let f = self.frame(
+            py,
+            Select {
+                solid: true,
+                ..Default::default()
+            },
+        )?;
         fields::solid_array(py, &f)
     }
 
@@ -321,7 +329,7 @@ impl PySimulation {
     /// The volume drawn by Plume's renderer (the raymarcher of the viewer and ``plume render``,
     /// on a headless OpenGL context): uint8 ``(height, width, 3)``. ``camera`` is the scene's
     /// camera when ``None``, or ``(yaw, pitch, distance)`` in degrees and domain units around
-    /// the domain's centre, as ``plume render --camera``.
+    /// the domain's centre, as the ``--camera`` of ``plume render``.
     #[pyo3(signature = (width = 640, height = 480, camera = None))]
     fn render<'py>(
         &self,
@@ -459,7 +467,10 @@ impl PySimulation {
 }
 
 /// A JSON value (statistics) as Python objects.
-pub(crate) fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn json_to_py<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
     use serde_json::Value as J;
     Ok(match v {
         J::Null => py.None().into_bound(py),
@@ -471,7 +482,10 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResul
         },
         J::String(s) => s.into_pyobject(py)?.into_any(),
         J::Array(a) => {
-            let items = a.iter().map(|x| json_to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            let items = a
+                .iter()
+                .map(|x| json_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
             pyo3::types::PyList::new(py, items)?.into_any()
         }
         J::Object(o) => {

@@ -19,10 +19,32 @@ def files(folder):
 
 def test_plume_run_writes_what_plume_run_writes(tmp_path, cli, small_scene):
     scene, path = small_scene
-    cli("run", "--scene", path, "--backend", "cpu", "--frames", "3", "--every", "2",
-        "--format", "npy,vti", "--fields", "density,velocity", "--out", tmp_path / "cli")
-    result = plume.run(scene, frames=3, every=2, out=tmp_path / "py", formats=["npy", "vti"],
-                       fields=["density", "velocity"], backend="cpu")
+    cli(
+        "run",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--frames",
+        "3",
+        "--every",
+        "2",
+        "--format",
+        "npy,vti",
+        "--fields",
+        "density,velocity",
+        "--out",
+        tmp_path / "cli",
+    )
+    result = plume.run(
+        scene,
+        frames=3,
+        every=2,
+        out=tmp_path / "py",
+        formats=["npy", "vti"],
+        fields=["density", "velocity"],
+        backend="cpu",
+    )
     assert result["written"] == 3 and result["backend"] == "cpu"
     assert files(tmp_path / "cli") == files(tmp_path / "py")
     for name in files(tmp_path / "cli"):
@@ -38,22 +60,65 @@ def test_plume_run_writes_what_plume_run_writes(tmp_path, cli, small_scene):
 def test_a_python_run_is_resumed_by_the_command_line(tmp_path, cli, small_scene):
     scene, path = small_scene
     plume.run(scene, frames=2, every=2, out=tmp_path / "run", formats="npy", backend="cpu")
-    p = cli("run", "--scene", path, "--backend", "cpu", "--frames", "4", "--every", "2",
-            "--format", "npy", "--resume", "--out", tmp_path / "run")
+    p = cli(
+        "run",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--frames",
+        "4",
+        "--every",
+        "2",
+        "--format",
+        "npy",
+        "--resume",
+        "--out",
+        tmp_path / "run",
+    )
     assert "resuming after frame 2 of 4" in p.stderr
-    cli("run", "--scene", path, "--backend", "cpu", "--frames", "4", "--every", "2",
-        "--format", "npy", "--out", tmp_path / "whole")
+    cli(
+        "run",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--frames",
+        "4",
+        "--every",
+        "2",
+        "--format",
+        "npy",
+        "--out",
+        tmp_path / "whole",
+    )
     for n in range(1, 5):
         name = f"plume_density_{n:04}.npy"
         assert np.array_equal(np.load(tmp_path / "run" / name), np.load(tmp_path / "whole" / name))
     # And the other way: the command line's run continued from Python.
-    cli("run", "--scene", path, "--backend", "cpu", "--frames", "1", "--every", "2",
-        "--format", "npy", "--out", tmp_path / "half")
-    r = plume.run(scene, frames=4, every=2, out=tmp_path / "half", formats="npy",
-                  backend="cpu", resume=True)
+    cli(
+        "run",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--frames",
+        "1",
+        "--every",
+        "2",
+        "--format",
+        "npy",
+        "--out",
+        tmp_path / "half",
+    )
+    r = plume.run(
+        scene, frames=4, every=2, out=tmp_path / "half", formats="npy", backend="cpu", resume=True
+    )
     assert r["resumed_after"] == 1 and r["written"] == 3
-    assert np.array_equal(np.load(tmp_path / "half" / "plume_density_0004.npy"),
-                          np.load(tmp_path / "whole" / "plume_density_0004.npy"))
+    assert np.array_equal(
+        np.load(tmp_path / "half" / "plume_density_0004.npy"),
+        np.load(tmp_path / "whole" / "plume_density_0004.npy"),
+    )
 
 
 def test_folders_are_refused_as_the_command_line_refuses_them(tmp_path, small_scene):
@@ -81,14 +146,20 @@ def test_folders_are_refused_as_the_command_line_refuses_them(tmp_path, small_sc
 def test_progress_is_reported_per_frame(tmp_path, small_scene):
     scene, _ = small_scene
     seen = []
-    plume.run(scene, frames=3, out=tmp_path / "p", formats="npy", backend="cpu",
-              progress=lambda n, total, t: seen.append((n, total, round(t, 4))))
+    plume.run(
+        scene,
+        frames=3,
+        out=tmp_path / "p",
+        formats="npy",
+        backend="cpu",
+        progress=lambda n, total, t: seen.append((n, total, round(t, 4))),
+    )
     dt = scene["fluid.dt"]
     assert seen == [(n, 3, round(n * dt, 4)) for n in (1, 2, 3)]
 
 
 def test_ctrl_c_leaves_the_folder_as_plume_run_leaves_it(tmp_path, cli, small_scene):
-    scene, path = small_scene
+    _scene, path = small_scene
     out = tmp_path / "stopped"
     code = (
         "import sys, plume\n"
@@ -99,8 +170,12 @@ def test_ctrl_c_leaves_the_folder_as_plume_run_leaves_it(tmp_path, cli, small_sc
         "except KeyboardInterrupt as e:\n"
         "    print('KeyboardInterrupt:', e, flush=True)\n"
     )
-    p = subprocess.Popen([sys.executable, "-c", code, str(path), str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", code, str(path), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = p.stdout.readline()
     assert line.startswith("frame"), line + p.stderr.read()
     time.sleep(0.2)
@@ -112,12 +187,27 @@ def test_ctrl_c_leaves_the_folder_as_plume_run_leaves_it(tmp_path, cli, small_sc
     manifest = json.loads((out / "manifest.json").read_text())
     held = len(manifest["frames"])
     assert held >= 1
-    assert not [f for f in os.listdir(out) if ".tmp" in f or f.startswith(".")
-                and f != ".plume.lock"], "no temporaries left"
+    assert not [
+        f for f in os.listdir(out) if ".tmp" in f or (f.startswith(".") and f != ".plume.lock")
+    ], "no temporaries left"
     names = {f for f in os.listdir(out) if f.endswith(".npy")}
     assert len(names) == 2 * held, "every listed frame whole, nothing else"
-    done = cli("run", "--scene", path, "--backend", "cpu", "--frames", str(held + 2),
-               "--every", "4", "--format", "npy", "--resume", "--out", out)
+    done = cli(
+        "run",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--frames",
+        str(held + 2),
+        "--every",
+        "4",
+        "--format",
+        "npy",
+        "--resume",
+        "--out",
+        out,
+    )
     assert f"resuming after frame {held}" in done.stderr
 
 

@@ -15,8 +15,23 @@ import pytest
 def test_a_step_from_python_gives_the_command_lines_bits(tmp_path, cli, small_scene):
     scene, path = small_scene
     out = tmp_path / "cli"
-    cli("run", "--scene", path, "--backend", "cpu", "--frames", "2", "--every", "3",
-        "--format", "npy", "--fields", "density,temperature,velocity", "--out", out)
+    cli(
+        "run",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--frames",
+        "2",
+        "--every",
+        "3",
+        "--format",
+        "npy",
+        "--fields",
+        "density,temperature,velocity",
+        "--out",
+        out,
+    )
     sim = plume.Simulation(scene, backend="cpu")
     for frame in (1, 2):
         sim.step(3)
@@ -98,8 +113,21 @@ def test_render_matches_plume_render(tmp_path, cli, small_scene):
 
     scene, path = small_scene
     png = tmp_path / "cli.png"
-    cli("render", "--scene", path, "--backend", "cpu", "--steps", "20", "--width", "160",
-        "--height", "120", "--out", png)
+    cli(
+        "render",
+        "--scene",
+        path,
+        "--backend",
+        "cpu",
+        "--steps",
+        "20",
+        "--width",
+        "160",
+        "--height",
+        "120",
+        "--out",
+        png,
+    )
     sim = plume.Simulation(scene, backend="cpu")
     sim.step(20)
     img = sim.render(160, 120)
@@ -167,8 +195,9 @@ def test_no_gpu_is_a_runtime_error_naming_the_way_out():
         "s = plume.Simulation(plume.Scene().with_size(8))\n"
         "print('auto:', s.backend, s.why)\n"
     )
-    env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3",
-               MESA_EXTENSION_OVERRIDE="-GL_ARB_compute_shader")
+    env = dict(
+        os.environ, MESA_GL_VERSION_OVERRIDE="3.3", MESA_EXTENSION_OVERRIDE="-GL_ARB_compute_shader"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     assert "RuntimeError:" in p.stdout and "no compute shaders" in p.stdout, p.stdout

@@ -24,8 +24,21 @@ def main() -> None:
     a = ap.parse_args()
 
     bench = subprocess.run(
-        [a.plume, "bench", "--size", str(a.size), "--backend", "cpu", "--steps", str(a.steps),
-         "--json"], capture_output=True, text=True, check=True)
+        [
+            a.plume,
+            "bench",
+            "--size",
+            str(a.size),
+            "--backend",
+            "cpu",
+            "--steps",
+            str(a.steps),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     report = json.loads(bench.stdout.strip().splitlines()[-1])
 
     sim = plume.Simulation(plume.Scene.preset("plume").with_size(a.size), backend="cpu")

@@ -59,8 +59,10 @@ def members(cls):
             continue
         if inspect.isdatadescriptor(value):
             props.append((name, value))
-        elif isinstance(value, staticmethod) or inspect.isbuiltin(getattr(cls, name)) and \
-                getattr(getattr(cls, name), "__self__", None) is None:
+        elif isinstance(value, staticmethod) or (
+            inspect.isbuiltin(getattr(cls, name))
+            and getattr(getattr(cls, name), "__self__", None) is None
+        ):
             statics.append((name, getattr(cls, name)))
         else:
             methods.append((name, value))
@@ -71,8 +73,10 @@ def reference() -> str:
     import plume
 
     out = [BEGIN, "", "## API reference", ""]
-    out.append(f"Generated from the docstrings of `plume` {plume.__version__}; "
-               "`help(plume.Simulation)` shows the same.")
+    out.append(
+        f"Generated from the docstrings of `plume` {plume.__version__}; "
+        "`help(plume.Simulation)` shows the same."
+    )
     out.append("")
     out.append("### Functions")
     out.append("")
