@@ -183,3 +183,18 @@ pub fn from_py(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
         obj.get_type().name()?
     )))
 }
+
+/// Each of the scene's notes (what `plume run` prints before its first step: a step's cost
+/// far above the default scene's, an open mesh) as a `UserWarning`.
+pub fn warn_notes(py: Python<'_>, scene: &plume_core::scene::Scene) -> PyResult<()> {
+    for note in scene.notes() {
+        let text = std::ffi::CString::new(note).unwrap_or_default();
+        PyErr::warn(
+            py,
+            &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+            &text,
+            1,
+        )?;
+    }
+    Ok(())
+}

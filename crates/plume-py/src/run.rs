@@ -134,6 +134,7 @@ pub fn run<'py>(
     let opts = options(formats, fields, up, half, prefix, every)?;
     let choice = backend_of(backend)?;
     let scene = with_upres(&scene.scene, upres)?;
+    crate::convert::warn_notes(py, &scene)?;
     let need = plume::commands::run_memory(&scene, &opts, choice).map_err(other_error)?;
     plume::sim::solver::memory::check(
         need,

@@ -78,6 +78,7 @@ impl PySimulation {
     fn new(py: Python<'_>, scene: &PyScene, backend: &str, upres: u32) -> PyResult<Self> {
         let choice = backend_of(backend)?;
         let scene = with_upres(&scene.scene, upres)?;
+        crate::convert::warn_notes(py, &scene)?;
         let need = plume::backend::host_memory(&scene, choice);
         plume::sim::solver::memory::check(need, &format!("simulating a {} grid", scene.dims()))
             .map_err(|e| PyMemoryError::new_err(e.to_string()))?;

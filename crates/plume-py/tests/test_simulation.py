@@ -2,6 +2,7 @@
 statistics, the interpreter lock released, and errors as exceptions."""
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -208,3 +209,37 @@ def test_no_gpu_is_a_runtime_error_naming_the_way_out():
 def test_a_panic_is_a_runtime_error():
     with pytest.raises(RuntimeError, match="internal error in Plume"):
         plume._plume._panic_for_test()
+
+
+def test_a_costly_scene_is_said_once_as_a_warning():
+    scene = plume.Scene.preset("plume").with_size(16)
+    scene["fluid.pressure_method"] = "red_black_sor"
+    scene["fluid.pressure_tolerance"] = 1e-7
+    scene["fluid.pressure_max_iterations"] = 10000
+    scene["fluid.max_substeps"] = 100
+    scene["emitter.0.velocity"] = (0.0, 2000.0, 0.0)
+    assert scene.notes(), "the scene is dear enough for a note"
+    with pytest.warns(UserWarning, match="times the default scene"):
+        plume.Simulation(scene, backend="cpu")
+
+
+def test_ctrl_c_stops_a_long_step_call_between_steps():
+    code = (
+        "import plume\n"
+        "sim = plume.Simulation(plume.Scene().with_size(24), backend='cpu')\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    sim.step(1_000_000)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped after', sim.steps, flush=True)\n"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    steps = int(out.split("stopped after")[1])
+    assert 0 < steps < 1_000_000
