@@ -302,7 +302,10 @@ impl PySimulation {
     /// Adds smoke and pushes the fluid inside a ball, as a drag in the viewer does:
     /// ``center`` in domain units, ``radius`` (domain units), ``density`` added,
     /// ``velocity`` (domain units per second) given to the fluid inside.
-    #[pyo3(signature = (center, radius = 0.05, density = 1.0, velocity = (0.0, 0.0, 0.0)))]
+    #[pyo3(
+        signature = (center, radius = 0.05, density = 1.0, velocity = (0.0, 0.0, 0.0)),
+        text_signature = "($self, center, radius=0.05, density=1.0, velocity=(0.0, 0.0, 0.0))"
+    )]
     fn paint(
         &self,
         center: (f32, f32, f32),
