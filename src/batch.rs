@@ -37,6 +37,8 @@ pub trait Watch {
     fn stop(&mut self) -> bool;
     /// Frame `n` is complete at simulated time `time`.
     fn frame(&mut self, n: u32, time: f64);
+    /// Frame `n` is complete and `sim` holds its state (a wedge draws thumbnails here).
+    fn frame_sim(&mut self, _n: u32, _sim: &dyn Simulation) {}
 }
 
 /// Steps `sim` and writes frames `start.frames + 1 ..= frames`, `every` steps apart, first
@@ -71,6 +73,7 @@ pub fn drive(
             });
         }
         watch.frame(n, sim.time());
+        watch.frame_sim(n, sim);
         if n < frames && watch.stop() {
             return Err(Halt::Interrupted { held: n });
         }

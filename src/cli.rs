@@ -52,6 +52,29 @@ pub enum Command {
     /// sequence or an animated GIF (a flipbook).
     #[command(allow_negative_numbers = true)]
     Render(RenderArgs),
+    /// Run variants of one scene (a wedge): each combination of the values given with --vary
+    /// into its own run folder, listed in wedge.json, with a contact sheet of their last frames.
+    #[command(allow_negative_numbers = true)]
+    Wedge(WedgeArgs),
+}
+
+/// `plume wedge`.
+#[derive(Args, Debug, Clone)]
+pub struct WedgeArgs {
+    /// The scene: a scene file (TOML) or a preset's name (as --scene).
+    #[arg(value_name = "SCENE")]
+    pub scene: Option<String>,
+    /// A key of the scene and its values: KEY=a,b,c (a list) or KEY=from:to:count (count values
+    /// from `from` to `to`, both included), e.g. fluid.vorticity=0,2,4 or
+    /// emitter.0.temperature=1:3:5. Repeat it to vary several keys: every combination runs.
+    #[arg(long, value_name = "KEY=VALUES", required = true, value_parser = crate::wedge::Vary::parse)]
+    pub vary: Vec<crate::wedge::Vary>,
+    /// Also a contact sheet every K frames (contact_NNNN.png) besides the last (contact.png).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub sheet_every: Option<u32>,
+    /// Everything `plume run` takes: each variant is such a run, into DIR/v0001, DIR/v0002, …
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// `plume render`.

@@ -397,7 +397,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
 }
 
 /// What `run` with `a` writes: its formats, fields and file rules.
-fn run_options(a: &RunArgs) -> crate::export::ExportOptions {
+pub fn run_options(a: &RunArgs) -> crate::export::ExportOptions {
     crate::export::ExportOptions {
         formats: a.format.0.clone(),
         fields: a.fields,

@@ -13,6 +13,8 @@ pub mod docs;
 pub mod render;
 pub mod signals;
 pub mod viewer;
+pub mod wedge;
+pub mod wedge_command;
 
 pub use plume_core::{
     atomic, baseline, bench, blackbody, camera, export, frame, geometry, ranges, render_settings,

@@ -27,6 +27,7 @@ fn main() {
         Command::Simulate(a) => commands::simulate(a),
         Command::Bench(a) => commands::bench(a),
         Command::Render(a) => commands::render(a),
+        Command::Wedge(a) => plume::wedge_command::wedge(a),
     };
     if let Err(e) = result {
         // One line for the error, then each cause its message does not already include.
