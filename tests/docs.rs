@@ -407,6 +407,7 @@ fn run_small(tag: &str, cmds: &[(String, Vec<String>)]) {
         let mut small: Vec<&str> = match sub.as_str() {
             "view" => vec!["--size", "12", "--frames", "2"],
             "run" => vec!["--size", "12", "--frames", "2"],
+            "wedge" => vec!["--size", "12", "--frames", "2"],
             "render" => vec![
                 "--size", "12", "--steps", "4", "--width", "48", "--height", "32",
             ],

@@ -8,6 +8,7 @@ mod render;
 mod run;
 mod scene;
 mod simulation;
+mod wedge;
 
 use pyo3::prelude::*;
 
@@ -28,6 +29,11 @@ fn _plume(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulation::PySimulation>()?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(wedge::_parse_vary, m)?)?;
+    m.add_function(wrap_pyfunction!(wedge::_wedge_prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(wedge::_wedge_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(wedge::_wedge_record, m)?)?;
+    m.add_function(wrap_pyfunction!(wedge::_wedge_finish, m)?)?;
     m.add("__version__", VERSION)?;
     Ok(())
 }

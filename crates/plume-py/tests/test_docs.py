@@ -75,7 +75,7 @@ def stub_names():
 
 def test_the_stubs_name_what_the_module_has():
     stubs = stub_names()
-    assert stubs[""] == {"presets", "run"}
+    assert stubs[""] == {"presets", "run", "wedge"}
     for cls in ("Scene", "Simulation", "Emitter", "Obstacle"):
         runtime = {n for n in vars(getattr(plume, cls)) if not n.startswith("_")}
         public = {n for n in stubs[cls] if not n.startswith("_")}

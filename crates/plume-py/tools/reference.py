@@ -80,9 +80,18 @@ def reference() -> str:
     out.append("")
     out.append("### Functions")
     out.append("")
-    for name in ("presets", "run"):
+    for name in ("presets", "run", "wedge"):
         f = getattr(plume, name)
-        sig = str(inspect.signature(f)) if not inspect.isbuiltin(f) else None
+        sig = None
+        if not inspect.isbuiltin(f):
+            # Names and defaults, as the extension's own signatures read (types: the stubs).
+            bare = inspect.signature(f)
+            empty = inspect.Parameter.empty
+            bare = bare.replace(
+                parameters=[p.replace(annotation=empty) for p in bare.parameters.values()],
+                return_annotation=empty,
+            )
+            sig = str(bare)
         head = f"plume.{name}{sig}" if sig else signature(f, f"plume.{name}")
         out += [f"#### `{head}`", "", markdown(f.__doc__), ""]
     for cname in ("Scene", "Simulation", "Emitter", "Obstacle"):

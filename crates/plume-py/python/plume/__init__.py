@@ -16,9 +16,18 @@ their fields as NumPy arrays, renders through Plume's raymarcher, and runs writt
     image = sim.render(640, 480)     # uint8, shape (480, 640, 3)
 """
 
-from ._plume import Emitter, Obstacle, Scene, Simulation, __version__, run
+import warnings
 
-__all__ = ["Emitter", "Obstacle", "Scene", "Simulation", "__version__", "presets", "run"]
+from ._plume import Emitter, Obstacle, Scene, Simulation, __version__, run
+from .wedge import wedge
+
+# `python -m plume.wedge` runs the module this package has already imported (for
+# `plume.wedge`, the function); that is intended, so runpy's warning about it is not shown.
+warnings.filterwarnings(
+    "ignore", message="'plume.wedge' found in sys.modules", category=RuntimeWarning
+)
+
+__all__ = ["Emitter", "Obstacle", "Scene", "Simulation", "__version__", "presets", "run", "wedge"]
 
 
 def presets() -> list:

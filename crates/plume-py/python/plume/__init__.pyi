@@ -34,6 +34,26 @@ def run(
     overwrite: bool = False,
     progress: Callable[[int, int, float], Any] | None = None,
 ) -> dict[str, Any]: ...
+def wedge(
+    scene: Scene,
+    vary: dict[str, Sequence[_Value]],
+    frames: int,
+    out: _Path,
+    every: int = 1,
+    formats: _Names = None,
+    fields: _Names = None,
+    backend: str = "auto",
+    upres: int = 0,
+    up: str = "y",
+    half: bool = False,
+    prefix: str = "plume",
+    resume: bool = False,
+    overwrite: bool = False,
+    sheet_every: int | None = None,
+    client: Any = None,
+    retries: int = 2,
+    progress: bool | Callable[[dict[str, Any]], Any] = True,
+) -> dict[str, Any]: ...
 
 class Scene:
     def __init__(self) -> None: ...

@@ -1,0 +1,281 @@
+//! The pieces of a wedge that `plume.wedge` (python/plume/wedge.py) puts together, here or on
+//! a Dask cluster: planning and the index (on the client), one variant's run (the task a
+//! worker runs), and the contact sheets. They are `plume wedge`'s own functions
+//! (`plume::wedge`, `plume::wedge_command`), so both leave the same folder.
+
+use crate::convert::{catch, internal, to_py};
+use crate::scene::PyScene;
+use crate::simulation::{backend_of, with_upres};
+use plume::batch::Watch;
+use plume::export::run::Existing;
+use plume::scene::Scene;
+use plume::wedge::{self, Ended, Index, Job, State, Vary};
+use pyo3::exceptions::{PyFileExistsError, PyKeyboardInterrupt, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::PathBuf;
+
+/// Everything a variant's run needs, as Python passes it around (to workers too).
+#[allow(clippy::too_many_arguments)]
+fn job(
+    out: PathBuf,
+    frames: u32,
+    every: u32,
+    formats: Option<&Bound<'_, PyAny>>,
+    fields: Option<&Bound<'_, PyAny>>,
+    backend: &str,
+    up: &str,
+    half: bool,
+    prefix: &str,
+    sheet_every: Option<u32>,
+    overwrite: bool,
+    resume: bool,
+) -> PyResult<Job> {
+    if frames == 0 {
+        return Err(PyValueError::new_err(
+            "frames = 0: a run writes at least one frame",
+        ));
+    }
+    Ok(Job {
+        out,
+        frames,
+        opts: crate::run::options(formats, fields, up, half, prefix, every)?,
+        backend: backend_of(backend)?,
+        sheet_every,
+        existing: match (overwrite, resume) {
+            (true, true) => {
+                return Err(PyValueError::new_err(
+                    "resume=True and overwrite=True: choose one",
+                ))
+            }
+            (true, _) => Existing::Overwrite,
+            (_, true) => Existing::Resume,
+            _ => Existing::Refuse,
+        },
+    })
+}
+
+/// `KEY=a,b,c` or `KEY=from:to:count` as `(key, [values])`, parsed as `plume wedge --vary`.
+#[pyfunction]
+pub fn _parse_vary<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let v = Vary::parse(text).map_err(PyValueError::new_err)?;
+    let values = v
+        .values
+        .iter()
+        .map(|x| to_py(py, x))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((v.key, PyList::new(py, values)?)
+        .into_pyobject(py)?
+        .into_any())
+}
+
+fn varies(vary: &Bound<'_, PyDict>) -> PyResult<Vec<Vary>> {
+    let mut out = vec![];
+    for (k, vs) in vary.iter() {
+        let key: String = k.extract()?;
+        let mut values = vec![];
+        for x in vs.try_iter().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err(format!("vary[{key:?}] takes a list of values"))
+        })? {
+            values.push(crate::convert::from_py(&x?, &key)?);
+        }
+        if values.is_empty() {
+            return Err(PyValueError::new_err(format!(
+                "vary[{key:?}] has no values"
+            )));
+        }
+        out.push(Vary { key, values });
+    }
+    Ok(out)
+}
+
+/// Plans the wedge of `scene` over `vary` in `out`: checks every value and the folder (an
+/// earlier wedge needs `resume` or `overwrite`), writes `wedge.json`, and returns the
+/// variants still to run as `(index, folder, scene TOML)`.
+#[pyfunction]
+#[pyo3(signature = (scene, vary, frames, out, every = 1, upres = 0, resume = false,
+                    overwrite = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn _wedge_prepare(
+    py: Python<'_>,
+    scene: &PyScene,
+    vary: &Bound<'_, PyDict>,
+    frames: u32,
+    out: PathBuf,
+    every: u32,
+    upres: u32,
+    resume: bool,
+    overwrite: bool,
+) -> PyResult<Vec<(usize, String, String)>> {
+    let base = with_upres(&scene.scene, upres)?;
+    let vary = varies(vary)?;
+    let variants = wedge::plan(&base, &vary).map_err(PyValueError::new_err)?;
+    let j = job(
+        out.clone(),
+        frames,
+        every,
+        None,
+        None,
+        "cpu",
+        "y",
+        false,
+        "plume",
+        None,
+        overwrite,
+        resume,
+    )?;
+    let index = plume::wedge_command::prepare(&j, &base, &vary, &variants)
+        .map_err(|e| PyFileExistsError::new_err(crate::convert::pythonic(&e)))?;
+    index
+        .save(&out)
+        .map_err(pyo3::exceptions::PyOSError::new_err)?;
+    let _ = py;
+    let mut todo = vec![];
+    for (v, e) in variants.iter().zip(&index.variants) {
+        let dir = out.join(&v.folder);
+        let complete =
+            wedge::frames_in(&dir) >= frames && dir.join(wedge::thumb_name(frames)).is_file();
+        if e.state == State::Done && complete {
+            continue;
+        }
+        let text = v
+            .scene
+            .to_toml()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        todo.push((v.index, v.folder.clone(), text));
+    }
+    Ok(todo)
+}
+
+struct Signals {
+    interrupt: Option<PyErr>,
+}
+
+impl Watch for Signals {
+    fn stop(&mut self) -> bool {
+        if self.interrupt.is_none() {
+            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                self.interrupt = Some(e);
+            }
+        }
+        self.interrupt.is_some()
+    }
+    fn frame(&mut self, _n: u32, _time: f64) {}
+}
+
+/// Runs one variant (the task a Dask worker runs): `(state, frames, message)`. Its folder
+/// continues (a retry after a worker died resumes it) unless `overwrite`.
+#[pyfunction]
+#[pyo3(signature = (out, index, folder, scene_toml, frames, every = 1, formats = None,
+                    fields = None, backend = "auto", up = "y", half = false, prefix = "plume",
+                    sheet_every = None, overwrite = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn _wedge_variant(
+    py: Python<'_>,
+    out: PathBuf,
+    index: usize,
+    folder: String,
+    scene_toml: &str,
+    frames: u32,
+    every: u32,
+    formats: Option<&Bound<'_, PyAny>>,
+    fields: Option<&Bound<'_, PyAny>>,
+    backend: &str,
+    up: &str,
+    half: bool,
+    prefix: &str,
+    sheet_every: Option<u32>,
+    overwrite: bool,
+) -> PyResult<(String, u32, Option<String>)> {
+    let j = job(
+        out.clone(),
+        frames,
+        every,
+        formats,
+        fields,
+        backend,
+        up,
+        half,
+        prefix,
+        sheet_every,
+        overwrite,
+        !overwrite,
+    )?;
+    let scene =
+        Scene::from_toml(scene_toml, None).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let v = wedge::Variant {
+        index,
+        folder,
+        values: vec![],
+        scene,
+    };
+    let mut watch = Signals { interrupt: None };
+    let ended = py
+        .detach(|| catch(|| wedge::run_variant(&j, &v, &mut watch)))
+        .map_err(internal)?;
+    let held = wedge::frames_in(&out.join(&v.folder));
+    Ok(match ended {
+        Ended::Done => ("done".into(), held, None),
+        Ended::Interrupted(_) => {
+            return Err(watch
+                .interrupt
+                .unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted")))
+        }
+        Ended::Failed(m) => ("failed".into(), held, Some(m)),
+    })
+}
+
+/// Records variant `index`'s state (`pending`, `running`, `done`, `failed`, `interrupted`),
+/// frames and message in `out/wedge.json`.
+#[pyfunction]
+#[pyo3(signature = (out, index, state, frames = 0, message = None))]
+pub fn _wedge_record(
+    out: PathBuf,
+    index: usize,
+    state: &str,
+    frames: u32,
+    message: Option<String>,
+) -> PyResult<()> {
+    let mut idx = load(&out)?;
+    let state: State = serde_json::from_value(serde_json::Value::String(state.into()))
+        .map_err(|e| PyValueError::new_err(format!("state {state:?}: {e}")))?;
+    let e = idx
+        .variants
+        .get_mut(index.wrapping_sub(1))
+        .ok_or_else(|| PyValueError::new_err(format!("no variant {index}")))?;
+    e.state = state;
+    e.frames = frames;
+    e.message = message;
+    idx.save(&out).map_err(pyo3::exceptions::PyOSError::new_err)
+}
+
+fn load(out: &std::path::Path) -> PyResult<Index> {
+    Index::load(out)
+        .map_err(pyo3::exceptions::PyOSError::new_err)?
+        .ok_or_else(|| PyValueError::new_err(format!("{} holds no wedge.json", out.display())))
+}
+
+/// Draws the contact sheets of the wedge in `out` (`contact.png`, and every `sheet_every`
+/// frames); returns the index as a dict.
+#[pyfunction]
+#[pyo3(signature = (out, sheet_every = None))]
+pub fn _wedge_finish<'py>(
+    py: Python<'py>,
+    out: PathBuf,
+    sheet_every: Option<u32>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let idx = load(&out)?;
+    let j = Job {
+        out: out.clone(),
+        frames: idx.frames,
+        opts: Default::default(),
+        backend: Default::default(),
+        sheet_every,
+        existing: Existing::Resume,
+    };
+    py.detach(|| catch(|| plume::wedge_command::sheets(&j, &idx)))
+        .map_err(internal)?
+        .map_err(pyo3::exceptions::PyOSError::new_err)?;
+    let v = serde_json::to_value(&idx).map_err(crate::convert::other_error)?;
+    crate::simulation::json_to_py(py, &v)
+}

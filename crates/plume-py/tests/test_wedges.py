@@ -1,0 +1,138 @@
+"""Wedges from Python, here and on a real Dask cluster (LocalCluster, worker processes): the
+same folder as `plume wedge`, a worker killed mid-variant, a variant failing on its own."""
+
+import filecmp
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import plume
+import pytest
+
+VARY = {"fluid.vorticity": [0, 3], "emitter.0.temperature": [1.0, 2.0]}
+CLI_VARY = ["--vary", "fluid.vorticity=0,3", "--vary", "emitter.0.temperature=1:2:2"]
+
+
+def cli_wedge(cli, out, frames=3):
+    cli("wedge", "plume", *CLI_VARY, "--size", "16", "--frames", frames, "--every", "4",
+        "--format", "npy", "--backend", "cpu", "--out", out)  # fmt: skip
+
+
+def py_wedge(out, frames=3, **kw):
+    scene = plume.Scene.preset("plume").with_size(16)
+    kw.setdefault("progress", False)
+    return plume.wedge(scene, VARY, frames=frames, every=4, out=out, formats="npy",
+                       backend="cpu", **kw)  # fmt: skip
+
+
+def same_tree(a, b):
+    """Every file under `a` and `b` byte for byte (their lock files aside)."""
+    c = filecmp.dircmp(a, b, ignore=[".plume.lock"])
+    assert not c.left_only and not c.right_only, (c.left_only, c.right_only)
+    _, mismatch, errors = filecmp.cmpfiles(a, b, c.common_files, shallow=False)
+    assert not mismatch and not errors, (mismatch, errors)
+    for d in c.common_dirs:
+        same_tree(os.path.join(a, d), os.path.join(b, d))
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_a_local_wedge_is_the_command_lines(tmp_path, cli):
+    cli_wedge(cli, tmp_path / "cli")
+    index = py_wedge(tmp_path / "py")
+    assert [v["state"] for v in index["variants"]] == ["done"] * 4
+    assert index["variants"][1]["values"] == {"fluid.vorticity": 0, "emitter.0.temperature": 2.0}
+    same_tree(tmp_path / "cli", tmp_path / "py")
+
+
+def test_a_wedge_on_a_dask_cluster_is_the_command_lines(tmp_path, cli, client):
+    cli_wedge(cli, tmp_path / "cli")
+    seen = []
+    index = py_wedge(tmp_path / "dask", client=client, progress=seen.append)
+    assert [v["state"] for v in index["variants"]] == ["done"] * 4
+    assert sorted(e["index"] for e in seen) == [1, 2, 3, 4]
+    assert seen[-1]["done"] == 4 and seen[-1]["running"] == 0
+    same_tree(tmp_path / "cli", tmp_path / "dask")
+    # Both workers took part.
+    workers = {w for w in client.run(os.getpid).values()}
+    assert len(workers) == 2
+
+
+def test_a_worker_killed_mid_variant_still_gives_the_whole_wedge(tmp_path, cli, client):
+    frames = 40
+    cli_wedge(cli, tmp_path / "cli", frames=frames)
+    out = tmp_path / "dask"
+    result = {}
+
+    def go():
+        result["index"] = py_wedge(out, frames=frames, client=client)
+
+    t = threading.Thread(target=go)
+    t.start()
+    # Once a variant has written a frame, kill the worker running it (SIGKILL: no cleanup).
+    deadline = time.time() + 120
+    killed = None
+    while killed is None and time.time() < deadline:
+        for folder in ("v0001", "v0002", "v0003", "v0004"):
+            if (out / folder / "plume_density_0002.npy").exists():
+                busy = {addr for addr, keys in client.processing().items() if keys}
+                pids = client.run(os.getpid)
+                victims = [pids[a] for a in busy if a in pids]
+                if victims:
+                    killed = victims[0]
+                    os.kill(killed, signal.SIGKILL)
+                break
+        time.sleep(0.005)
+    assert killed, "no variant was seen running"
+    t.join(timeout=300)
+    assert not t.is_alive()
+    index = result["index"]
+    assert [v["state"] for v in index["variants"]] == ["done"] * 4, index
+    same_tree(tmp_path / "cli", out)
+
+
+def test_a_failing_variant_is_reported_while_the_others_complete(tmp_path, client):
+    out = tmp_path / "w"
+    (out / "v0003").mkdir(parents=True)
+    (out / "v0003" / "plume_density_0001.npy").write_bytes(b"not Plume's")
+    index = py_wedge(out, client=client)
+    states = [v["state"] for v in index["variants"]]
+    assert states == ["done", "done", "failed", "done"]
+    assert "no Plume manifest lists" in index["variants"][2]["message"]
+    assert (out / "v0003" / "plume_density_0001.npy").read_bytes() == b"not Plume's"
+    assert (out / "contact.png").exists()
+    with pytest.raises(FileExistsError, match="resume=True"):
+        py_wedge(out)
+
+
+def test_refused_values_and_the_shell_entry_point(tmp_path, cli):
+    scene = plume.Scene.preset("plume").with_size(16)
+    with pytest.raises(ValueError, match=r"\[0, 100\]"):
+        plume.wedge(scene, {"fluid.vorticity": [1, 500]}, frames=1, out=tmp_path / "x")
+    with pytest.raises(ValueError, match="did you mean"):
+        plume.wedge(scene, {"fluid.vortcity": [1]}, frames=1, out=tmp_path / "x")
+    assert not (tmp_path / "x" / "wedge.json").exists()
+    out = tmp_path / "shell"
+    p = subprocess.run(
+        [sys.executable, "-m", "plume.wedge", "plume", *CLI_VARY, "--size", "16", "--frames",
+         "3", "--every", "4", "--format", "npy", "--backend", "cpu", "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "RuntimeWarning" not in p.stderr
+    cli_wedge(cli, tmp_path / "cli")
+    same_tree(tmp_path / "cli", out)
