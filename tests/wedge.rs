@@ -67,7 +67,7 @@ fn arrays(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn each_variant_is_the_run_of_its_scene_and_the_sheet_shows_them_all() {
     let out = scratch("four");
-    let o = wedge(&out, &[]);
+    let o = wedge(&out, &["--sheet-every", "2"]);
     assert!(o.status.success(), "{}", err(&o));
     let idx = index(&out);
     let vs = idx["variants"].as_array().expect("variants");
@@ -100,6 +100,12 @@ fn each_variant_is_the_run_of_its_scene_and_the_sheet_shows_them_all() {
     let a = arrays(&out.join("v0001"));
     let b = arrays(&out.join("v0004"));
     assert_ne!(a["plume_density_0003.npy"], b["plume_density_0003.npy"]);
+    // --sheet-every 2: a sheet of frame 2 too, of other pictures than the last frame's.
+    let early = std::fs::read(out.join("contact_0002.png")).expect("contact_0002.png");
+    assert_ne!(
+        early,
+        std::fs::read(out.join("contact.png")).expect("contact.png")
+    );
     // One cell per variant (2 × 2), each a thumbnail over a label.
     let sheet = plume::wedge::read_png(&out.join("contact.png")).expect("contact.png");
     let (tw, th) = plume::wedge::THUMB;

@@ -2,6 +2,7 @@
 same folder as `plume wedge`, a worker killed mid-variant, a variant failing on its own."""
 
 import filecmp
+import json
 import os
 import signal
 import subprocess
@@ -136,3 +137,32 @@ def test_refused_values_and_the_shell_entry_point(tmp_path, cli):
     assert "RuntimeWarning" not in p.stderr
     cli_wedge(cli, tmp_path / "cli")
     same_tree(tmp_path / "cli", out)
+
+
+def test_ctrl_c_on_the_client_cancels_what_is_queued(tmp_path, client):
+    out = tmp_path / "w"
+    args = [sys.executable, "-m", "plume.wedge", "plume", "--vary", "fluid.vorticity=0:3:8",
+            "--size", "16", "--frames", "60", "--every", "4", "--format", "npy", "--backend",
+            "cpu", "--out", str(out), "--scheduler", client.scheduler.address]  # fmt: skip
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not (out / "v0001" / "plume_density_0003.npy").exists():
+        assert time.time() < deadline and p.poll() is None, "the wedge did not get going"
+        time.sleep(0.005)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    assert "--resume continues" in err
+    states = [v["state"] for v in json.loads((out / "wedge.json").read_text())["variants"]]
+    assert "interrupted" in states and set(states) <= {"done", "interrupted"}, states
+    # Nothing queued starts after the client has gone.
+    time.sleep(1.0)
+    started = sorted(d.name for d in out.iterdir() if d.is_dir())
+    time.sleep(1.0)
+    assert sorted(d.name for d in out.iterdir() if d.is_dir()) == started
+    assert len(started) < 8, started
+    # And --resume completes it.
+    r = subprocess.run([*args, "--resume"], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    states = [v["state"] for v in json.loads((out / "wedge.json").read_text())["variants"]]
+    assert states == ["done"] * 8

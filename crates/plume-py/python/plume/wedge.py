@@ -197,22 +197,29 @@ def main(argv: list[str] | None = None) -> int:
         from dask.distributed import Client
 
         client = Client(a.scheduler)
-    index = wedge(
-        scene,
-        vary,
-        a.frames,
-        a.out,
-        every=a.every,
-        formats=a.format,
-        fields=a.fields,
-        backend=a.backend,
-        upres=a.upres,
-        up=a.up,
-        sheet_every=a.sheet_every,
-        resume=a.resume,
-        overwrite=a.overwrite,
-        client=client,
-    )
+    try:
+        index = wedge(
+            scene,
+            vary,
+            a.frames,
+            a.out,
+            every=a.every,
+            formats=a.format,
+            fields=a.fields,
+            backend=a.backend,
+            upres=a.upres,
+            up=a.up,
+            sheet_every=a.sheet_every,
+            resume=a.resume,
+            overwrite=a.overwrite,
+            client=client,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: {a.out}/wedge.json lists each variant's state; --resume continues",
+            file=sys.stderr,
+        )
+        return 130
     failed = [v for v in index["variants"] if v["state"] == "failed"]
     for v in failed:
         print(
