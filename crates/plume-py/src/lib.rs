@@ -2,6 +2,7 @@
 //! offers the scene model, the solver backends, the renderer and the run writer of the
 //! `plume` crate; it adds no physics and keeps no copy of a limit, a default or a file rule.
 
+mod args;
 mod convert;
 mod fields;
 mod render;

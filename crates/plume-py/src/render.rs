@@ -3,9 +3,8 @@
 //! context and the renderer, made on the first render, and draws the frames it is sent.
 
 use crate::convert::{catch, internal};
-use crate::simulation::PySimulation;
 use plume::camera::OrbitCamera;
-use plume::frame::{Frame, Select};
+use plume::frame::Frame;
 use plume::render::offscreen::{Image, MAX_IMAGE_SIDE};
 use plume::render::volume::VolumeBox;
 use plume::render::{Offscreen, RenderSettings, VolumeRenderer};
@@ -75,15 +74,15 @@ fn draw(
     Ok(img)
 }
 
-/// Renders `sim` as `plume render` does: the scene's render settings, its camera or
-/// `(yaw, pitch, distance)`.
-pub fn render(
-    py: Python<'_>,
-    sim: &PySimulation,
+/// The camera `plume render` would use for `(width, height)`: the scene's, or
+/// `(yaw, pitch, distance)` around the domain's centre; checks the image size too.
+pub fn camera(
+    scene: &plume::scene::Scene,
+    grid: &plume::sim::Grid,
     width: u32,
     height: u32,
     camera: Option<(f32, f32, f32)>,
-) -> PyResult<Image> {
+) -> PyResult<OrbitCamera> {
     for (what, v) in [("width", width), ("height", height)] {
         if !(1..=MAX_IMAGE_SIDE).contains(&v) {
             return Err(PyValueError::new_err(format!(
@@ -91,11 +90,7 @@ pub fn render(
             )));
         }
     }
-    let (scene, grid) = {
-        let g = sim.lock();
-        (g.scene.clone(), *g.sim.grid())
-    };
-    let camera = match camera {
+    Ok(match camera {
         None => scene.camera(width as f32 / height as f32),
         Some((yaw, pitch, distance)) => {
             use plume::ranges::scene::{DISTANCE, PITCH};
@@ -106,27 +101,32 @@ pub fn render(
                 .check_as("camera", "camera pitch", pitch)
                 .and_then(|_| DISTANCE.check_as("camera", "camera distance", distance))
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            let bx = VolumeBox::of_grid(&grid);
+            let bx = VolumeBox::of_grid(grid);
             let c = [0, 1, 2].map(|i| 0.5 * (bx.min[i] + bx.max[i]));
             OrbitCamera::from_degrees(c, yaw, pitch, distance)
         }
-    };
-    let frame = sim.frame(
-        py,
-        Select {
-            density: true,
-            temperature: true,
-            flame: true,
-            ..Default::default()
-        },
-    )?;
+    })
+}
+
+/// Draws `frame` of `scene` as `plume render` does (the scene's render settings), on the
+/// render thread, without the interpreter lock.
+pub fn render(
+    py: Python<'_>,
+    scene: &plume::scene::Scene,
+    frame: Frame,
+    camera: OrbitCamera,
+    width: u32,
+    height: u32,
+) -> PyResult<Image> {
     let job_tx = renderer().map_err(PyRuntimeError::new_err)?;
+    let obstacles = scene.obstacles.clone();
+    let settings = scene.render.clone();
     py.detach(move || {
         let (reply, answer) = channel();
         let job = Job {
             frame,
-            obstacles: scene.obstacles.clone(),
-            settings: scene.render.clone(),
+            obstacles,
+            settings,
             camera,
             width,
             height,

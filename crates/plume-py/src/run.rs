@@ -1,66 +1,15 @@
 //! `plume.run`: `plume run` from Python, through the same run writer, folder rules and loop
 //! (`plume::batch`), with Ctrl-C as a KeyboardInterrupt between steps.
 
+use crate::args::{backend_of, options, with_upres};
 use crate::convert::{catch, export_error, internal, other_error, pythonic, sim_error};
 use crate::scene::PyScene;
-use crate::simulation::{backend_of, with_upres};
 use plume::batch::{self, Halt, Watch};
 use plume::export::run::{Existing, RunWriter};
-use plume::export::{ExportOptions, Fields, Format, Up};
-use pyo3::exceptions::{
-    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
-};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 use std::path::PathBuf;
-
-/// A list given as a string (`"vdb,npy"`) or a sequence of strings, joined with commas.
-fn names(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<String>> {
-    let Some(obj) = obj else {
-        return Ok(None);
-    };
-    if obj.is_none() {
-        return Ok(None);
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Some(s.extract::<String>()?));
-    }
-    let items: Vec<String> = obj
-        .extract()
-        .map_err(|_| PyTypeError::new_err(format!("{what} takes a string or a list of strings")))?;
-    Ok(Some(items.join(",")))
-}
-
-/// Export options from Python's arguments, parsed as the command line parses its flags.
-pub fn options(
-    format: Option<&Bound<'_, PyAny>>,
-    fields: Option<&Bound<'_, PyAny>>,
-    up: &str,
-    half: bool,
-    prefix: &str,
-    every: u32,
-) -> PyResult<ExportOptions> {
-    let mut o = ExportOptions {
-        half,
-        prefix: prefix.to_string(),
-        every,
-        up: Up::parse(up).map_err(PyValueError::new_err)?,
-        ..ExportOptions::default()
-    };
-    if let Some(f) = names(format, "format")? {
-        o.formats = Format::parse_list(&f).map_err(PyValueError::new_err)?;
-    }
-    if let Some(f) = names(fields, "fields")? {
-        o.fields = Fields::parse_list(&f).map_err(PyValueError::new_err)?;
-    }
-    if every == 0 {
-        return Err(PyValueError::new_err(
-            "every = 0: at least one step between frames",
-        ));
-    }
-    o.validate().map_err(export_error)?;
-    Ok(o)
-}
 
 /// Polls Python's signal handlers between steps; calls `progress(frame, frames, time)`.
 struct PyWatch<'a> {

@@ -1,10 +1,10 @@
 //! `plume.Simulation`: a scene built on a solver backend, stepped without the interpreter
 //! lock, its fields handed out as NumPy arrays.
 
+use crate::args::{backend_of, with_upres};
 use crate::convert::{catch, export_error, internal, other_error, sim_error, to_py};
 use crate::fields;
 use crate::scene::PyScene;
-use plume::backend::Backend;
 use plume::export::run::{Existing, RunWriter};
 use plume::frame::Select;
 use plume::scene::Scene;
@@ -51,24 +51,6 @@ impl PySimulation {
         // whole between its steps, so the simulation stays usable.
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
-
-/// The scene with the detail pass `upres` (0: as the scene says).
-pub(crate) fn with_upres(scene: &Scene, upres: u32) -> PyResult<Scene> {
-    let mut s = scene.clone();
-    if upres != 0 {
-        plume::ranges::detail::FACTOR
-            .check_count(upres)
-            .map_err(|e| PyValueError::new_err(format!("upres: {e}")))?;
-        s.detail.enabled = true;
-        s.detail.factor = upres;
-    }
-    Ok(s)
-}
-
-/// Parses a backend name.
-pub(crate) fn backend_of(name: &str) -> PyResult<Backend> {
-    Backend::parse(name).map_err(PyValueError::new_err)
 }
 
 #[pymethods]
@@ -342,7 +324,21 @@ impl PySimulation {
         height: u32,
         camera: Option<(f32, f32, f32)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let image = crate::render::render(py, self, width, height, camera)?;
+        let (scene, grid) = {
+            let g = self.lock();
+            (g.scene.clone(), *g.sim.grid())
+        };
+        let camera = crate::render::camera(&scene, &grid, width, height, camera)?;
+        let frame = self.frame(
+            py,
+            Select {
+                density: true,
+                temperature: true,
+                flame: true,
+                ..Default::default()
+            },
+        )?;
+        let image = crate::render::render(py, &scene, frame, camera, width, height)?;
         fields::image_array(py, image)
     }
 
@@ -366,7 +362,7 @@ impl PySimulation {
         prefix: &str,
         overwrite: bool,
     ) -> PyResult<Vec<PathBuf>> {
-        let opts = crate::run::options(format, fields, up, half, prefix, 1)?;
+        let opts = crate::args::options(format, fields, up, half, prefix, 1)?;
         let written = py
             .detach(|| {
                 catch(|| {

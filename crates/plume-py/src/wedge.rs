@@ -3,9 +3,9 @@
 //! worker runs), and the contact sheets. They are `plume wedge`'s own functions
 //! (`plume::wedge`, `plume::wedge_command`), so both leave the same folder.
 
+use crate::args::{backend_of, with_upres};
 use crate::convert::{catch, internal, to_py};
 use crate::scene::PyScene;
-use crate::simulation::{backend_of, with_upres};
 use plume::batch::Watch;
 use plume::export::run::Existing;
 use plume::scene::Scene;
@@ -39,7 +39,7 @@ fn job(
     Ok(Job {
         out,
         frames,
-        opts: crate::run::options(formats, fields, up, half, prefix, every)?,
+        opts: crate::args::options(formats, fields, up, half, prefix, every)?,
         backend: backend_of(backend)?,
         sheet_every,
         existing: match (overwrite, resume) {
