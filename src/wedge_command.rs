@@ -118,6 +118,7 @@ pub fn sheets(job: &Job, index: &Index) -> Result<(), String> {
 struct CliReport {
     total: usize,
     signals: Signals,
+    started: std::time::Instant,
 }
 
 struct Signals;
@@ -132,7 +133,16 @@ impl crate::batch::Watch for Signals {
 impl Report for CliReport {
     fn variant(&mut self, e: &wedge::Entry, starting: bool) {
         let values: Vec<String> = e.values.0.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if starting {
+            self.started = std::time::Instant::now();
+        }
         match (starting, &e.state) {
+            (false, State::Done) => eprintln!(
+                "variant {} done: {} frames in {:.1} s",
+                e.index,
+                e.frames,
+                self.started.elapsed().as_secs_f64()
+            ),
             (true, _) => eprintln!(
                 "variant {} of {} ({}): {}",
                 e.index,
@@ -179,6 +189,7 @@ pub fn wedge(mut a: WedgeArgs) -> Result<()> {
     let mut report = CliReport {
         total: variants.len(),
         signals: Signals,
+        started: std::time::Instant::now(),
     };
     let index = run_local(&job, &variants, index, &mut report).map_err(anyhow::Error::msg)?;
     let count = |s: State| index.variants.iter().filter(|e| e.state == s).count();
