@@ -9,8 +9,21 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+/// A whole-number argument checked against `lo..=hi` (a negative one is a `ValueError` with
+/// the range, not an overflow).
+pub(crate) fn whole(name: &str, v: i64, lo: i64, hi: i64) -> PyResult<u32> {
+    if (lo..=hi).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} = {v} is outside the allowed range {lo}..={hi}"
+        )))
+    }
+}
+
 /// The scene with the detail pass `upres` (0: as the scene says).
-pub(crate) fn with_upres(scene: &Scene, upres: u32) -> PyResult<Scene> {
+pub(crate) fn with_upres(scene: &Scene, upres: i64) -> PyResult<Scene> {
+    let upres = whole("upres", upres, 0, 4)?;
     let mut s = scene.clone();
     if upres != 0 {
         plume::ranges::detail::FACTOR

@@ -56,13 +56,13 @@ impl Watch for PyWatch<'_> {
 pub fn run<'py>(
     py: Python<'py>,
     scene: &PyScene,
-    frames: u32,
+    frames: i64,
     out: PathBuf,
-    every: u32,
+    every: i64,
     formats: Option<&Bound<'_, PyAny>>,
     fields: Option<&Bound<'_, PyAny>>,
     backend: &str,
-    upres: u32,
+    upres: i64,
     up: &str,
     half: bool,
     prefix: &str,
@@ -75,11 +75,8 @@ pub fn run<'py>(
             "resume=True and overwrite=True: choose one",
         ));
     }
-    if frames == 0 {
-        return Err(PyValueError::new_err(
-            "frames = 0: a run writes at least one frame",
-        ));
-    }
+    let frames = crate::args::whole("frames", frames, 1, 1_000_000)?;
+    let every = crate::args::whole("every", every, 1, 1_000_000)?;
     let opts = options(formats, fields, up, half, prefix, every)?;
     let choice = backend_of(backend)?;
     let scene = with_upres(&scene.scene, upres)?;

@@ -99,12 +99,13 @@ impl PyScene {
 
     /// A copy with ``n`` cells along the longest side, the others scaled to keep the domain's
     /// proportions. Physical parameters are resolution-independent: it moves the same way.
-    fn with_size(&self, n: usize) -> PyResult<Self> {
+    fn with_size(&self, n: i64) -> PyResult<Self> {
         if !(3..=1024).contains(&n) {
             return Err(PyValueError::new_err(format!(
                 "size {n} is outside the allowed range 3..=1024 cells"
             )));
         }
+        let n = n as usize;
         let scene = self.scene.clone().with_resolution(n);
         scene.validate().map_err(scene_error)?;
         Ok(Self { scene })

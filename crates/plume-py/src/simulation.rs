@@ -57,7 +57,7 @@ impl PySimulation {
 impl PySimulation {
     #[new]
     #[pyo3(signature = (scene, backend = "auto", upres = 0))]
-    fn new(py: Python<'_>, scene: &PyScene, backend: &str, upres: u32) -> PyResult<Self> {
+    fn new(py: Python<'_>, scene: &PyScene, backend: &str, upres: i64) -> PyResult<Self> {
         let choice = backend_of(backend)?;
         let scene = with_upres(&scene.scene, upres)?;
         crate::convert::warn_notes(py, &scene)?;
@@ -83,7 +83,12 @@ impl PySimulation {
     /// field stops being finite (the fields stay as they were before that step);
     /// ``KeyboardInterrupt`` between steps on Ctrl-C (the steps taken stand).
     #[pyo3(signature = (n = 1))]
-    fn step(&self, py: Python<'_>, n: u64) -> PyResult<()> {
+    fn step(&self, py: Python<'_>, n: i64) -> PyResult<()> {
+        if n < 0 {
+            return Err(PyValueError::new_err(format!(
+                "n = {n}: steps cannot be negative"
+            )));
+        }
         for _ in 0..n {
             py.check_signals()?;
             py.detach(|| catch(|| self.lock().sim.step().map(|_| ())))
@@ -320,10 +325,13 @@ impl PySimulation {
     fn render<'py>(
         &self,
         py: Python<'py>,
-        width: u32,
-        height: u32,
+        width: i64,
+        height: i64,
         camera: Option<(f32, f32, f32)>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let side = i64::from(plume::render::offscreen::MAX_IMAGE_SIDE);
+        let width = crate::args::whole("width", width, 1, side)?;
+        let height = crate::args::whole("height", height, 1, side)?;
         let (scene, grid) = {
             let g = self.lock();
             (g.scene.clone(), *g.sim.grid())

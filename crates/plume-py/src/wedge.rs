@@ -100,13 +100,15 @@ pub fn _wedge_prepare(
     py: Python<'_>,
     scene: &PyScene,
     vary: &Bound<'_, PyDict>,
-    frames: u32,
+    frames: i64,
     out: PathBuf,
-    every: u32,
-    upres: u32,
+    every: i64,
+    upres: i64,
     resume: bool,
     overwrite: bool,
 ) -> PyResult<Vec<(usize, String, String)>> {
+    let frames = crate::args::whole("frames", frames, 1, 1_000_000)?;
+    let every = crate::args::whole("every", every, 1, 1_000_000)?;
     let base = with_upres(&scene.scene, upres)?;
     let vary = varies(vary)?;
     let variants = wedge::plan(&base, &vary).map_err(PyValueError::new_err)?;

@@ -107,6 +107,8 @@ def test_paint_stats_and_reset(small_scene):
     assert sim.steps == 0 and sim.time == 0.0 and sim.density.max() == 0.0
     with pytest.raises(ValueError, match="radius"):
         sim.paint((0.5, 0.5, 0.5), radius=0.0)
+    with pytest.raises(ValueError, match="steps cannot be negative"):
+        sim.step(-1)
 
 
 def test_render_matches_plume_render(tmp_path, cli, small_scene):
@@ -173,6 +175,8 @@ def test_backends_and_upres():
         plume.Simulation(scene, backend="tpu")
     with pytest.raises(ValueError, match="upres"):
         plume.Simulation(scene, upres=5)
+    with pytest.raises(ValueError, match=r"upres = -1 is outside the allowed range 0\.\.=4"):
+        plume.Simulation(scene, upres=-1)
     fine = plume.Simulation(scene, backend="cpu", upres=2)
     fine.step()
     nx, ny, nz = fine.dims
