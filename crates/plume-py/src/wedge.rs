@@ -227,15 +227,14 @@ pub fn _wedge_variant(
     })
 }
 
-/// Records variant `index`'s state (`pending`, `running`, `done`, `failed`, `interrupted`),
-/// frames and message in `out/wedge.json`.
+/// Records variant `index`'s state (`pending`, `running`, `done`, `failed`, `interrupted`)
+/// and message in `out/wedge.json`, with the frames its folder holds.
 #[pyfunction]
-#[pyo3(signature = (out, index, state, frames = 0, message = None))]
+#[pyo3(signature = (out, index, state, message = None))]
 pub fn _wedge_record(
     out: PathBuf,
     index: usize,
     state: &str,
-    frames: u32,
     message: Option<String>,
 ) -> PyResult<()> {
     let mut idx = load(&out)?;
@@ -246,7 +245,7 @@ pub fn _wedge_record(
         .get_mut(index.wrapping_sub(1))
         .ok_or_else(|| PyValueError::new_err(format!("no variant {index}")))?;
     e.state = state;
-    e.frames = frames;
+    e.frames = wedge::frames_in(&out.join(&e.folder));
     e.message = message;
     idx.save(&out).map_err(pyo3::exceptions::PyOSError::new_err)
 }

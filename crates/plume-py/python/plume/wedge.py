@@ -91,11 +91,11 @@ def wedge(
             _plume._wedge_record(out, index, "running")
             say({"index": index, "folder": folder, "state": "running", "n": n, "of": total})
             try:
-                _, state, held, message = _run_variant(out, index, folder, text, frames, options)
+                _, state, _held, message = _run_variant(out, index, folder, text, frames, options)
             except KeyboardInterrupt:
                 _plume._wedge_record(out, index, "interrupted")
                 raise
-            _plume._wedge_record(out, index, state, held, message)
+            _plume._wedge_record(out, index, state, message)
             say({"index": index, "folder": folder, "state": state, "message": message})
     else:
         _on_cluster(client, out, todo, frames, options, retries, say)
@@ -126,10 +126,10 @@ def _on_cluster(client, out, todo, frames, options, retries, say) -> None:
         for f in as_completed(list(futures)):
             index, folder = futures[f]
             try:
-                _, state, held, message = f.result()
+                _, state, _held, message = f.result()
             except Exception as e:  # the task itself failed (a worker died too often)
-                state, held, message = "failed", 0, f"{type(e).__name__}: {e}"
-            _plume._wedge_record(out, index, state, held, message)
+                state, message = "failed", f"{type(e).__name__}: {e}"
+            _plume._wedge_record(out, index, state, message)
             done += state == "done"
             failed += state == "failed"
             running = len(futures) - done - failed
