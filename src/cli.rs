@@ -56,6 +56,17 @@ pub enum Command {
     /// into its own run folder, listed in wedge.json, with a contact sheet of their last frames.
     #[command(allow_negative_numbers = true)]
     Wedge(WedgeArgs),
+    /// Remove a run from its folder: the files its manifest lists (where they are still what
+    /// Plume wrote) and the manifest, as --overwrite would; every other file stays.
+    Free(FreeArgs),
+}
+
+/// `plume free`.
+#[derive(Args, Debug, Clone)]
+pub struct FreeArgs {
+    /// The run's folder (one `plume run` wrote).
+    #[arg(value_name = "DIR")]
+    pub dir: std::path::PathBuf,
 }
 
 /// `plume wedge`.

@@ -283,3 +283,51 @@ pub fn scene_keys(scenes: &[crate::scene::Scene]) -> Vec<(String, String)> {
     }
     out
 }
+
+/// `tools/blender/plume_addon/ranges.json`: what the Blender add-on's panel takes from
+/// Plume: every range-table entry by dotted key (`fluid.vorticity`, `emitter.density`,
+/// `detail.factor`, …), the default scene's fluid parameters and emitter, and the cells a
+/// grid axis may have. The add-on types no limit or default of its own.
+pub fn addon_ranges() -> String {
+    use crate::ranges;
+    use serde_json::json;
+    let mut table = serde_json::Map::new();
+    let sections: [(&str, &[ranges::Param]); 6] = [
+        ("fluid", ranges::fluid::LIST),
+        ("emitter", ranges::emitter::LIST),
+        ("fire", ranges::fire::LIST),
+        ("render", ranges::render::LIST),
+        ("", ranges::scene::LIST),
+        ("detail", ranges::detail::LIST),
+    ];
+    for (section, list) in sections {
+        for p in list {
+            let key = match section {
+                "" => p.key.to_string(),
+                s => format!("{s}.{}", p.key),
+            };
+            table.insert(
+                key,
+                json!({
+                    "min": p.min, "max": p.max, "min_open": p.min_open, "max_open": p.max_open,
+                    "default": p.default, "integer": p.integer, "unit": p.unit,
+                }),
+            );
+        }
+    }
+    let scene = crate::scene::Scene::default_plume();
+    let doc = json!({
+        "generated_by": "src/docs.rs (addon_ranges); PLUME_BLESS=1 cargo test --release --test docs rewrites it",
+        "ranges": table,
+        "grid": {
+            "min_cells": 3,
+            "max_cells": crate::sim::grid::MAX_AXIS_CELLS,
+            "default_cells": scene.grid.dims.iter().max(),
+        },
+        "defaults": {
+            "fluid": serde_json::to_value(&scene.fluid).unwrap_or_default(),
+            "emitter": serde_json::to_value(crate::sim::Emitter::default()).unwrap_or_default(),
+        },
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}

@@ -28,6 +28,7 @@ fn main() {
         Command::Bench(a) => commands::bench(a),
         Command::Render(a) => commands::render(a),
         Command::Wedge(a) => plume::wedge_command::wedge(a),
+        Command::Free(a) => plume::wedge_command::free(a),
     };
     if let Err(e) = result {
         // One line for the error, then each cause its message does not already include.

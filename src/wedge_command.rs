@@ -232,3 +232,30 @@ pub fn wedge(mut a: WedgeArgs) -> Result<()> {
     }
     Ok(())
 }
+
+/// `plume free DIR`: removes the run in DIR by its manifest (what `--overwrite` removes),
+/// holding the folder's lock; refuses a folder without a Plume manifest.
+pub fn free(a: crate::cli::FreeArgs) -> Result<()> {
+    use crate::export::folder;
+    if !a.dir.is_dir() {
+        bail!("{} is not a folder", a.dir.display());
+    }
+    let _lock = folder::FolderLock::acquire(&a.dir)?;
+    let found = folder::scan(&a.dir)?;
+    let manifest = match found.manifest {
+        Some(Ok(m)) if m.is_plumes() => m,
+        Some(Ok(_)) | Some(Err(_)) | None => bail!(
+            "{} holds no manifest.json of Plume's, so nothing in it is provably Plume's; \
+             nothing was removed",
+            a.dir.display()
+        ),
+    };
+    let listed = manifest.ours(&a.dir).len();
+    folder::remove_run(&a.dir, &manifest)?;
+    println!(
+        "removed {listed} file{} and the manifest from {}",
+        if listed == 1 { "" } else { "s" },
+        a.dir.display()
+    );
+    Ok(())
+}

@@ -39,6 +39,26 @@ fn matches_committed(name: &str, generated: &str) {
     }
 }
 
+/// The Blender add-on's limits and defaults are the range table's and the default scene's.
+#[test]
+fn the_blender_addons_ranges_are_what_the_code_generates() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tools/blender/plume_addon/ranges.json");
+    let generated = plume::docs::addon_ranges();
+    if std::env::var_os("PLUME_BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("written");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).expect("ranges.json; PLUME_BLESS=1 writes it");
+    assert!(
+        committed == generated,
+        "{} differs from what the code generates: PLUME_BLESS=1 cargo test --release --test docs",
+        path.display()
+    );
+    let v: serde_json::Value = serde_json::from_str(&committed).expect("json");
+    assert_eq!(v["ranges"]["fluid.vorticity"]["max"], 100.0);
+}
+
 #[test]
 fn the_scene_file_reference_is_what_the_range_table_generates() {
     let text = plume::docs::scene_reference();

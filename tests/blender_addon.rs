@@ -1,0 +1,150 @@
+//! The Blender add-on (tools/blender/plume_addon) in headless Blender: a scene built in a
+//! script (a domain cube, a sphere emitter moving along X, a turning box obstacle, a fire
+//! emitter) is written, baked by this `plume` and loaded; tools/blender/tests/check_addon.py
+//! reports what it found and this test judges it.
+
+use std::path::Path;
+use std::process::Command;
+
+fn check(out: &Path) -> serde_json::Value {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tools/blender/tests/check_addon.py"
+    );
+    let o = Command::new("blender")
+        .args(["-b", "--factory-startup", "--python", script, "--"])
+        .arg(out)
+        .arg(env!("CARGO_BIN_EXE_plume"))
+        .output()
+        .expect("blender runs (Debian's blender package; scripts/test installs it)");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("PLUME_ADDON "))
+        .unwrap_or_else(|| panic!("no report: {text}\n{}", String::from_utf8_lossy(&o.stderr)));
+    serde_json::from_str(line).expect("json")
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().expect("number")
+}
+
+/// The density-weighted mean x of each `.vdb` frame in `dir` (Debian's OpenVDB bindings).
+fn centroids(dir: &Path) -> Vec<f64> {
+    let code = r#"
+import sys, glob, json
+import numpy as np
+import pyopenvdb as vdb
+out = []
+for path in sorted(glob.glob(sys.argv[1] + "/plume_*.vdb")):
+    g = vdb.read(path, "density")
+    (i0, j0, k0), (i1, j1, k1) = g.evalActiveVoxelBoundingBox()
+    a = np.zeros((i1 - i0 + 1, j1 - j0 + 1, k1 - k0 + 1), np.float32)
+    g.copyToArray(a, ijk=(i0, j0, k0))
+    x = np.array([g.transform.indexToWorld((i, 0, 0))[0] for i in range(i0, i1 + 1)])
+    w = a.sum(axis=(1, 2))
+    out.append(float((w * x).sum() / w.sum()))
+print(json.dumps(out))
+"#;
+    let o = Command::new("/usr/bin/python3")
+        .args(["-c", code])
+        .arg(dir)
+        .output()
+        .expect("python3 runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("json")
+}
+
+#[test]
+fn a_scene_built_in_blender_is_written_baked_loaded_resumed_and_freed() {
+    let out = std::env::temp_dir().join(format!("plume-addon-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("scratch");
+    let r = check(&out);
+    let cell = f(&r["cell"]);
+    // The written key frames are where the emitter is at each frame (within half a cell).
+    assert_eq!(r["keys"], 8, "{r}");
+    assert!(f(&r["key_error"]) <= 0.5 * cell, "{r}");
+    // The box turns a quarter turn about Blender's Z: Plume's y.
+    assert_eq!(r["obstacle_keys"], 8);
+    let turn = &r["obstacle_turn"];
+    assert!(
+        (f(&turn[1]) - 90.0).abs() < 1e-3 && f(&turn[0]).abs() < 1e-3,
+        "{turn}"
+    );
+    // The empty sphere is a burning sphere emitter, placed in Plume's axes.
+    assert_eq!(r["fire"]["shape"], "sphere");
+    assert!(f(&r["fire"]["fuel"]) > 0.0);
+    assert!(
+        (f(&r["fire"]["center"][1]) - 0.2).abs() < 1e-6,
+        "Blender's z is Plume's y"
+    );
+    assert!(r["outside"]
+        .as_str()
+        .expect("message")
+        .contains("outside the domain"));
+    // Baked and loaded: one volume frame per baked frame, the grids, the domain's box.
+    assert_eq!(r["bake"][0], "FINISHED", "{r}");
+    assert_eq!(r["load"][0], "FINISHED", "{r}");
+    assert_eq!(r["frames"], 8);
+    let grids: Vec<&str> = r["grids"]
+        .as_array()
+        .expect("grids")
+        .iter()
+        .filter_map(|g| g.as_str())
+        .collect();
+    assert_eq!(grids, ["density", "flame", "temperature", "velocity"]);
+    for side in 0..2 {
+        for a in 0..3 {
+            let d = f(&r["volume_box"][side][a]) - f(&r["domain_box"][side][a]);
+            assert!(d.abs() <= cell, "volume box off by {d} on axis {a}: {r}");
+        }
+    }
+    // The Cycles render shows smoke where the empty domain shows none.
+    let smoke = plume::wedge::read_png(&out.join("smoke.png")).expect("smoke.png");
+    let empty = plume::wedge::read_png(&out.join("empty.png")).expect("empty.png");
+    let changed = smoke
+        .rgba
+        .chunks(4)
+        .zip(empty.rgba.chunks(4))
+        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 8))
+        .count();
+    assert!(
+        changed > 50,
+        "{changed} pixels differ from the empty domain's render"
+    );
+    // Cancel mid-bake leaves a resumable folder; Resume gives the uninterrupted bake's files.
+    assert_eq!(r["cancelled"][0], false);
+    assert!(
+        r["cancelled"][1]
+            .as_str()
+            .expect("line")
+            .contains("interrupted by SIGTERM"),
+        "{r}"
+    );
+    assert!(r["held"].as_u64().expect("held") < 30);
+    assert_eq!(r["resumed"][0], "FINISHED");
+    assert_eq!(r["resume_files"], serde_json::json!([30, 30]));
+    assert_eq!(r["resume_equal"], true, "{r}");
+    // Free removes what the run's manifest lists and leaves the user's file.
+    assert_eq!(r["free"][0], "FINISHED");
+    assert_eq!(r["after_free"], serde_json::json!(["notes.txt"]));
+    // Errors are messages: Plume's own for a refused value, a missing binary, no domain.
+    let msg = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+    assert!(
+        msg("refused").contains("the bake failed") && msg("refused").contains("cells"),
+        "{r}"
+    );
+    assert!(
+        msg("missing").contains("cannot start") && msg("missing").contains("preferences"),
+        "{r}"
+    );
+    assert!(msg("no_domain").contains("no domain"), "{r}");
+    // The smoke trail follows the emitter along +X while it moves (frames 1 to 8).
+    let xs = centroids(&out.join("whole"));
+    assert_eq!(xs.len(), 30);
+    assert!(
+        xs[9] > xs[1] + 0.1,
+        "the centroid moves with the emitter: {xs:?}"
+    );
+}

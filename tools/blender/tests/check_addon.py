@@ -1,0 +1,195 @@
+"""Builds a scene with the add-on in headless Blender, bakes it with `plume` and loads it;
+prints one line `PLUME_ADDON {json}` of what it found, for tests/blender_addon.rs.
+
+    blender -b --factory-startup --python tools/blender/tests/check_addon.py -- OUT PLUME
+"""
+
+import json
+import math
+import os
+import sys
+
+import bpy
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import plume_addon  # noqa: E402
+from plume_addon import writer  # noqa: E402
+
+out, binary = sys.argv[sys.argv.index("--") + 1 :][:2]
+plume_addon.register()
+bpy.context.preferences.addons.new().module = "plume_addon"
+bpy.context.preferences.addons["plume_addon"].preferences.binary = binary
+
+scene = bpy.context.scene
+for o in list(bpy.data.objects):
+    bpy.data.objects.remove(o, do_unlink=True)
+scene.frame_start, scene.frame_end = 1, 8
+scene.render.fps = 24
+
+bpy.ops.mesh.primitive_cube_add(size=2.0, location=(0.0, 0.0, 1.0))
+domain = bpy.context.object
+domain.name = "Domain"
+domain.plume.role = "DOMAIN"
+domain.plume.resolution = 16
+domain.plume.backend = "cpu"
+domain.plume.cache = os.path.join(out, "cache")
+
+bpy.ops.mesh.primitive_uv_sphere_add(radius=0.2, location=(-0.5, 0.0, 0.35))
+smoke = bpy.context.object
+smoke.name = "Smoke source"
+smoke.plume.role = "EMITTER"
+smoke.plume.density = 8.0
+smoke.keyframe_insert("location", frame=1)
+smoke.location.x = 0.5
+smoke.keyframe_insert("location", frame=8)
+
+bpy.ops.mesh.primitive_cube_add(size=0.3, location=(0.0, 0.5, 1.2))
+post = bpy.context.object
+post.name = "Turning box"
+post.plume.role = "OBSTACLE"
+post.keyframe_insert("rotation_euler", frame=1)
+post.rotation_euler.z = math.radians(90)
+post.keyframe_insert("rotation_euler", frame=8)
+
+fire = bpy.data.objects.new("Fire", None)
+fire.empty_display_type = "SPHERE"
+fire.empty_display_size = 0.15
+fire.location = (0.0, -0.5, 0.2)
+scene.collection.objects.link(fire)
+fire.plume.role = "EMITTER"
+fire.plume.fuel = 4.0
+fire.plume.temperature = 1.4
+
+report = {}
+# The written scene: key frames against the objects' positions at those frames.
+doc = writer.build(scene, domain.plume.cache)
+moving = next(e for e in doc["emitter"] if e["shape"] == "mesh")
+keys = moving["key"]
+errs = []
+for f, k in zip(range(scene.frame_start, scene.frame_end + 1), keys):
+    scene.frame_set(f)
+    want = writer.point(smoke.matrix_world.translation)
+    errs.append(max(abs(a - b) for a, b in zip(k["position"], want)))
+report["key_error"] = max(errs)
+report["keys"] = len(keys)
+report["cell"] = doc["grid"]["size"] / max(doc["grid"]["dims"])
+report["dims"] = doc["grid"]["dims"]
+report["obstacle_keys"] = len(doc["obstacle"][0]["key"])
+report["obstacle_turn"] = doc["obstacle"][0]["key"][-1]["rotation"]
+report["fire"] = next(e for e in doc["emitter"] if e["shape"] == "sphere")
+
+# Errors are messages, not tracebacks.
+try:
+    smoke.location.x = 5.0
+    scene.frame_set(1)
+    smoke.animation_data_clear()
+    smoke.location = (5.0, 0.0, 0.35)
+    writer.build(scene, os.path.join(out, "bad"))
+    report["outside"] = None
+except writer.SceneError as e:
+    report["outside"] = str(e)
+smoke.location = (-0.5, 0.0, 0.35)
+smoke.keyframe_insert("location", frame=1)
+smoke.location.x = 0.5
+smoke.keyframe_insert("location", frame=8)
+
+r = bpy.ops.plume.bake(wait=True)
+report["bake"] = sorted(r)
+r = bpy.ops.plume.load()
+report["load"] = sorted(r)
+vol = bpy.data.objects.get("Domain smoke")
+if vol is not None:
+    vol.data.grids.load()
+    report["grids"] = sorted(g.name for g in vol.data.grids)
+    report["frames"] = vol.data.frame_duration
+    lo, hi = writer.world_box(vol)
+    report["volume_box"] = [lo, hi]
+report["domain_box"] = list(writer.world_box(domain))
+
+# A Cycles render of the loaded volume, and of the empty domain, for the test to compare.
+cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+scene.collection.objects.link(cam)
+cam.location = (0.0, -4.5, 1.2)
+cam.rotation_euler = (math.radians(88.0), 0.0, 0.0)
+scene.camera = cam
+sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", type="SUN"))
+sun.data.energy = 5.0
+scene.collection.objects.link(sun)
+scene.render.engine = "CYCLES"
+scene.cycles.device = "CPU"
+scene.cycles.samples = 8
+scene.cycles.use_denoising = False
+scene.render.resolution_x, scene.render.resolution_y = 96, 96
+scene.render.image_settings.file_format = "PNG"
+domain.hide_render = True
+for o in (smoke, post, fire):
+    o.hide_render = True
+scene.frame_set(scene.frame_end)
+scene.render.filepath = os.path.join(out, "smoke.png")
+bpy.ops.render.render(write_still=True)
+vol.hide_render = True
+scene.render.filepath = os.path.join(out, "empty.png")
+bpy.ops.render.render(write_still=True)
+
+# Cancel mid-bake, then Resume: the test compares the frames with an uninterrupted bake's.
+import shutil  # noqa: E402
+import time  # noqa: E402
+
+frames_dir = os.path.join(domain.plume.cache, "frames")
+scene.frame_end = 30
+domain.plume.resolution = 40
+report["whole"] = sorted(bpy.ops.plume.bake(wait=True))
+shutil.copytree(frames_dir, os.path.join(out, "whole"))
+report["freed"] = sorted(bpy.ops.plume.free())
+plume_addon.start_bake(bpy.context, resume=False)
+while not os.path.exists(os.path.join(frames_dir, "plume_0003.vdb")):
+    time.sleep(0.002)
+bpy.ops.plume.cancel()
+ok, last = plume_addon.finish_bake()
+report["cancelled"] = [ok, last]
+report["held"] = len([f for f in os.listdir(frames_dir) if f.endswith(".vdb")])
+report["resumed"] = sorted(bpy.ops.plume.bake(resume=True, wait=True))
+
+
+def vdb_bytes(path):
+    """The file with its UUID (bytes 21 to 57 of the header) blanked: each file has its own."""
+    data = bytearray(open(path, "rb").read())
+    data[21:57] = bytes(36)
+    return bytes(data)
+
+
+whole = sorted(f for f in os.listdir(os.path.join(out, "whole")) if f.endswith(".vdb"))
+now = sorted(f for f in os.listdir(frames_dir) if f.endswith(".vdb"))
+report["resume_files"] = [len(whole), len(now)]
+report["resume_equal"] = whole == now and all(
+    vdb_bytes(os.path.join(out, "whole", f)) == vdb_bytes(os.path.join(frames_dir, f))
+    for f in whole
+)
+# Free: a file of the user's in the cache folder stays.
+with open(os.path.join(frames_dir, "notes.txt"), "w") as f:
+    f.write("mine")
+report["free"] = sorted(bpy.ops.plume.free())
+report["after_free"] = sorted(os.listdir(frames_dir))
+
+
+def refused(**op):
+    """The message a failing bake reports (Blender raises it as a RuntimeError)."""
+    try:
+        bpy.ops.plume.bake(wait=True, **op)
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+# A value Plume refuses: its own message is the report.
+domain.plume.resolution = 1024
+report["refused"] = refused()
+domain.plume.resolution = 16
+prefs = bpy.context.preferences.addons["plume_addon"].preferences
+prefs.binary = os.path.join(out, "no-such-plume")
+report["missing"] = refused()
+prefs.binary = binary
+domain.plume.role = "NONE"
+report["no_domain"] = refused()
+print("PLUME_ADDON " + json.dumps(report), flush=True)
