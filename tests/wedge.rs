@@ -244,3 +244,33 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
     );
     assert_eq!(arrays(&out), arrays(&whole));
 }
+
+/// `plume free` removes a run by its manifest and nothing else; a folder without one is
+/// refused whole.
+#[test]
+fn free_removes_what_the_manifest_lists_and_nothing_else() {
+    let out = scratch("free");
+    let o = plume()
+        .args(["run", "--format", "npy", "--frames", "2"])
+        .args(SMALL)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", err(&o));
+    std::fs::write(out.join("notes.txt"), b"mine").expect("write");
+    let o = plume().arg("free").arg(&out).output().expect("runs");
+    assert!(o.status.success(), "{}", err(&o));
+    let mut left: Vec<String> = std::fs::read_dir(&out)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["notes.txt"]);
+    std::fs::write(out.join("plume_density_0001.npy"), b"mine too").expect("write");
+    let o = plume().arg("free").arg(&out).output().expect("runs");
+    assert!(!o.status.success());
+    assert!(err(&o).contains("nothing was removed"), "{}", err(&o));
+    assert!(out.join("plume_density_0001.npy").exists());
+}
