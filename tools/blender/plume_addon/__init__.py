@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 from typing import ClassVar
 
 import bpy
@@ -165,6 +166,7 @@ class Bake:
     """The one bake running (a subprocess of `plume run`)."""
 
     process = None
+    reader = None
     lines: ClassVar[list] = []
 
 
@@ -181,14 +183,22 @@ def start_bake(context, resume):
         raise writer.SceneError(f"cannot start {args[0]}: {e} (set the binary in the add-on's "
                                 "preferences)") from e  # fmt: skip
     Bake.lines = []
+    # Plume's progress (a line a frame) is read as it comes, so its pipe never fills.
+    Bake.reader = threading.Thread(target=_read, args=(Bake.process,), daemon=True)
+    Bake.reader.start()
     return Bake.process
+
+
+def _read(p):
+    for line in p.stdout:
+        Bake.lines.append(line.rstrip("\n"))
 
 
 def finish_bake():
     """Waits for the bake; returns (ok, last line)."""
     p = Bake.process
-    out, _ = p.communicate()
-    Bake.lines += out.splitlines()
+    p.wait()
+    Bake.reader.join()
     Bake.process = None
     last = next((line for line in reversed(Bake.lines) if line.strip()), "")
     return p.returncode == 0, last
@@ -226,10 +236,8 @@ class PLUME_OT_bake(bpy.types.Operator):
             return {"PASS_THROUGH"}
         p = Bake.process
         if p.poll() is None:
-            line = p.stdout.readline().strip()
-            if line:
-                Bake.lines.append(line)
-                context.workspace.status_text_set(f"Plume: {line}")
+            if Bake.lines:
+                context.workspace.status_text_set(f"Plume: {Bake.lines[-1]}")
             return {"PASS_THROUGH"}
         context.window_manager.event_timer_remove(self._timer)
         context.workspace.status_text_set(None)
