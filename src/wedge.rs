@@ -337,6 +337,7 @@ struct VariantWatch<'a> {
     shots: Vec<(u32, Image)>,
     job: &'a Job,
     scene: &'a Scene,
+    thumbs: Option<Thumbs>,
     error: Option<String>,
 }
 
@@ -350,8 +351,18 @@ impl Watch for VariantWatch<'_> {
     fn frame_sim(&mut self, n: u32, sim: &dyn Simulation) {
         let want =
             n == self.job.frames || self.job.sheet_every.is_some_and(|k| n.is_multiple_of(k));
-        if want && self.error.is_none() {
-            match thumbnail(self.scene, sim) {
+        if !want || self.error.is_some() {
+            return;
+        }
+        // One context and renderer for all of a variant's thumbnails.
+        if self.thumbs.is_none() {
+            match Thumbs::new() {
+                Ok(t) => self.thumbs = Some(t),
+                Err(e) => return self.error = Some(e),
+            }
+        }
+        if let Some(t) = self.thumbs.as_mut() {
+            match t.draw(self.scene, sim) {
                 Ok(img) => self.shots.push((n, img)),
                 Err(e) => self.error = Some(e),
             }
@@ -359,28 +370,41 @@ impl Watch for VariantWatch<'_> {
     }
 }
 
-/// The scene's view of `sim`'s smoke, `THUMB` pixels, by the headless renderer.
-pub fn thumbnail(scene: &Scene, sim: &dyn Simulation) -> Result<Image, String> {
-    use crate::render::{volume::VolumeBox, Offscreen, VolumeRenderer};
-    let ctx = crate::render::context::headless().map_err(|e| e.to_string())?;
-    let mut r = VolumeRenderer::new(&ctx).map_err(|e| e.to_string())?;
-    r.set_obstacles(&ctx, &scene.obstacles)
-        .map_err(|e| e.to_string())?;
-    let frame = sim.frame(crate::frame::Select {
-        density: true,
-        temperature: true,
-        flame: true,
-        ..Default::default()
-    });
-    r.upload_frame(&ctx, &frame, scene.render.kelvin_per_unit)
-        .map_err(|e| e.to_string())?;
-    let camera = scene.camera(THUMB.0 as f32 / THUMB.1 as f32);
-    let target = Offscreen::new(&ctx, THUMB.0, THUMB.1).map_err(|e| e.to_string())?;
-    let bx = VolumeBox::of_grid(sim.grid());
-    target
-        .render(&ctx, &r, &camera, &bx, &scene.render)
-        .map(|(img, _)| img)
+/// The headless renderer that draws a variant's thumbnails.
+pub struct Thumbs {
+    ctx: std::rc::Rc<glium::backend::Context>,
+    renderer: crate::render::VolumeRenderer,
+}
+
+impl Thumbs {
+    /// A headless context and a renderer on it.
+    pub fn new() -> Result<Self, String> {
+        let ctx = crate::render::context::headless().map_err(|e| e.to_string())?;
+        let renderer = crate::render::VolumeRenderer::new(&ctx).map_err(|e| e.to_string())?;
+        Ok(Self { ctx, renderer })
+    }
+
+    /// The scene's view of `sim`'s smoke, `THUMB` pixels.
+    pub fn draw(&mut self, scene: &Scene, sim: &dyn Simulation) -> Result<Image, String> {
+        let frame = sim.frame(crate::frame::Select {
+            density: true,
+            temperature: true,
+            flame: true,
+            ..Default::default()
+        });
+        let camera = scene.camera(THUMB.0 as f32 / THUMB.1 as f32);
+        crate::render::offscreen::snapshot(
+            &self.ctx,
+            &mut self.renderer,
+            &frame,
+            &scene.obstacles,
+            &scene.render,
+            &camera,
+            THUMB.0,
+            THUMB.1,
+        )
         .map_err(|e| e.to_string())
+    }
 }
 
 /// Runs one variant into `job.out/variant.folder`: a run folder as `plume run` writes it, with
@@ -422,6 +446,7 @@ pub fn run_variant(job: &Job, v: &Variant, watch: &mut dyn Watch) -> Ended {
         shots: vec![],
         job,
         scene: &v.scene,
+        thumbs: None,
         error: None,
     };
     let frames = job.frames;

@@ -7,26 +7,31 @@ use crate::export::run::Existing;
 use crate::scene::Scene;
 use crate::wedge::{self, Ended, Index, Job, State, Variant, Vary};
 use anyhow::{bail, Context, Result};
+use std::path::Path;
 
-/// Checks `job.out` for an earlier wedge: none, or (with `--resume`) the same wedge; returns
-/// the index to go on with. `--overwrite` starts afresh (each variant's folder is then
-/// replaced by `plume run`'s rules).
+/// Checks `out` for an earlier wedge: none, or (with `--resume`) the same wedge; returns the
+/// index to go on with. `--overwrite` starts afresh (each variant's folder is then replaced
+/// by `plume run`'s rules).
+#[allow(clippy::too_many_arguments)]
 pub fn prepare(
-    job: &Job,
+    out: &Path,
+    frames: u32,
+    every: u32,
+    existing: Existing,
     base: &Scene,
     vary: &[Vary],
     variants: &[Variant],
 ) -> Result<Index, String> {
-    let fresh = Index::new(base, vary, variants, job.frames, job.opts.every);
-    std::fs::create_dir_all(&job.out)
-        .map_err(|e| format!("cannot create the output folder {}: {e}", job.out.display()))?;
-    let old = Index::load(&job.out)?;
-    match (old, job.existing) {
+    let fresh = Index::new(base, vary, variants, frames, every);
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("cannot create the output folder {}: {e}", out.display()))?;
+    let old = Index::load(out)?;
+    match (old, existing) {
         (None, _) | (Some(_), Existing::Overwrite) => Ok(fresh),
         (Some(_), Existing::Refuse) => Err(format!(
             "{} already holds a wedge ({}): pass --resume to continue it, --overwrite to run \
              it again, or choose another folder",
-            job.out.display(),
+            out.display(),
             wedge::INDEX
         )),
         (Some(old), Existing::Resume) => {
@@ -38,7 +43,7 @@ pub fn prepare(
                 return Err(format!(
                     "cannot resume the wedge in {}: its {} lists other keys, values, frames or \
                      steps between frames",
-                    job.out.display(),
+                    out.display(),
                     wedge::INDEX
                 ));
             }
@@ -184,7 +189,16 @@ pub fn wedge(mut a: WedgeArgs) -> Result<()> {
         existing: a.run.existing(),
     };
     crate::signals::install().context("installing the signal handlers")?;
-    let index = prepare(&job, &base, &a.vary, &variants).map_err(anyhow::Error::msg)?;
+    let index = prepare(
+        &job.out,
+        job.frames,
+        job.opts.every,
+        job.existing,
+        &base,
+        &a.vary,
+        &variants,
+    )
+    .map_err(anyhow::Error::msg)?;
     let clock = std::time::Instant::now();
     let mut report = CliReport {
         total: variants.len(),

@@ -225,3 +225,26 @@ pub fn render_image(
 ) -> Result<(Image, f64), RenderError> {
     Offscreen::new(facade, width, height)?.render(facade, renderer, camera, bx, settings)
 }
+
+/// A frame drawn as `plume render` draws it, without a window: the obstacles and the
+/// frame's smoke and flame uploaded to `renderer`, then `width`×`height` pixels through
+/// `camera` with `settings`. The Python module's renders and a wedge's thumbnails use it.
+#[allow(clippy::too_many_arguments)]
+pub fn snapshot(
+    facade: &impl Facade,
+    renderer: &mut VolumeRenderer,
+    frame: &crate::frame::Frame,
+    obstacles: &[crate::sim::Obstacle],
+    settings: &RenderSettings,
+    camera: &OrbitCamera,
+    width: u32,
+    height: u32,
+) -> Result<Image, RenderError> {
+    renderer.set_obstacles(facade, obstacles)?;
+    renderer.upload_frame(facade, frame, settings.kelvin_per_unit)?;
+    let bx = VolumeBox::of_grid(&frame.grid);
+    let target = Offscreen::new(facade, width, height)?;
+    target
+        .render(facade, renderer, camera, &bx, settings)
+        .map(|(img, _)| img)
+}

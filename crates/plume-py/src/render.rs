@@ -7,7 +7,7 @@ use plume::camera::OrbitCamera;
 use plume::frame::Frame;
 use plume::render::offscreen::{Image, MAX_IMAGE_SIDE};
 use plume::render::volume::VolumeBox;
-use plume::render::{Offscreen, RenderSettings, VolumeRenderer};
+use plume::render::{RenderSettings, VolumeRenderer};
 use plume::sim::Obstacle;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -62,16 +62,17 @@ fn draw(
     r: &mut VolumeRenderer,
     job: &Job,
 ) -> Result<Image, String> {
-    r.set_obstacles(ctx, &job.obstacles)
-        .map_err(|e| e.to_string())?;
-    r.upload_frame(ctx, &job.frame, job.settings.kelvin_per_unit)
-        .map_err(|e| e.to_string())?;
-    let bx = VolumeBox::of_grid(&job.frame.grid);
-    let target = Offscreen::new(ctx, job.width, job.height).map_err(|e| e.to_string())?;
-    let (img, _) = target
-        .render(ctx, r, &job.camera, &bx, &job.settings)
-        .map_err(|e| e.to_string())?;
-    Ok(img)
+    plume::render::offscreen::snapshot(
+        ctx,
+        r,
+        &job.frame,
+        &job.obstacles,
+        &job.settings,
+        &job.camera,
+        job.width,
+        job.height,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// The camera `plume render` would use for `(width, height)`: the scene's, or

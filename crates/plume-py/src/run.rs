@@ -12,11 +12,25 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 
 /// Polls Python's signal handlers between steps; calls `progress(frame, frames, time)`.
-struct PyWatch<'a> {
-    interrupt: Option<PyErr>,
+pub(crate) struct PyWatch<'a> {
+    /// The KeyboardInterrupt that stopped the run.
+    pub interrupt: Option<PyErr>,
     progress: Option<&'a Py<PyAny>>,
-    failed: Option<PyErr>,
+    /// What the progress callback raised.
+    pub failed: Option<PyErr>,
     frames: u32,
+}
+
+impl<'a> PyWatch<'a> {
+    /// A watch calling `progress` (if any) for each of `frames` frames.
+    pub fn new(progress: Option<&'a Py<PyAny>>, frames: u32) -> Self {
+        Self {
+            interrupt: None,
+            progress,
+            failed: None,
+            frames,
+        }
+    }
 }
 
 impl Watch for PyWatch<'_> {
@@ -105,12 +119,7 @@ pub fn run<'py>(
         })
         .map_err(internal)?
         .map_err(export_error)?;
-    let mut watch = PyWatch {
-        interrupt: None,
-        progress: progress.as_ref(),
-        failed: None,
-        frames,
-    };
+    let mut watch = PyWatch::new(progress.as_ref(), frames);
     let clock = std::time::Instant::now();
     let ran = match start.frames >= frames {
         true => Ok(()),

@@ -6,7 +6,6 @@
 use crate::args::{backend_of, with_upres};
 use crate::convert::{catch, internal, to_py};
 use crate::scene::PyScene;
-use plume::batch::Watch;
 use plume::export::run::Existing;
 use plume::scene::Scene;
 use plume::wedge::{self, Ended, Index, Job, State, Vary};
@@ -42,17 +41,20 @@ fn job(
         opts: crate::args::options(formats, fields, up, half, prefix, every)?,
         backend: backend_of(backend)?,
         sheet_every,
-        existing: match (overwrite, resume) {
-            (true, true) => {
-                return Err(PyValueError::new_err(
-                    "resume=True and overwrite=True: choose one",
-                ))
-            }
-            (true, _) => Existing::Overwrite,
-            (_, true) => Existing::Resume,
-            _ => Existing::Refuse,
-        },
+        existing: existing_of(overwrite, resume)?,
     })
+}
+
+/// What to do with an earlier wedge or run in the folder.
+fn existing_of(overwrite: bool, resume: bool) -> PyResult<Existing> {
+    match (overwrite, resume) {
+        (true, true) => Err(PyValueError::new_err(
+            "resume=True and overwrite=True: choose one",
+        )),
+        (true, _) => Ok(Existing::Overwrite),
+        (_, true) => Ok(Existing::Resume),
+        _ => Ok(Existing::Refuse),
+    }
 }
 
 /// `KEY=a,b,c` or `KEY=from:to:count` as `(key, [values])`, parsed as `plume wedge --vary`.
@@ -97,7 +99,6 @@ fn varies(vary: &Bound<'_, PyDict>) -> PyResult<Vec<Vary>> {
                     overwrite = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn _wedge_prepare(
-    py: Python<'_>,
     scene: &PyScene,
     vary: &Bound<'_, PyDict>,
     frames: i64,
@@ -112,26 +113,13 @@ pub fn _wedge_prepare(
     let base = with_upres(&scene.scene, upres)?;
     let vary = varies(vary)?;
     let variants = wedge::plan(&base, &vary).map_err(PyValueError::new_err)?;
-    let j = job(
-        out.clone(),
-        frames,
-        every,
-        None,
-        None,
-        "cpu",
-        "y",
-        false,
-        "plume",
-        None,
-        overwrite,
-        resume,
-    )?;
-    let index = plume::wedge_command::prepare(&j, &base, &vary, &variants)
-        .map_err(|e| PyFileExistsError::new_err(crate::convert::pythonic(&e)))?;
+    let existing = existing_of(overwrite, resume)?;
+    let index =
+        plume::wedge_command::prepare(&out, frames, every, existing, &base, &vary, &variants)
+            .map_err(|e| PyFileExistsError::new_err(crate::convert::pythonic(&e)))?;
     index
         .save(&out)
         .map_err(pyo3::exceptions::PyOSError::new_err)?;
-    let _ = py;
     let mut todo = vec![];
     for (v, e) in variants.iter().zip(&index.variants) {
         let dir = out.join(&v.folder);
@@ -147,22 +135,6 @@ pub fn _wedge_prepare(
         todo.push((v.index, v.folder.clone(), text));
     }
     Ok(todo)
-}
-
-struct Signals {
-    interrupt: Option<PyErr>,
-}
-
-impl Watch for Signals {
-    fn stop(&mut self) -> bool {
-        if self.interrupt.is_none() {
-            if let Err(e) = Python::attach(|py| py.check_signals()) {
-                self.interrupt = Some(e);
-            }
-        }
-        self.interrupt.is_some()
-    }
-    fn frame(&mut self, _n: u32, _time: f64) {}
 }
 
 /// Runs one variant (the task a Dask worker runs): `(state, frames, message)`. Its folder
@@ -211,7 +183,7 @@ pub fn _wedge_variant(
         values: vec![],
         scene,
     };
-    let mut watch = Signals { interrupt: None };
+    let mut watch = crate::run::PyWatch::new(None, frames);
     let ended = py
         .detach(|| catch(|| wedge::run_variant(&j, &v, &mut watch)))
         .map_err(internal)?;

@@ -18,15 +18,31 @@ CLI_VARY = ["--vary", "fluid.vorticity=0,3", "--vary", "emitter.0.temperature=1:
 
 
 def cli_wedge(cli, out, frames=3):
-    cli("wedge", "plume", *CLI_VARY, "--size", "16", "--frames", frames, "--every", "4",
-        "--format", "npy", "--backend", "cpu", "--out", out)  # fmt: skip
+    cli(
+        "wedge",
+        "plume",
+        *CLI_VARY,
+        "--size",
+        "16",
+        "--frames",
+        frames,
+        "--every",
+        "4",
+        "--format",
+        "npy",
+        "--backend",
+        "cpu",
+        "--out",
+        out,
+    )
 
 
 def py_wedge(out, frames=3, **kw):
     scene = plume.Scene.preset("plume").with_size(16)
     kw.setdefault("progress", False)
-    return plume.wedge(scene, VARY, frames=frames, every=4, out=out, formats="npy",
-                       backend="cpu", **kw)  # fmt: skip
+    return plume.wedge(
+        scene, VARY, frames=frames, every=4, out=out, formats="npy", backend="cpu", **kw
+    )
 
 
 def same_tree(a, b):
@@ -129,10 +145,29 @@ def test_refused_values_and_the_shell_entry_point(tmp_path, cli):
     assert not (tmp_path / "x" / "wedge.json").exists()
     out = tmp_path / "shell"
     p = subprocess.run(
-        [sys.executable, "-m", "plume.wedge", "plume", *CLI_VARY, "--size", "16", "--frames",
-         "3", "--every", "4", "--format", "npy", "--backend", "cpu", "--out", str(out)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "plume.wedge",
+            "plume",
+            *CLI_VARY,
+            "--size",
+            "16",
+            "--frames",
+            "3",
+            "--every",
+            "4",
+            "--format",
+            "npy",
+            "--backend",
+            "cpu",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     assert "RuntimeWarning" not in p.stderr
     cli_wedge(cli, tmp_path / "cli")
@@ -141,9 +176,28 @@ def test_refused_values_and_the_shell_entry_point(tmp_path, cli):
 
 def test_ctrl_c_on_the_client_cancels_what_is_queued(tmp_path, client):
     out = tmp_path / "w"
-    args = [sys.executable, "-m", "plume.wedge", "plume", "--vary", "fluid.vorticity=0:3:8",
-            "--size", "16", "--frames", "60", "--every", "4", "--format", "npy", "--backend",
-            "cpu", "--out", str(out), "--scheduler", client.scheduler.address]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "plume.wedge",
+        "plume",
+        "--vary",
+        "fluid.vorticity=0:3:8",
+        "--size",
+        "16",
+        "--frames",
+        "60",
+        "--every",
+        "4",
+        "--format",
+        "npy",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+        "--scheduler",
+        client.scheduler.address,
+    ]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while not (out / "v0001" / "plume_density_0003.npy").exists():
