@@ -1,6 +1,8 @@
 // The vector updates of conjugate gradients preconditioned with the diagonal (Jacobi; the
 // preconditioned residual z = r / diagonal is worked out where it is needed, not kept).
-// phase 0: x += α·p, r −= α·q. phase 1: p = r / diagonal + β·p. α and β come from the
+// phase 0: x += α·p, r −= α·q. phase 1: p = r / diagonal + β·p. phase 2: the fluid cells'
+// mean back where it was (a closed domain; Scalars[10]). phase 3: x = 0 where there was
+// nothing to solve (Scalars[11]). α, β and the mean come from the
 // Scalars block (worked out on the card).
 layout(std430) buffer X { float x[]; };
 layout(std430) buffer R { float r[]; };
@@ -16,6 +18,20 @@ uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal 
 void main() {
     uint n = gid();
     if (n >= count) {
+        return;
+    }
+    if (phase == 3u) {
+        // Nothing to solve (max|rhs| 0 or not finite): no pressure, as the CPU's.
+        uint bm = uint(scalars[11]);
+        if (bm == 0u || bm >= 0x7f800000u) {
+            x[n] = 0.0;
+        }
+        return;
+    }
+    if (phase == 2u) {
+        if (!solid_at(n)) {
+            x[n] += float(scalars[10]);
+        }
         return;
     }
     if (phase == 1u) {

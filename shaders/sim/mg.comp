@@ -23,6 +23,8 @@ uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xfff
 uniform uint cmo;       // 3, 4: the other level's
 uniform float scale;    // 2^level
 uniform float omega;
+uniform vec3 end_lo;    // 3, 4: the transfers' end weights (1 past a wall, less towards an
+uniform vec3 end_hi;    // open face), as the CPU's
 uniform uvec3 open_lo;
 uniform uvec3 open_hi;
 
@@ -64,15 +66,16 @@ float diag_and_sum(uvec3 p, out float s) {
     return n;
 }
 
-// Weight of coarse index `ci` in the interpolation to fine index `i` along an axis of `n`
+// Weight of coarse index `ci` in the interpolation to fine index `i` along axis `a` of `n`
 // fine cells and `cn` coarse ones: ¾ for its parent and ¼ for the parent's neighbour on its
-// side, or all of it for the parent where that neighbour does not exist.
-float weight(uint i, uint n, uint ci, uint cn) {
+// side, or the end's weight for the parent where that neighbour does not exist.
+float weight(int a, uint i, uint n, uint ci, uint cn) {
     uint parent = i / 2u;
-    int other = (i % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
+    bool low = i % 2u == 0u;
+    int other = low ? int(parent) - 1 : int(parent) + 1;
     bool has = other >= 0 && other < int(cn);
     if (ci == parent) {
-        return has ? 0.75 : 1.0;
+        return has ? 0.75 : (low ? end_lo[a] : end_hi[a]);
     }
     return (has && int(ci) == other) ? 0.25 : 0.0;
 }
@@ -177,17 +180,17 @@ void main() {
         for (uint dz = 0u; dz < 4u; dz++) {
             int fz = int(2u * pc.z + dz) - 1;
             if (fz < 0 || fz >= int(cd.z)) continue;
-            float wz = weight(uint(fz), cd.z, pc.z, ld.z);
+            float wz = weight(2, uint(fz), cd.z, pc.z, ld.z);
             if (wz == 0.0) continue;
             for (uint dy = 0u; dy < 4u; dy++) {
                 int fy = int(2u * pc.y + dy) - 1;
                 if (fy < 0 || fy >= int(cd.y)) continue;
-                float wy = weight(uint(fy), cd.y, pc.y, ld.y);
+                float wy = weight(1, uint(fy), cd.y, pc.y, ld.y);
                 if (wy == 0.0) continue;
                 for (uint dx = 0u; dx < 4u; dx++) {
                     int fx = int(2u * pc.x + dx) - 1;
                     if (fx < 0 || fx >= int(cd.x)) continue;
-                    float wx = weight(uint(fx), cd.x, pc.x, ld.x);
+                    float wx = weight(0, uint(fx), cd.x, pc.x, ld.x);
                     if (wx == 0.0) continue;
                     uvec3 f = uvec3(fx, fy, fz);
                     if (fluid_in(cd, cmo, f)) {
@@ -220,7 +223,7 @@ void main() {
             } else {
                 ok = false;
             }
-            w *= ok ? weight(pf[a], ld[a], cc[a], cd[a]) : 0.0;
+            w *= ok ? weight(a, pf[a], ld[a], cc[a], cd[a]) : 0.0;
         }
         if (ok && w != 0.0 && fluid_in(cd, cmo, cc)) {
             v += w * src[so + at(cd, cc)];

@@ -42,11 +42,13 @@ pub(crate) struct Engine {
     /// a step: the parameters' own).
     pub(crate) caps: Option<plume_core::sim::cost::Caps>,
     pub sub_dt: f32,
-    /// The largest |face velocity| the last projection left, while nothing changed it since.
+    /// The largest |face velocity| the last step left (from its finite check), while
+    /// nothing changed it since.
     pub vmax: Option<f32>,
     pub non_finite: Option<&'static str>,
-    /// Σ density before the sources of the current sub-step.
-    pub before_sources: f64,
+    /// The step's timestamps so far: each stage's name (none: a sub-step's start) and its
+    /// query's place (see `step.rs`).
+    pub(crate) clock: Vec<(&'static str, Option<usize>)>,
     /// How many partial results the last reduction wrote.
     pub last_groups: std::cell::Cell<u32>,
     /// Iterations the last pressure solve took (the next one's first batch).
@@ -134,7 +136,7 @@ impl Engine {
             sub_dt,
             vmax: None,
             non_finite: None,
-            before_sources: 0.0,
+            clock: Vec::new(),
             last_groups: std::cell::Cell::new(0),
             last_pressure_iterations: 8,
             software: crate::is_software(ctx_renderer.as_str()),
@@ -284,6 +286,17 @@ impl Engine {
     /// [`Engine::reduce_all`] of at most [`crate::fields::AT_ONCE`] fields: their partial
     /// results side by side, read back at once.
     fn reduce_together(&self, fields: &[(&Field, usize)]) -> Vec<Reduced> {
+        let spans = self.reduce_side_by_side(fields);
+        self.read_spans(spans)
+    }
+
+    /// Runs the reductions of at most [`crate::fields::AT_ONCE`] fields, their partial
+    /// results side by side; returns where each one's are, for [`Engine::read_spans`].
+    pub(crate) fn reduce_side_by_side(
+        &self,
+        fields: &[(&Field, usize)],
+    ) -> Vec<std::ops::Range<usize>> {
+        debug_assert!(fields.len() <= crate::fields::AT_ONCE as usize);
         let mut spans = Vec::with_capacity(fields.len());
         let mut base = 0u32;
         for (f, n) in fields {
@@ -291,12 +304,12 @@ impl Engine {
             spans.push(base as usize..(base + groups) as usize);
             base += groups;
         }
-        self.read_spans(spans)
+        spans
     }
 
     /// The partial results `0..end` of the reductions just run, read back at once, finished
     /// (in a fixed order) for each span of them.
-    fn read_spans(&self, spans: Vec<std::ops::Range<usize>>) -> Vec<Reduced> {
+    pub(crate) fn read_spans(&self, spans: Vec<std::ops::Range<usize>>) -> Vec<Reduced> {
         let len = spans.iter().map(|r| r.end).max().unwrap_or(0);
         let sums = self
             .f

@@ -12,6 +12,9 @@ use crate::kernels::REDUCE_GROUPS;
 /// A field of floats on the card.
 pub(crate) type Field = Buffer<[f32]>;
 
+/// The conjugate gradients' figures (see `cg_scalars.comp`).
+pub(crate) const SCALARS: usize = 12;
+
 /// Reductions whose partial results fit side by side, read back together (the finite check
 /// reduces up to eight fields).
 pub(crate) const AT_ONCE: u32 = 8;
@@ -43,6 +46,8 @@ pub(crate) struct Fields {
     pub partial_max: Buffer<[u32]>,
     pub scalars: Buffer<[f64]>,
     pub counter: Buffer<[u32]>,
+    /// A step's books (`ledger.rs`).
+    pub ledger: Buffer<[f64]>,
 }
 
 /// Bytes of the fields of a `d` grid (with fuel and flame where something burns).
@@ -52,7 +57,8 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
     // and flame.
     let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 9 * 8 + 4;
+    let small =
+        u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 8 * (SCALARS + crate::ledger::SLOTS) as u64 + 4;
     floats * 4 + small
 }
 
@@ -130,7 +136,7 @@ impl Fields {
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let scalars = Buffer::new(
             ctx,
-            &[0.0f64; 9][..],
+            &[0.0f64; SCALARS][..],
             BufferType::ShaderStorageBuffer,
             BufferMode::Default,
         )
@@ -138,6 +144,13 @@ impl Fields {
         let counter = Buffer::new(
             ctx,
             &[0u32][..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .map_err(|e| format!("{e:?}"))?;
+        let ledger = Buffer::new(
+            ctx,
+            &[0.0f64; crate::ledger::SLOTS][..],
             BufferType::ShaderStorageBuffer,
             BufferMode::Default,
         )
@@ -159,6 +172,7 @@ impl Fields {
             partial_max,
             scalars,
             counter,
+            ledger,
         })
     }
 }

@@ -79,8 +79,9 @@ impl std::ops::Deref for Kernel {
 
 /// Buffers that are not per-item arrays: reductions' partial results and figures, counters,
 /// tables, bit masks (a thirty-second of a float a cell). The byte model leaves them out.
-const SMALL_BUFFERS: [&str; 8] = [
+const SMALL_BUFFERS: [&str; 9] = [
     "PartialSum",
+    "Ledger",
     "PartialMax",
     "Scalars",
     "Counter",
@@ -142,7 +143,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 27] = [
+const SOURCES: [(&str, &str); 28] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -206,6 +207,7 @@ const SOURCES: [(&str, &str); 27] = [
         include_str!("../../../shaders/sim/flame_light.comp"),
     ),
     ("copy", include_str!("../../../shaders/sim/copy.comp")),
+    ("ledger", include_str!("../../../shaders/sim/ledger.comp")),
 ];
 
 /// Every kernel of the solver.
@@ -237,6 +239,7 @@ pub(crate) struct Kernels {
     pub publish: Kernel,
     pub flame_light: Kernel,
     pub copy: Kernel,
+    pub ledger: Kernel,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -320,6 +323,7 @@ impl Kernels {
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
             copy: k!("copy.comp"),
+            ledger: k!("ledger.comp"),
         })
     }
 }

@@ -17,6 +17,7 @@ mod diffuse;
 mod engine;
 mod fields;
 mod kernels;
+mod ledger;
 mod lists;
 mod multigrid;
 mod pressure;

@@ -16,10 +16,10 @@ use crate::engine::Engine;
 use crate::fields::Field;
 use crate::kernels::run;
 use crate::lists::{At, Level, Multigrid};
-use plume_core::sim::pressure::multigrid::smoother_weights;
+use plume_core::sim::pressure::multigrid::{
+    coarsest_sweeps, smoother_weights, transfer_end_weight, COARSEST_OMEGA,
+};
 
-const OMEGA: f32 = 6.0 / 7.0;
-const COARSEST_SWEEPS: u32 = 16;
 const NONE: u32 = u32::MAX;
 
 impl Multigrid {
@@ -126,11 +126,11 @@ impl Engine {
     fn cycle(&self, mg: &Multigrid, l: usize) -> At {
         let lv = &mg.levels[l];
         if l + 1 == mg.levels.len() {
-            // Every sweep in one dispatch of one work group (the level has a few dozen
-            // cells): the first from zero into x, then y, x, … (the coarsest level is never
-            // the finest, so both are in the cell velocity's buffer).
-            self.mg_op(mg, 6, l, lv.y, lv.x, lv.b, 0, OMEGA);
-            return if COARSEST_SWEEPS.is_multiple_of(2) {
+            // The CPU's sweeps, all in one dispatch of one work group (the level has a few
+            // dozen cells): the first from zero into x, then y, x, … (the coarsest level is
+            // never the finest, so both are in the cell velocity's buffer).
+            self.mg_op(mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            return if coarsest_sweeps(lv.dims.map(|v| v as usize)).is_multiple_of(2) {
                 lv.y
             } else {
                 lv.x
@@ -184,6 +184,9 @@ impl Engine {
         };
         let ((sb, so), (db, dso), (bb, bo)) = (buf(src), buf(dst), buf(b));
         let (lo, hi) = self.open_flags();
+        // The transfers' end weights (the CPU's), from the finer level's spacing.
+        let spacing = 1usize << l.min(other);
+        let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(spacing, o != 0));
         // The coarsest level's sweeps run in one work group.
         let items = if op == 6 {
             self.k.mg.wg as usize
@@ -195,7 +198,9 @@ impl Engine {
             self.dims(),
             items,
             uniform! {
-                sweeps: COARSEST_SWEEPS,
+                sweeps: coarsest_sweeps(lv.dims.map(|v| v as usize)),
+                end_lo: ends(lo),
+                end_hi: ends(hi),
                 Src: sb,
                 Dst: db,
                 B: bb,

@@ -47,23 +47,15 @@ impl Engine {
             }
         }
         if solids {
-            // Solid cells have no equation; in a closed box the fluid cells' mean goes.
+            // Solid cells have no equation; in a closed box the fluid cells' mean goes. Their
+            // pressure is 0, as the CPU's (a cell a moving solid took keeps none).
             self.fill_solid_cells(&self.f.r, 0.0);
+            self.fill_solid_cells(&self.f.pressure, 0.0);
             if closed {
                 self.remove_mean();
             }
         }
-        let f = &self.f;
-        let bmax = self
-            .reduce(0, &f.r, &f.r, n, true)
-            .map_or(0.0, |r| r.max_abs());
-        let (iterations, initial, relative) = if bmax > 0.0 && bmax.is_finite() {
-            self.solve(bmax)
-        } else {
-            // Nothing to solve (or nothing finite to solve for): no pressure.
-            self.fill(&self.f.pressure, n, 0.0);
-            (0, 0.0, 0.0)
-        };
+        let (iterations, initial, relative, bmax) = self.solve();
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         for a in 0..3 {
@@ -88,7 +80,9 @@ impl Engine {
         stats.pressure_initial_residual = initial;
         stats.divergence_before = bmax * to_div;
         stats.divergence_after = relative * bmax * to_div;
-        self.vmax = Some(self.max_speed());
+        // The largest speed changed: worked out when the next sub-step asks for it, or by
+        // the step's finite check, which reads the faces anyway.
+        self.vmax = None;
     }
 
     /// Takes the fluid cells' mean out of the right-hand side (a closed box: the singular
@@ -114,15 +108,16 @@ impl Engine {
         );
     }
 
-    /// Solves A·p = rhs from the last pressure; returns the iterations, the starting guess's
-    /// relative residual and the one reached. The iterations run in batches without waiting
-    /// for the card: each decides there whether the residual is small enough (after that,
-    /// the remaining iterations of its batch change nothing), and only the solve's figures
-    /// are read back after a batch. The first batch is three quarters of what the last solve
-    /// took, the next ones an eighth: a few read-backs a solve, and at most an eighth more
-    /// iterations than needed (those change nothing). On a software renderer every batch is
-    /// one iteration.
-    fn solve(&mut self, bmax: f32) -> (u32, f32, f32) {
+    /// Solves A·p = rhs (in `r`) from the last pressure; returns the iterations, the
+    /// starting guess's relative residual, the one reached and max|rhs|. Where max|rhs| is
+    /// 0 or not finite there is nothing to solve and the pressure is 0. The iterations run
+    /// in batches without waiting for the card: each decides there whether the residual is
+    /// small enough (after that, the remaining iterations of its batch change nothing), and
+    /// only the solve's figures are read back after a batch. The first batch is three
+    /// quarters of what the last solve took, the next ones an eighth: a read-back or two a
+    /// solve, and at most an eighth more iterations than needed (those change nothing). On
+    /// a software renderer every batch is one iteration.
+    fn solve(&mut self) -> (u32, f32, f32, f32) {
         let n = self.cells();
         let tol = self.params.pressure_tolerance;
         let max_it = self.caps().pressure;
@@ -130,7 +125,6 @@ impl Engine {
         let f = &self.f;
         let dims = self.dims();
         let solids = self.solids_flag();
-        let target = tol * bmax;
         let mg = self.mg.as_ref();
         let precond = u32::from(mg.is_some());
         // z = M·r: the V-cycle into q (then ρ = r·q), or the diagonal worked out inline
@@ -161,6 +155,7 @@ impl Engine {
                 },
             );
         };
+        let fluid = (n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len())) as f32;
         let scalars = |op: u32, groups: u32| {
             run(
                 &self.k.cg_scalars,
@@ -172,7 +167,8 @@ impl Engine {
                     Scalars: &f.scalars,
                     op: op,
                     groups: groups,
-                    target: target,
+                    tol: tol,
+                    fluid: fluid.max(1.0),
                 },
             );
         };
@@ -196,16 +192,20 @@ impl Engine {
                 },
             );
         };
+        // max|rhs|, kept on the card for the stopping rule.
+        self.reduce(0, &f.r, &f.r, n, false);
+        scalars(5, self.last_groups.get());
+        // In a closed domain z = M·r has no set mean and the solve would move the pressure's
+        // by a constant each iteration: its Σ now, to put the mean back afterwards.
+        let closed = !self.boundaries.any_open();
+        if closed {
+            self.reduce(0, &f.pressure, &f.pressure, n, false);
+            scalars(3, self.last_groups.get());
+        }
         // r = b − A·x (b is in r: each cell reads its own before writing it); ρ = r·z;
         // p = z.
         laplace(&f.pressure, &f.r, 1);
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
-        if trace {
-            let r0 = self
-                .reduce(0, &f.r, &f.r, n, true)
-                .map_or(f32::NAN, |r| r.max_abs());
-            eprintln!("trace: solve: max|b| {bmax:e}, max|b - A·x| {r0:e}, target {target:e}");
-        }
         rz();
         scalars(0, self.last_groups.get());
         step(1);
@@ -219,17 +219,13 @@ impl Engine {
         let mut issued = 0u32;
         // A software renderer (llvmpipe) runs queued dispatches no faster than waited-for
         // ones (measured: batches took 1.5 times as long), so it reads after each iteration.
-        let last = if self.software {
-            4
+        let last = self.last_pressure_iterations;
+        let mut batch = if self.software {
+            1
         } else {
-            self.last_pressure_iterations
+            (last * 3 / 4).clamp(1, max_it)
         };
-        let mut batch = (last * 3 / 4).clamp(1, max_it);
         let figures = loop {
-            let read = self.read_scalars();
-            if read[4] != 0.0 || issued >= max_it {
-                break read;
-            }
             for _ in 0..batch.min(max_it - issued) {
                 // q = A·p; α = ρ / p·q; x += α·p; r −= α·q; ρ' = r·z; β = ρ'/ρ; p = z + β·p.
                 laplace(&f.p, &f.q, 0);
@@ -241,9 +237,19 @@ impl Engine {
                 step(1);
                 issued += 1;
             }
-            batch = (last / 8).max(1);
+            let read = self.read_scalars();
+            if read[4] != 0.0 || issued >= max_it {
+                break read;
+            }
+            batch = if self.software { 1 } else { (last / 8).max(1) };
         };
-        if std::env::var_os("PLUME_GPU_TRACE").is_some() {
+        step(3);
+        if closed {
+            self.reduce(0, &f.pressure, &f.pressure, n, false);
+            scalars(4, self.last_groups.get());
+            step(2);
+        }
+        if trace {
             eprintln!("trace: solve done after {issued} issued: scalars {figures:?}");
         }
         let it = if figures[4] != 0.0 {
@@ -252,14 +258,23 @@ impl Engine {
             figures[7]
         } as u32;
         self.last_pressure_iterations = it.max(1);
-        (it, (figures[8] as f32) / bmax, (figures[6] as f32) / bmax)
+        let bmax = f32::from_bits(figures[11] as u32);
+        if !(bmax > 0.0 && bmax.is_finite()) {
+            return (0, 0.0, 0.0, bmax);
+        }
+        (
+            it,
+            (figures[8] as f32) / bmax,
+            (figures[6] as f32) / bmax,
+            bmax,
+        )
     }
 
     /// The conjugate gradients' figures (see `cg_scalars.comp`).
-    fn read_scalars(&self) -> [f64; 9] {
-        self.count_small(9 * 8);
+    fn read_scalars(&self) -> [f64; 12] {
+        self.count_small(12 * 8);
         let v = self.f.scalars.read().unwrap_or_default();
-        let mut out = [0.0; 9];
+        let mut out = [0.0; 12];
         for (o, x) in out.iter_mut().zip(v) {
             *o = x;
         }

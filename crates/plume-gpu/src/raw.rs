@@ -15,6 +15,7 @@ pub type ProcAddress = Box<dyn Fn(&str) -> *const c_void>;
 
 const GL_TIMESTAMP: u32 = 0x8E28;
 const GL_QUERY_RESULT: u32 = 0x8866;
+const GL_QUERY_RESULT_AVAILABLE: u32 = 0x8867;
 const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
 
 type GenQueries = unsafe extern "system" fn(i32, *mut u32);
@@ -97,17 +98,26 @@ impl RawGl {
     }
 
     /// The card's clock, in nanoseconds, at every timestamp recorded since the last call
-    /// (waiting for the last of them); the queries are then free for reuse.
+    /// (waiting for the last of them, counted as a wait where it is not yet there); the
+    /// queries are then free for reuse.
     pub fn timestamps(&mut self) -> Vec<u64> {
         let Some(get) = self.get_query_u64 else {
             return Vec::new();
         };
         let qs = self.pool[..self.used].to_vec();
         self.used = 0;
-        // One wait: the first read stalls until the last timestamp's work is done, the rest
-        // are then ready.
-        if !qs.is_empty() {
-            crate::cost::wait();
+        // At most one wait: the first read stalls until the last timestamp's work is done,
+        // the rest are then ready.
+        if let Some(&last) = qs.last() {
+            let mut ready = 0u64;
+            // SAFETY: `last` holds a recorded timestamp; `ready` takes the 64-bit answer.
+            unsafe {
+                self.ctx
+                    .exec_in_context(|| get(last, GL_QUERY_RESULT_AVAILABLE, &mut ready))
+            };
+            if ready == 0 {
+                crate::cost::wait();
+            }
         }
         qs.into_iter()
             .map(|q| {

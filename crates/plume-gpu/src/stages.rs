@@ -42,10 +42,7 @@ impl Engine {
     }
 
     pub(crate) fn stage_sources(&mut self, _: &mut StepStats) {
-        let n = self.cells();
-        self.before_sources = self
-            .reduce(0, &self.f.density, &self.f.density, n, true)
-            .map_or(0.0, |r| r.sum);
+        self.book_before_sources();
         let dt = self.sub_dt;
         let t = self.time;
         let lim = self.speed_limit();
@@ -231,10 +228,11 @@ impl Engine {
         self.enforce_boundaries();
     }
 
-    pub(crate) fn stage_speed_limit(&mut self, stats: &mut StepStats) {
+    /// Holds every face velocity within the limit, counting those held in the step's books
+    /// (the projection that follows works out the largest speed again).
+    pub(crate) fn stage_speed_limit(&mut self, _: &mut StepStats) {
         let d = self.grid.dims;
         let lim = self.speed_limit();
-        self.f.counter.write(&[0u32][..]);
         for a in 0..3 {
             run(
                 &self.k.limit,
@@ -243,22 +241,9 @@ impl Engine {
                 uniform! { Face: &self.f.vel[a], Counter: &self.f.counter, limit: lim },
             );
         }
-        self.count_small(4);
-        let held = self
-            .f
-            .counter
-            .read()
-            .ok()
-            .and_then(|v| v.first().copied())
-            .unwrap_or(0);
-        stats.speed_limited += u64::from(held);
-        if held > 0 {
-            self.vmax = None;
-        }
     }
 
     pub(crate) fn stage_advect_scalars(&mut self, stats: &mut StepStats) {
-        let n = self.cells();
         let (h, dt) = (self.grid.h, self.sub_dt);
         let k_dt = dt / h;
         let p = &self.params;
@@ -266,12 +251,10 @@ impl Engine {
         let amb = p.ambient_temperature;
         let fade = (-p.fade * dt).exp();
         let cool = (-p.cooling * dt).exp();
-        let before = self
-            .reduce(0, &self.f.density, &self.f.density, n, true)
-            .map_or(0.0, |r| r.sum);
+        self.book_before_advection();
         let outflow = self.outflow(k_dt);
+        self.book_outflow(outflow);
         let swept = std::mem::take(&mut self.obs.swept);
-        let target = f64::from(fade) * (before + swept - outflow).max(0.0);
         if self.has_solids() {
             // Advection reads next to the solids from their border cells: the fluid's values.
             self.extrapolate_cells(&self.f.density);
@@ -328,33 +311,8 @@ impl Engine {
             }
             self.fill_solid_cells(&self.f.density, 0.0);
         }
-        // The mass correction (as the CPU's `correct_mass`).
-        let now = self
-            .reduce(0, &self.f.density, &self.f.density, n, true)
-            .map_or(0.0, |r| r.sum);
-        let mut factor = 1.0f32;
-        if now > 0.0 && target > 0.0 {
-            factor = (target / now).clamp(0.8, 1.25) as f32;
-            if factor != 1.0 {
-                run(
-                    &self.k.add_constant,
-                    self.dims(),
-                    n,
-                    uniform! {
-                        Field: &self.f.density,
-                        add: 0.0f32,
-                        mul: factor,
-                        fluid_only: 0u32,
-                        Solid: &self.solid_bits,
-                        solids: 0u32,
-                    },
-                );
-            }
-        }
-        let cell = f64::from(h).powi(3);
-        stats.outflow = outflow * cell;
-        stats.source_added = (before - self.before_sources) * cell;
-        stats.mass_correction = factor;
+        // The mass correction (as the CPU's `correct_mass`), on the card.
+        self.correct_mass(&self.f.density, fade, swept);
         stats.scalar_active = 1.0;
     }
 
@@ -401,7 +359,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn stage_combustion(&mut self, stats: &mut StepStats) {
+    pub(crate) fn stage_combustion(&mut self, _: &mut StepStats) {
         let (Some(fu), Some(fl)) = (&self.f.fuel, &self.f.flame) else {
             return;
         };
@@ -426,19 +384,16 @@ impl Engine {
                 smoke: p.smoke,
             },
         );
-        let burned = self
-            .reduce(0, &self.f.r, &self.f.r, n, true)
-            .map_or(0.0, |r| r.sum);
-        let cell = f64::from(self.grid.h).powi(3);
-        stats.fuel_burned += burned * cell;
-        stats.source_added += burned * f64::from(self.fire.smoke) * cell;
+        self.reduce(0, &self.f.r, &self.f.r, n, false);
+        self.book_burned(self.last_groups.get(), self.fire.smoke);
     }
 
     /// Smoke leaving through open faces in a sub-step of `k_dt` cells per unit velocity
-    /// (Σ density, cell units).
-    fn outflow(&self, k_dt: f32) -> f64 {
+    /// (Σ density, cell units): reduced on the card; returns how many partial sums (none
+    /// without open faces).
+    fn outflow(&self, k_dt: f32) -> u32 {
         if !self.boundaries.any_open() {
-            return 0.0;
+            return 0;
         }
         let (lo, hi) = self.open_flags();
         let f = &self.f;
@@ -459,6 +414,6 @@ impl Engine {
                 kt: k_dt,
             },
         );
-        self.read_partials(groups).sum
+        groups
     }
 }

@@ -35,19 +35,44 @@ impl Engine {
 
     /// One step of `params.dt`, in as many sub-steps as `max_cfl` needs (as the CPU's
     /// `Solver::step`), then the finite check.
+    ///
+    /// It waits for the card where the host must decide: the pressure solve's end (a
+    /// sub-step's iterations), a later sub-step's length (the largest speed), and once at
+    /// the end, the finite check's read-back, after which the step's books and stage
+    /// times are read from a card with nothing left to do.
     pub fn step(&mut self) {
         let before = crate::cost::now();
         crate::cost::take_stage_bytes();
+        self.open_books();
+        self.clock.clear();
         let (p, grid) = (self.params.clone(), self.grid);
         let mut total = split_step(self, &p, &grid, self.fire_active);
         self.sub_dt = self.params.dt;
         self.steps += 1;
         crate::cost::enter("finite_check");
-        let ms = self.timed(|e| e.non_finite = e.first_non_finite());
+        let timer = self.raw.has_timer();
+        let ms = if timer {
+            let start = self.raw.timestamp();
+            self.clock.push(("", start));
+            self.non_finite = self.first_non_finite();
+            0.0
+        } else {
+            self.timed(|e| e.non_finite = e.first_non_finite())
+        };
         total.stages.push(StageTime {
             name: "finite_check",
             ms,
         });
+        if timer {
+            self.read_clock(&mut total);
+        }
+        let books = self.read_books();
+        let cell = f64::from(self.grid.h).powi(3);
+        total.source_added = books.source_added * cell;
+        total.outflow = books.outflow * cell;
+        total.fuel_burned = books.fuel_burned * cell;
+        total.mass_correction = books.mass_correction;
+        total.speed_limited = books.speed_limited;
         total.total_ms = total.stages.iter().map(|s| s.ms).sum();
         let cost = crate::cost::now().since(before);
         total.host = Some(plume_core::sim::HostStats {
@@ -62,30 +87,50 @@ impl Engine {
 
     /// The first field holding a non-finite value, in the CPU's order: every field reduced,
     /// then one read-back.
-    fn first_non_finite(&self) -> Option<&'static str> {
+    fn first_non_finite(&mut self) -> Option<&'static str> {
         let d = self.grid.dims;
         let n = d.cells();
-        let f = &self.f;
-        let mut fields: Vec<(&'static str, &Field, usize)> = vec![("density", &f.density, n)];
-        if self.temp_active {
-            fields.push(("temperature", &f.temperature, n));
-        }
-        for (i, name) in ["fuel", "flame"].into_iter().enumerate() {
-            if let Some(x) = self.fire_field(i) {
-                fields.push((name, x, n));
+        let (names, spans) = {
+            let f = &self.f;
+            let mut fields: Vec<(&'static str, &Field, usize)> = vec![("density", &f.density, n)];
+            if self.temp_active {
+                fields.push(("temperature", &f.temperature, n));
             }
+            for (i, name) in ["fuel", "flame"].into_iter().enumerate() {
+                if let Some(x) = self.fire_field(i) {
+                    fields.push((name, x, n));
+                }
+            }
+            for a in 0..3 {
+                fields.push(("velocity", &f.vel[a], d.faces(a).cells()));
+            }
+            fields.push(("pressure", &f.pressure, n));
+            let all: Vec<(&Field, usize)> = fields.iter().map(|&(_, f, n)| (f, n)).collect();
+            // (eight fields at most: one read-back)
+            let spans = self.reduce_side_by_side(&all);
+            (fields.iter().map(|x| x.0).collect::<Vec<_>>(), spans)
+        };
+        if self.raw.has_timer() {
+            // The check's work ends here; its read-back then waits for everything before.
+            let end = self.raw.timestamp();
+            self.clock.push(("finite_check", end));
         }
-        for a in 0..3 {
-            fields.push(("velocity", &f.vel[a], d.faces(a).cells()));
-        }
-        fields.push(("pressure", &f.pressure, n));
-        let all: Vec<(&Field, usize)> = fields.iter().map(|&(_, f, n)| (f, n)).collect();
-        let reduced = self.reduce_all(&all);
-        fields
-            .iter()
+        let reduced = self.read_spans(spans);
+        // The faces' largest |value| is the next sub-step's largest speed (NaN counts as 0
+        // there: this check reports it).
+        self.vmax = Some(
+            names
+                .iter()
+                .zip(&reduced)
+                .filter(|(name, _)| **name == "velocity")
+                .map(|(_, r)| if r.finite() { r.max_abs() } else { 0.0 })
+                .fold(0.0, f32::max),
+        );
+        names
+            .into_iter()
             .zip(reduced)
             .find(|(_, r)| !r.finite())
-            .map(|((name, _, _), _)| *name)
+            .map(|(name, _)| name)
     }
 
     /// The fastest face velocity: from the last projection where nothing changed it since.
@@ -176,13 +221,15 @@ impl Engine {
     }
 
     /// One sub-step: the CPU solver's stages that this backend runs, in its order, each
-    /// timed on the card's clock (timestamp queries, read once the sub-step is done).
+    /// timed on the card's clock (timestamp queries, read at the end of the step: until
+    /// then its stages' times are 0).
     fn substep(&mut self, dt: f32) -> StepStats {
         self.sub_dt = dt;
         let mut stats = StepStats::default();
         let timer = self.raw.has_timer();
         if timer {
-            self.raw.timestamp();
+            let start = self.raw.timestamp();
+            self.clock.push(("", start));
         }
         for (name, on, f) in Engine::stages() {
             if !on(self) {
@@ -191,21 +238,39 @@ impl Engine {
             crate::cost::enter(name);
             let ms = if timer {
                 f(self, &mut stats);
-                self.raw.timestamp();
+                let end = self.raw.timestamp();
+                self.clock.push((name, end));
                 0.0
             } else {
                 self.timed(|e| f(e, &mut stats))
             };
             stats.stages.push(StageTime { name, ms });
         }
-        if timer {
-            let ns = self.raw.timestamps();
-            for (s, w) in stats.stages.iter_mut().zip(ns.windows(2)) {
-                s.ms = w[1].saturating_sub(w[0]) as f64 / 1e6;
-            }
-        }
         stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
         self.time += f64::from(dt);
         stats
+    }
+
+    /// The step's stage times from its timestamps (each stage from the one before it; a
+    /// sub-step's first from its start, marked with no name), summed by stage into
+    /// `total`'s.
+    fn read_clock(&mut self, total: &mut StepStats) {
+        let ns = self.raw.timestamps();
+        let marks = std::mem::take(&mut self.clock);
+        for (i, &(name, at)) in marks.iter().enumerate() {
+            let (Some(at), Some(prev)) = (at, i.checked_sub(1).and_then(|p| marks[p].1)) else {
+                continue;
+            };
+            if name.is_empty() {
+                continue;
+            }
+            let ms = ns
+                .get(at)
+                .zip(ns.get(prev))
+                .map_or(0.0, |(b, a)| b.saturating_sub(*a) as f64 / 1e6);
+            if let Some(s) = total.stages.iter_mut().find(|s| s.name == name) {
+                s.ms += ms;
+            }
+        }
     }
 }

@@ -34,8 +34,9 @@ mod update;
 use rayon::prelude::*;
 
 /// Damped Jacobi weight for the coarsest grid's sweeps (the best smoothing weight for the
-/// 7-point Laplacian in 3D).
-const OMEGA: f32 = 6.0 / 7.0;
+/// 7-point Laplacian in 3D; both backends).
+pub const COARSEST_OMEGA: f32 = 6.0 / 7.0;
+const OMEGA: f32 = COARSEST_OMEGA;
 
 /// The three Jacobi weights of the smoother (the GPU backend's V-cycle takes them from here): the reciprocal roots of a degree-3 Chebyshev
 /// polynomial in D⁻¹A that is small over [1/4, 2]. The modes a coarser grid cannot represent
@@ -50,6 +51,28 @@ pub fn smoother_weights() -> [f32; 3] {
     let c = 0.75f32.sqrt(); // cos(π/6); the middle root has cos(π/2) = 0
     [1.0 / (mid + half * c), 1.0 / mid, 1.0 / (mid - half * c)]
 }
+/// Jacobi sweeps on the coarsest grid of `dims`, the first from zero (both backends): an
+/// even number, so the cycle stays symmetric, growing with the grid's longest side as
+/// Jacobi's convergence slows there.
+pub fn coarsest_sweeps(dims: [usize; 3]) -> u32 {
+    let m = dims.iter().copied().max().unwrap_or(1);
+    let sweeps = (m * m).clamp(8, 512) as u32;
+    2 + 2 * (sweeps / 2)
+}
+
+/// The weight of a transfer's end cell (both backends), on a grid of spacing `spacing` fine
+/// cells: past a wall the coarse correction is mirrored (1); towards an open face it falls
+/// linearly to 0 at the finest grid's ghost-cell centre, (H + 1)/2 beyond the last centre of
+/// this grid (spacing H) and H + ½ beyond the coarse one's.
+pub fn transfer_end_weight(spacing: usize, open: bool) -> f32 {
+    let h = spacing as f32;
+    if open {
+        (h + 1.0) / (2.0 * h + 1.0)
+    } else {
+        1.0
+    }
+}
+
 /// Coarsening stops at this many cells on the shortest axis.
 const COARSEST: usize = 4;
 /// Planes smaller than this are not worth a task of their own.
@@ -512,11 +535,9 @@ fn vcycle<D: Diag>(
     let t = &mut cur.t;
     if rest.is_empty() {
         // Coarsest grid: a fixed, even number of sweeps (a symmetric operator).
-        let m = dims.iter().copied().max().unwrap_or(1);
-        let sweeps = (m * m).clamp(8, 512);
         jacobi_from_zero(OMEGA, dims, diag, b, t);
         jacobi(OMEGA, dims, diag, zeros, b, t, e, false);
-        for _ in 0..sweeps / 2 {
+        for _ in 0..(coarsest_sweeps(dims) - 2) / 2 {
             jacobi(OMEGA, dims, diag, zeros, b, e, t, false);
             jacobi(OMEGA, dims, diag, zeros, b, t, e, false);
         }
@@ -527,12 +548,7 @@ fn vcycle<D: Diag>(
     jacobi_sweeps(&[w1, w2, w3], dims, diag, zeros, b, None, e, false);
     // Residual, restricted along x as it is computed.
     let [_, ny, nz] = dims;
-    // Past a wall the coarse correction is mirrored (weight 1 at the end); towards an open
-    // face it falls linearly to 0 at the finest grid's ghost-cell centre, (H + 1)/2 beyond
-    // the last centre of this grid (spacing H fine cells) and H + ½ beyond the coarse one's.
-    let h = spacing as f32;
-    let ew = (h + 1.0) / (2.0 * h + 1.0);
-    let ends = open.map(|a| a.map(|o| if o { ew } else { 1.0 }));
+    let ends = open.map(|a| a.map(|o| transfer_end_weight(spacing, o)));
     let next = &mut rest[0];
     let cd = next.dims;
     let job = ResidualRestrict {

@@ -1,0 +1,135 @@
+//! A step's books on the card (`ledger.comp`): the smoke the sources added, what left through
+//! open faces, the fuel burned, the mass correction, the faces the speed limit held. The
+//! stages finish their reductions into it on the card, and the mass correction is worked
+//! out and applied there, so a step waits for the card only where the host must decide
+//! something (the pressure solve's end, the next sub-step's length) and once at its end,
+//! when the finite check's read-back has drained the card and the books are read with it.
+
+use glium::uniform;
+
+use crate::engine::Engine;
+use crate::fields::Field;
+use crate::kernels::run;
+
+/// The smoke the sources added (Σ, cell units).
+const SOURCE_ADDED: u32 = 0;
+/// The fuel burned (Σ, cell units).
+const FUEL_BURNED: u32 = 2;
+/// Slots in all.
+pub(crate) const SLOTS: usize = 8;
+
+/// What a step's books hold at its end.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Books {
+    /// Σ smoke the sources and the flames added, cell units.
+    pub source_added: f64,
+    /// Σ smoke out through open faces, cell units.
+    pub outflow: f64,
+    /// Σ fuel burned, cell units.
+    pub fuel_burned: f64,
+    /// The last sub-step's mass correction factor.
+    pub mass_correction: f32,
+    /// Faces the speed limit held back.
+    pub speed_limited: u64,
+}
+
+impl Engine {
+    /// Clears the books for a step (queued writes: no wait).
+    pub(crate) fn open_books(&self) {
+        self.f.ledger.write(&[0.0f64; SLOTS][..]);
+        self.f.counter.write(&[0u32][..]);
+    }
+
+    /// Reads the books. Called after a read-back that waited for the card (the finite
+    /// check's), so the card has nothing left to do and this read waits for nothing.
+    pub(crate) fn read_books(&self) -> Books {
+        let v = self.f.ledger.read().unwrap_or_default();
+        let held = self
+            .f
+            .counter
+            .read()
+            .ok()
+            .and_then(|v| v.first().copied())
+            .unwrap_or(0);
+        let at = |i: usize| v.get(i).copied().unwrap_or(0.0);
+        Books {
+            source_added: at(SOURCE_ADDED as usize),
+            outflow: at(1),
+            fuel_burned: at(FUEL_BURNED as usize),
+            mass_correction: at(3) as f32,
+            speed_limited: u64::from(held),
+        }
+    }
+
+    /// Runs `op` of `ledger.comp` on the last reduction's `groups` partial sums.
+    fn ledger_op(&self, op: u32, slot: u32, k: f32, groups: u32, fade: f32, swept: f64) {
+        run(
+            &self.k.ledger,
+            self.dims(),
+            1,
+            uniform! {
+                PartialSum: &self.f.partial_sum,
+                Ledger: &self.f.ledger,
+                Field: &self.f.density,
+                op: op,
+                slot: slot,
+                groups: groups,
+                k: k,
+                fade: fade,
+                swept: swept,
+            },
+        );
+    }
+
+    /// The smoke now, before the sources: taken from what they will have added.
+    pub(crate) fn book_before_sources(&self) {
+        let n = self.cells();
+        self.reduce(0, &self.f.density, &self.f.density, n, false);
+        self.ledger_op(0, SOURCE_ADDED, -1.0, self.last_groups.get(), 0.0, 0.0);
+    }
+
+    /// The smoke before advection: kept for the mass correction, and what the sources added
+    /// is what it has more than before them.
+    pub(crate) fn book_before_advection(&self) {
+        let n = self.cells();
+        self.reduce(0, &self.f.density, &self.f.density, n, false);
+        self.ledger_op(1, 0, 1.0, self.last_groups.get(), 0.0, 0.0);
+    }
+
+    /// This sub-step's outflow, from the outflow kernel's `groups` partial sums (0: none).
+    pub(crate) fn book_outflow(&self, groups: u32) {
+        self.ledger_op(2, 0, 1.0, groups, 0.0, 0.0);
+    }
+
+    /// The fuel burned (the last reduction's `groups` partial sums) and the smoke its
+    /// flames make, `smoke` a unit of fuel.
+    pub(crate) fn book_burned(&self, groups: u32, smoke: f32) {
+        self.ledger_op(0, FUEL_BURNED, 1.0, groups, 0.0, 0.0);
+        self.ledger_op(0, SOURCE_ADDED, smoke, groups, 0.0, 0.0);
+    }
+
+    /// The mass correction (the CPU's `correct_mass`) worked out and applied to `density`
+    /// on the card: what the smoke should be (what it was before advection, plus what
+    /// moving solids swept in, less the outflow, faded) against what it is.
+    pub(crate) fn correct_mass(&self, density: &Field, fade: f32, swept: f64) {
+        let n = self.cells();
+        self.reduce(0, density, density, n, false);
+        self.ledger_op(3, 0, 1.0, self.last_groups.get(), fade, swept);
+        run(
+            &self.k.ledger,
+            self.dims(),
+            n,
+            uniform! {
+                PartialSum: &self.f.partial_sum,
+                Ledger: &self.f.ledger,
+                Field: density,
+                op: 4u32,
+                slot: 0u32,
+                groups: 0u32,
+                k: 1.0f32,
+                fade: fade,
+                swept: swept,
+            },
+        );
+    }
+}

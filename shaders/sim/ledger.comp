@@ -1,0 +1,56 @@
+// A step's books, kept on the card so that the host reads them once, at the end of the step,
+// instead of waiting for the card at every stage. Each op but 4 runs on item 0 only and
+// finishes the last reduction's partial sums (`groups` of them, in a fixed order: the
+// host's order, the same result every run).
+// Slots: [0] smoke the sources added, [1] smoke out through open faces, [2] fuel burned
+// (Σ, cell units), [3] the last mass correction factor, [4] this sub-step's smoke before
+// advection, [5] this sub-step's outflow, [6] the factor to apply now.
+// op 0: [slot] += k·Σ. op 1: [4] = Σ, [0] += Σ. op 2: [5] = Σ, [1] += Σ.
+// op 3: the mass correction (the CPU's `correct_mass`): Σ is the smoke now; the target is
+// fade·max([4] + swept − [5], 0); the factor target/Σ, within [0.8, 1.25], 1 where either
+// is 0, into [6] and [3]. op 4 (every item): Field ×= [6], unless it is 1.
+layout(std430) readonly buffer PartialSum { double partial_sum[]; };
+layout(std430) buffer Ledger { double ledger[]; };
+layout(std430) buffer Field { float field[]; };
+
+uniform uint op;
+uniform uint slot;
+uniform uint groups;
+uniform float k;
+uniform float fade;
+uniform double swept;
+
+void main() {
+    uint n = gid();
+    if (op == 4u) {
+        float f = float(ledger[6]);
+        if (n < count && f != 1.0) {
+            field[n] *= f;
+        }
+        return;
+    }
+    if (n != 0u) {
+        return;
+    }
+    double s = 0.0;
+    for (uint g = 0u; g < groups; g++) {
+        s += partial_sum[g];
+    }
+    if (op == 0u) {
+        ledger[slot] += double(k) * s;
+    } else if (op == 1u) {
+        ledger[4] = s;
+        ledger[0] += s;
+    } else if (op == 2u) {
+        ledger[5] = s;
+        ledger[1] += s;
+    } else if (op == 3u) {
+        double target = double(fade) * max(ledger[4] + swept - ledger[5], 0.0lf);
+        float f = 1.0;
+        if (s > 0.0 && target > 0.0) {
+            f = float(clamp(target / s, 0.8lf, 1.25lf));
+        }
+        ledger[6] = double(f);
+        ledger[3] = double(f);
+    }
+}
