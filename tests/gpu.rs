@@ -564,6 +564,56 @@ fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration()
     assert_eq!(one.state(), batched.state());
 }
 
+/// A step waits for the card only where the host must decide: after each batch of the
+/// pressure solve's iterations (one on llvmpipe, which reads after each) and once at the
+/// end (the finite check, the step's books and its stage times read together). Its books,
+/// kept on the card, say what the CPU's stats say: the smoke added, the outflow, the mass
+/// correction, the faces the speed limit held.
+#[test]
+fn a_step_waits_for_the_card_only_for_the_solve_and_at_its_end() {
+    let scene = Scene::default_plume().with_resolution(24);
+    let mut cpu = scene.build_simulation().expect("cpu");
+    for batched in [false, true] {
+        let mut g = gpu(&scene);
+        g.set_batched_solve(batched);
+        for step in 1..=12 {
+            let st = g.step().expect("gpu step").clone();
+            let host = st.host.clone().expect("host stats");
+            // (the first step also reads the largest speed: no step has left it yet)
+            let first = u32::from(step == 1);
+            let solve_reads = first + if batched { 2 } else { st.pressure_iterations };
+            println!(
+                "batched {batched}, step {step}: {} waits, {} iterations",
+                host.waits, st.pressure_iterations
+            );
+            assert!(
+                host.waits <= solve_reads + 1 && host.waits <= 4 + first,
+                "step {step}: {} waits, {} iterations",
+                host.waits,
+                st.pressure_iterations
+            );
+            if !batched {
+                let c = cpu.step().expect("cpu step").clone();
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(1e-12);
+                assert!(
+                    close(c.source_added, st.source_added),
+                    "{} {}",
+                    c.source_added,
+                    st.source_added
+                );
+                assert!(close(c.outflow, st.outflow), "{} {}", c.outflow, st.outflow);
+                assert!(
+                    close(f64::from(c.mass_correction), f64::from(st.mass_correction)),
+                    "{} {}",
+                    c.mass_correction,
+                    st.mass_correction
+                );
+                assert_eq!(c.speed_limited, st.speed_limited, "step {step}");
+            }
+        }
+    }
+}
+
 /// OpenVDB (Debian's python3-openvdb) reads the density grid of a `.vdb` into an array; it
 /// must equal the `.npy` written beside it.
 const VDB_EQUALS_NPY: &str = r#"

@@ -29,11 +29,13 @@ impl Multigrid {
     pub fn new(e: &Engine, solid: Option<&[u8]>) -> Option<Self> {
         let d = e.dims();
         let n0 = d[0] * d[1] * d[2];
+        // The finest level's sweeps end where they did not start (three after the coarse
+        // correction): starting in the cell velocity's buffer, they end in `q`, the result.
         let mut levels = vec![Level {
             dims: d,
             n: n0,
-            x: At::Q,
-            y: At::Cell(0),
+            x: At::Cell(0),
+            y: At::Q,
             t: At::Cell(n0),
             b: At::R,
             mask: NONE,
@@ -116,10 +118,12 @@ impl Engine {
         self.mg = Multigrid::new(self, solid);
     }
 
-    /// z = M·r into `q`: one V-cycle.
+    /// z = M·r into `q`: one V-cycle (its last sweep writes `q`; a copy where it would not).
     pub(crate) fn precondition(&self, mg: &Multigrid) {
         let top = self.cycle(mg, 0);
-        self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
+        if top != At::Q {
+            self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
+        }
     }
 
     /// The V-cycle from level `l` down; returns where its result is.
