@@ -7,8 +7,8 @@
 // advection, [5] this sub-step's outflow, [6] the factor to apply now.
 // op 0: [slot] += k·Σ. op 1: [4] = Σ, [0] += Σ. op 2: [5] = Σ, [1] += Σ.
 // op 3: the mass correction (the CPU's `correct_mass`): Σ is the smoke now; the target is
-// fade·max([4] + swept − [5], 0); the factor target/Σ, within [0.8, 1.25], 1 where either
-// is 0, into [6] and [3]. op 4 (every item): Field ×= [6], unless it is 1.
+// fade·max([4] + swept − [5], 0); the factor target/Σ, within `bounds` (the CPU's), 1
+// where either is 0, into [6] and [3]. op 4 (every item): Field ×= [6], unless it is 1.
 layout(std430) readonly buffer PartialSum { double partial_sum[]; };
 layout(std430) buffer Ledger { double ledger[]; };
 layout(std430) buffer Field { float field[]; };
@@ -19,6 +19,7 @@ uniform uint groups;
 uniform float k;
 uniform float fade;
 uniform double swept;
+uniform dvec2 bounds;
 
 void main() {
     uint n = gid();
@@ -48,7 +49,7 @@ void main() {
         double target = double(fade) * max(ledger[4] + swept - ledger[5], 0.0lf);
         float f = 1.0;
         if (s > 0.0 && target > 0.0) {
-            f = float(clamp(target / s, 0.8lf, 1.25lf));
+            f = float(clamp(target / s, bounds.x, bounds.y));
         }
         ledger[6] = double(f);
         ledger[3] = double(f);

@@ -6,6 +6,7 @@
 //! when the finite check's read-back has drained the card and the books are read with it.
 
 use glium::uniform;
+use plume_core::sim::solver::MASS_CORRECTION_BOUNDS;
 
 use crate::engine::Engine;
 use crate::fields::Field;
@@ -77,6 +78,7 @@ impl Engine {
                 k: k,
                 fade: fade,
                 swept: swept,
+                bounds: MASS_CORRECTION_BOUNDS,
             },
         );
     }
@@ -129,6 +131,7 @@ impl Engine {
                 k: 1.0f32,
                 fade: fade,
                 swept: swept,
+                bounds: MASS_CORRECTION_BOUNDS,
             },
         );
     }

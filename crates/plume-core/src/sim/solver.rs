@@ -29,6 +29,7 @@ mod stats;
 mod substeps;
 
 pub(crate) use inject::{check_amount, check_sphere, check_velocity};
+pub use scalars::MASS_CORRECTION_BOUNDS;
 pub use stats::{HostStats, StageTime, StepStats};
 pub use substeps::{emitter_speed, likely_cause, speed_limit, split_step, SubSteps};
 

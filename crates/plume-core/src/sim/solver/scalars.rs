@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// The mass correction's factor is held within these per sub-step (both backends), so that a
+/// bad estimate cannot run away.
+pub const MASS_CORRECTION_BOUNDS: [f64; 2] = [0.8, 1.25];
+
 impl Solver {
     /// Advects density (with fade), while it is not uniform temperature (with cooling), and
     /// while something burns fuel and flame, then corrects the density's total (see [`Solver::correct_mass`]).
@@ -194,7 +198,8 @@ impl Solver {
         if !(now > 0.0 && target > 0.0) {
             return 1.0;
         }
-        let f = (target / now).clamp(0.8, 1.25) as f32;
+        let [lo, hi] = MASS_CORRECTION_BOUNDS;
+        let f = (target / now).clamp(lo, hi) as f32;
         if f == 1.0 {
             return f;
         }
