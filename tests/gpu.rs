@@ -373,8 +373,19 @@ fn memory_is_counted_exactly() {
     let d = scene.dims();
     let bytes = g.memory_bytes();
     assert_eq!(Simulation::memory_bytes(&g) as u64, bytes);
-    // The fields, one word of obstacle mask and one of the multigrid's coarse masks.
-    assert_eq!(bytes, plume_gpu::bytes_for(d, false) + 4 + 4);
+    // The fields, one word of obstacle mask and one of the multigrid's coarse masks, and
+    // the multigrid's table of its levels (16 words a level; halved down to 4 cells or
+    // fewer on the shortest side).
+    let mut shortest = d.nx.min(d.ny).min(d.nz);
+    let mut levels = 1;
+    while shortest > 4 {
+        shortest = shortest.div_ceil(2);
+        levels += 1;
+    }
+    assert_eq!(
+        bytes,
+        plume_gpu::bytes_for(d, false) + 4 + 4 + 64 * levels as u64
+    );
     let per_cell = bytes as f64 / d.cells() as f64;
     assert!(per_cell <= 70.0, "{per_cell} bytes a cell");
 }

@@ -10,9 +10,14 @@ layout(std430) readonly buffer Src { float src[]; };
 layout(std430) buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };
 layout(std430) readonly buffer Levels { uint level_bits[]; };
+// Op 7: every level's figures, 16 words a level (see `Multigrid::table`): dims (3), the
+// offsets of x, y, t and b in Dst, the mask's first word, 2^level's bits, and the
+// transfers' end weights to the next level (low x, y, z, high x, y, z; a float's bits).
+layout(std430) readonly buffer Table { uint table[]; };
 
 uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy,
-                        // 6 the coarsest level's `sweeps` sweeps (one work group)
+                        // 6 the coarsest level's `sweeps` sweeps (one work group), 7 the whole
+                        // cycle from level `first` down (one work group; see `fused`)
 uniform uint sweeps;
 uniform uvec3 ld;       // this level's cells (3: the coarse level's; 4: the fine level's)
 uniform uvec3 cd;       // 3, 4: the other level's cells
@@ -23,6 +28,9 @@ uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xfff
 uniform uint cmo;       // 3, 4: the other level's
 uniform float scale;    // 2^level
 uniform float omega;
+uniform uint first;     // 7: the first level of the fused cycle (the coarsest is `last`)
+uniform uint last;
+uniform vec3 weights;   // 7: the smoother's three weights
 uniform vec3 end_lo;    // 3, 4: the transfers' end weights (1 past a wall, less towards an
 uniform vec3 end_hi;    // open face), as the CPU's
 uniform uvec3 open_lo;
@@ -69,33 +77,38 @@ float diag_and_sum(uvec3 p, out float s) {
 // Weight of coarse index `ci` in the interpolation to fine index `i` along axis `a` of `n`
 // fine cells and `cn` coarse ones: ¾ for its parent and ¼ for the parent's neighbour on its
 // side, or the end's weight for the parent where that neighbour does not exist.
-float weight(int a, uint i, uint n, uint ci, uint cn) {
+float weight_at(vec3 elo, vec3 ehi, int a, uint i, uint n, uint ci, uint cn) {
     uint parent = i / 2u;
     bool low = i % 2u == 0u;
     int other = low ? int(parent) - 1 : int(parent) + 1;
     bool has = other >= 0 && other < int(cn);
     if (ci == parent) {
-        return has ? 0.75 : (low ? end_lo[a] : end_hi[a]);
+        return has ? 0.75 : (low ? elo[a] : ehi[a]);
     }
     return (has && int(ci) == other) ? 0.25 : 0.0;
 }
 
-// As diag_and_sum, of the values at `off` in Dst (the coarsest level's sweeps ping-pong there).
-float diag_and_sum_dst(uvec3 p, uint off, out float s) {
+float weight(int a, uint i, uint n, uint ci, uint cn) {
+    return weight_at(end_lo, end_hi, a, i, n, ci, cn);
+}
+
+// As diag_and_sum, on a level of `d` cells (mask `m`, 2^level `sc`), of the values at `off`
+// in Dst (the coarsest level's sweeps and the fused cycle work there).
+float diag_and_sum_dst(uvec3 d, uint m, float sc, uvec3 p, uint off, out float s) {
     s = 0.0;
     float n = 0.0;
     for (int a = 0; a < 3; a++) {
         for (int side = 0; side < 2; side++) {
-            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < ld[a];
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a];
             if (inside) {
                 uvec3 q = p;
                 q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
-                if (fluid_in(ld, mo, q)) {
+                if (fluid_in(d, m, q)) {
                     n += 1.0;
-                    s += dst[off + at(ld, q)];
+                    s += dst[off + at(d, q)];
                 }
             } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
-                n += 2.0 * scale / (scale + 1.0);
+                n += 2.0 * sc / (sc + 1.0);
             }
         }
     }
@@ -106,23 +119,25 @@ float diag_and_sum_dst(uvec3 p, uint off, out float s) {
 // then back and forth between `dso` and `so` (both in Dst's buffer), in one work group:
 // one dispatch instead of one a sweep. The result is at `dso` after an odd number of
 // sweeps, at `so` after an even one.
-void coarsest() {
+// The right-hand side is read from Dst too (the coarsest level's is in the same buffer).
+// Returns where the result is.
+uint coarsest_at(uvec3 ldim, uint m, float sc, uint into, uint spare, uint boff) {
     uint t = gl_LocalInvocationID.x;
-    uint n = ld.x * ld.y * ld.z;
-    uint cur = dso;
-    uint other = so;
+    uint n = ldim.x * ldim.y * ldim.z;
+    uint cur = into;
+    uint other = spare;
     for (uint k = 0u; k < sweeps; k++) {
         for (uint c = t; c < n; c += uint(WG)) {
-            uvec3 p = coords(ld, c);
+            uvec3 p = coords(ldim, c);
             float v = 0.0;
-            if (fluid_in(ld, mo, p)) {
+            if (fluid_in(ldim, m, p)) {
                 float s;
-                float d = diag_and_sum_dst(p, cur, s);
+                float d = diag_and_sum_dst(ldim, m, sc, p, cur, s);
                 if (k == 0u) {
-                    v = d > 0.0 ? omega * (b[bo + c] / scale) / d : 0.0;
+                    v = d > 0.0 ? omega * (dst[boff + c] / sc) / d : 0.0;
                 } else {
                     float x = dst[cur + c];
-                    v = d > 0.0 ? x + omega * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
+                    v = d > 0.0 ? x + omega * (dst[boff + c] / sc - (d * x - s)) / d : 0.0;
                 }
             }
             dst[(k == 0u ? cur : other) + c] = v;
@@ -135,11 +150,178 @@ void coarsest() {
             other = w;
         }
     }
+    return cur;
+}
+
+// A level's figures from the table (op 7).
+uvec3 lv_dims(uint l) { return uvec3(table[16u * l], table[16u * l + 1u], table[16u * l + 2u]); }
+uint lv_word(uint l, uint i) { return table[16u * l + i]; }
+float lv_float(uint l, uint i) { return uintBitsToFloat(table[16u * l + i]); }
+vec3 lv_ends(uint l, uint i) { return vec3(lv_float(l, i), lv_float(l, i + 1u), lv_float(l, i + 2u)); }
+
+// Op 7's passes, each over a whole level in this one work group, then a barrier: a damped
+// Jacobi sweep of level l from `from` (zero: from 0) into `to` (as ops 0 and 1), ...
+void sweep_at(uint l, uint from, uint to, float w, bool zero) {
+    uvec3 d = lv_dims(l);
+    uint m = lv_word(l, 7u);
+    float sc = lv_float(l, 8u);
+    uint boff = lv_word(l, 6u);
+    uint n = d.x * d.y * d.z;
+    for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
+        uvec3 p = coords(d, c);
+        float v = 0.0;
+        if (fluid_in(d, m, p)) {
+            float s;
+            float dg = diag_and_sum_dst(d, m, sc, p, from, s);
+            if (zero) {
+                v = dg > 0.0 ? w * (dst[boff + c] / sc) / dg : 0.0;
+            } else {
+                float x = dst[from + c];
+                v = dg > 0.0 ? x + w * (dst[boff + c] / sc - (dg * x - s)) / dg : 0.0;
+            }
+        }
+        dst[to + c] = v;
+    }
+    memoryBarrierBuffer();
+    barrier();
+}
+
+// ... its residual from x into t (as op 2), restricted into level l + 1's right-hand side
+// (as op 3: a second pass, each coarse cell summing its fine cells) ...
+void residual_restrict_at(uint l, uint x) {
+    uvec3 d = lv_dims(l);
+    uint m = lv_word(l, 7u);
+    float sc = lv_float(l, 8u);
+    uint boff = lv_word(l, 6u);
+    uint toff = lv_word(l, 5u);
+    uint n = d.x * d.y * d.z;
+    for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
+        uvec3 p = coords(d, c);
+        float v = 0.0;
+        if (fluid_in(d, m, p)) {
+            float s;
+            float dg = diag_and_sum_dst(d, m, sc, p, x, s);
+            v = dst[boff + c] - sc * (dg * dst[x + c] - s);
+        }
+        dst[toff + c] = v;
+    }
+    memoryBarrierBuffer();
+    barrier();
+    uvec3 cdim = lv_dims(l + 1u);
+    uint cm = lv_word(l + 1u, 7u);
+    uint cb = lv_word(l + 1u, 6u);
+    vec3 elo = lv_ends(l, 9u);
+    vec3 ehi = lv_ends(l, 12u);
+    uint cn = cdim.x * cdim.y * cdim.z;
+    for (uint c = gl_LocalInvocationID.x; c < cn; c += uint(WG)) {
+        uvec3 pc = coords(cdim, c);
+        float v = 0.0;
+        if (fluid_in(cdim, cm, pc)) {
+            for (uint dz = 0u; dz < 4u; dz++) {
+                int fz = int(2u * pc.z + dz) - 1;
+                if (fz < 0 || fz >= int(d.z)) continue;
+                float wz = weight_at(elo, ehi, 2, uint(fz), d.z, pc.z, cdim.z);
+                if (wz == 0.0) continue;
+                for (uint dy = 0u; dy < 4u; dy++) {
+                    int fy = int(2u * pc.y + dy) - 1;
+                    if (fy < 0 || fy >= int(d.y)) continue;
+                    float wy = weight_at(elo, ehi, 1, uint(fy), d.y, pc.y, cdim.y);
+                    if (wy == 0.0) continue;
+                    for (uint dx = 0u; dx < 4u; dx++) {
+                        int fx = int(2u * pc.x + dx) - 1;
+                        if (fx < 0 || fx >= int(d.x)) continue;
+                        float wx = weight_at(elo, ehi, 0, uint(fx), d.x, pc.x, cdim.x);
+                        if (wx == 0.0) continue;
+                        uvec3 f = uvec3(fx, fy, fz);
+                        if (fluid_in(d, m, f)) {
+                            v += wx * wy * wz * dst[toff + at(d, f)];
+                        }
+                    }
+                }
+            }
+        }
+        dst[cb + c] = v;
+    }
+    memoryBarrierBuffer();
+    barrier();
+}
+
+// ... and level l + 1's correction (at `from`) prolonged and added to level l's x (as op 4).
+void prolong_at(uint l, uint from, uint x) {
+    uvec3 d = lv_dims(l);
+    uint m = lv_word(l, 7u);
+    uvec3 cdim = lv_dims(l + 1u);
+    uint cm = lv_word(l + 1u, 7u);
+    vec3 elo = lv_ends(l, 9u);
+    vec3 ehi = lv_ends(l, 12u);
+    uint n = d.x * d.y * d.z;
+    for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
+        uvec3 pf = coords(d, c);
+        if (!fluid_in(d, m, pf)) {
+            continue;
+        }
+        float v = 0.0;
+        for (uint q = 0u; q < 8u; q++) {
+            uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
+            uvec3 cc;
+            float w = 1.0;
+            bool ok = true;
+            for (int a = 0; a < 3; a++) {
+                uint parent = pf[a] / 2u;
+                int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
+                if (pick[a] == 0u) {
+                    cc[a] = parent;
+                } else if (other >= 0 && other < int(cdim[a])) {
+                    cc[a] = uint(other);
+                } else {
+                    ok = false;
+                }
+                w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
+            }
+            if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
+                v += w * dst[from + at(cdim, cc)];
+            }
+        }
+        dst[x + c] += v;
+    }
+    memoryBarrierBuffer();
+    barrier();
+}
+
+// Op 7: the V-cycle from level `first` (its right-hand side in place) down to the coarsest,
+// `last`, in one work group: the same passes in the same order as the host's `cycle` issues
+// them one dispatch each (the coarse levels have a few thousand cells at most, so one
+// group does them faster than a dispatch a pass). The result is in `first`'s y.
+void fused() {
+    for (uint l = first; l < last; l++) {
+        uint x = lv_word(l, 3u);
+        uint y = lv_word(l, 4u);
+        sweep_at(l, x, x, weights[0], true);
+        sweep_at(l, x, y, weights[1], false);
+        sweep_at(l, y, x, weights[2], false);
+        residual_restrict_at(l, x);
+    }
+    uint res = coarsest_at(lv_dims(last), lv_word(last, 7u), lv_float(last, 8u),
+                           lv_word(last, 3u), lv_word(last, 4u), lv_word(last, 6u));
+    for (uint l = last; l > first; l--) {
+        uint f = l - 1u;
+        uint x = lv_word(f, 3u);
+        uint y = lv_word(f, 4u);
+        prolong_at(f, res, x);
+        sweep_at(f, x, y, weights[0], false);
+        sweep_at(f, y, x, weights[1], false);
+        sweep_at(f, x, y, weights[2], false);
+        res = y;
+    }
 }
 
 void main() {
     if (op == 6u) {
-        coarsest();
+        coarsest_at(ld, mo, scale, dso, so, bo);
+        return;
+    }
+    if (op == 7u) {
+        fused();
         return;
     }
     uint c = gid();

@@ -7,7 +7,9 @@
 //! positive definite, as conjugate gradients needs. It keeps nothing of its own on the card
 //! but the coarse masks: the finest level's arrays are the solve's `q` (the result z = M·r,
 //! read from `r`) and the cell velocity's buffer, idle during the projection, which also
-//! holds every coarser level.
+//! holds every coarser level. The coarse levels of at most [`FUSED_CELLS`] cells are worked
+//! in one dispatch of one work group (`mg.comp`'s op 7: the same passes, the same results),
+//! not a dispatch a pass.
 
 use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
@@ -102,13 +104,77 @@ impl Multigrid {
             BufferMode::Default,
         )
         .ok()?;
-        Some(Self { levels, bits })
+        let (lo, hi) = e.open_flags();
+        let table = Buffer::new(
+            &e.ctx,
+            &table(&levels, lo, hi)[..],
+            BufferType::ShaderStorageBuffer,
+            BufferMode::Default,
+        )
+        .ok()?;
+        // The coarse levels of at most FUSED_CELLS cells run as one dispatch (op 7), from
+        // the first of them, where there are two or more (the coarsest alone is one already).
+        let most = fused_cells();
+        let fuse_from = (1..levels.len())
+            .find(|&l| levels[l].n <= most)
+            .filter(|&l| l + 1 < levels.len());
+        Some(Self {
+            levels,
+            bits,
+            table,
+            fuse_from,
+        })
     }
 
-    /// Bytes it keeps on the card (the coarse masks).
+    /// Bytes it keeps on the card (the coarse masks and the levels' table).
     pub fn bytes(&self) -> u64 {
-        self.bits.get_size() as u64
+        (self.bits.get_size() + self.table.get_size()) as u64
     }
+}
+
+/// Levels of at most this many cells are worked in one dispatch of one work group (op 7):
+/// a pass over one of them is less work than a dispatch's launch and drain on a card (about
+/// 8 µs on an H100: some 1000 cells a pass at 2 per invocation of a group of 512). Not yet
+/// measured on a card: `PLUME_GPU_FUSE_CELLS` sets another (0: none fused), for the card
+/// check to try.
+const FUSED_CELLS: u32 = 1024;
+
+/// [`FUSED_CELLS`], or `PLUME_GPU_FUSE_CELLS` where it is a whole number.
+fn fused_cells() -> u32 {
+    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    FROM_ENV
+        .get_or_init(|| {
+            std::env::var("PLUME_GPU_FUSE_CELLS")
+                .ok()
+                .and_then(|v| v.trim().parse::<u32>().ok())
+        })
+        .unwrap_or(FUSED_CELLS)
+}
+
+/// Words a level takes in the table.
+const TABLE_WORDS: usize = 16;
+
+/// The levels' figures as `mg.comp`'s op 7 reads them (16 words a level): dims, the
+/// offsets of x, y, t and b (in the cell velocity's buffer; 0 for the finest level's, which
+/// op 7 never works on), the mask's first word, 2^level as a float's bits, and the
+/// transfers' end weights to the next level (the CPU's, for open faces `lo` and `hi`).
+fn table(levels: &[Level], lo: [u32; 3], hi: [u32; 3]) -> Vec<u32> {
+    let off = |a: At| match a {
+        At::Cell(o) => o,
+        At::Q | At::R => 0,
+    };
+    let mut t = Vec::with_capacity(TABLE_WORDS * levels.len());
+    for (l, lv) in levels.iter().enumerate() {
+        let spacing = 1usize << l;
+        let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(spacing, o != 0).to_bits());
+        t.extend(lv.dims);
+        t.extend([off(lv.x), off(lv.y), off(lv.t), off(lv.b), lv.mask]);
+        t.push(((1u32 << l) as f32).to_bits());
+        t.extend(ends(lo));
+        t.extend(ends(hi));
+        t.push(0);
+    }
+    t
 }
 
 impl Engine {
@@ -129,6 +195,11 @@ impl Engine {
     /// The V-cycle from level `l` down; returns where its result is.
     fn cycle(&self, mg: &Multigrid, l: usize) -> At {
         let lv = &mg.levels[l];
+        if mg.fuse_from == Some(l) {
+            // Every pass below, as this function would issue them, in one dispatch.
+            self.mg_op(mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            return lv.y;
+        }
         if l + 1 == mg.levels.len() {
             // The CPU's sweeps, all in one dispatch of one work group (the level has a few
             // dozen cells): the first from zero into x, then y, x, … (the coarsest level is
@@ -191,8 +262,8 @@ impl Engine {
         // The transfers' end weights (the CPU's), from the finer level's spacing.
         let spacing = 1usize << l.min(other);
         let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(spacing, o != 0));
-        // The coarsest level's sweeps run in one work group.
-        let items = if op == 6 {
+        // The coarsest level's sweeps and the fused cycle run in one work group.
+        let items = if op >= 6 {
             self.k.mg.wg as usize
         } else {
             lv.n as usize
@@ -202,7 +273,11 @@ impl Engine {
             self.dims(),
             items,
             uniform! {
-                sweeps: coarsest_sweeps(lv.dims.map(|v| v as usize)),
+                sweeps: coarsest_sweeps(mg.levels[if op == 7 { mg.levels.len() - 1 } else { l }].dims.map(|v| v as usize)),
+                Table: &mg.table,
+                first: l as u32,
+                last: (mg.levels.len() - 1) as u32,
+                weights: smoother_weights(),
                 end_lo: ends(lo),
                 end_hi: ends(hi),
                 Src: sb,
