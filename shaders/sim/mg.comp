@@ -88,9 +88,6 @@ float weight_at(vec3 elo, vec3 ehi, int a, uint i, uint n, uint ci, uint cn) {
     return (has && int(ci) == other) ? 0.25 : 0.0;
 }
 
-float weight(int a, uint i, uint n, uint ci, uint cn) {
-    return weight_at(end_lo, end_hi, a, i, n, ci, cn);
-}
 
 // As diag_and_sum, on a level of `d` cells (mask `m`, 2^level `sc`), of the values at `off`
 // in Dst (the coarsest level's sweeps and the fused cycle work there).
@@ -151,6 +148,63 @@ uint coarsest_at(uvec3 ldim, uint m, float sc, uint into, uint spare, uint boff)
         }
     }
     return cur;
+}
+
+// Restriction: coarse cell `pc` (of `cdim`) sums the fine residual at `toff` in Dst (of `d`,
+// mask `m`) with P's weights (ends `elo`, `ehi`).
+float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec3 ehi) {
+    float v = 0.0;
+    for (uint dz = 0u; dz < 4u; dz++) {
+        int fz = int(2u * pc.z + dz) - 1;
+        if (fz < 0 || fz >= int(d.z)) continue;
+        float wz = weight_at(elo, ehi, 2, uint(fz), d.z, pc.z, cdim.z);
+        if (wz == 0.0) continue;
+        for (uint dy = 0u; dy < 4u; dy++) {
+            int fy = int(2u * pc.y + dy) - 1;
+            if (fy < 0 || fy >= int(d.y)) continue;
+            float wy = weight_at(elo, ehi, 1, uint(fy), d.y, pc.y, cdim.y);
+            if (wy == 0.0) continue;
+            for (uint dx = 0u; dx < 4u; dx++) {
+                int fx = int(2u * pc.x + dx) - 1;
+                if (fx < 0 || fx >= int(d.x)) continue;
+                float wx = weight_at(elo, ehi, 0, uint(fx), d.x, pc.x, cdim.x);
+                if (wx == 0.0) continue;
+                uvec3 f = uvec3(fx, fy, fz);
+                if (fluid_in(d, m, f)) {
+                    v += wx * wy * wz * dst[toff + at(d, f)];
+                }
+            }
+        }
+    }
+    return v;
+}
+
+// Prolongation: what fine cell `pf` (of `d`) gets from the coarse correction at `from` in
+// Dst (of `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`).
+float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec3 ehi) {
+    float v = 0.0;
+    for (uint q = 0u; q < 8u; q++) {
+        uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
+        uvec3 cc;
+        float w = 1.0;
+        bool ok = true;
+        for (int a = 0; a < 3; a++) {
+            uint parent = pf[a] / 2u;
+            int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
+            if (pick[a] == 0u) {
+                cc[a] = parent;
+            } else if (other >= 0 && other < int(cdim[a])) {
+                cc[a] = uint(other);
+            } else {
+                ok = false;
+            }
+            w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
+        }
+        if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
+            v += w * dst[from + at(cdim, cc)];
+        }
+    }
+    return v;
 }
 
 // A level's figures from the table (op 7).
@@ -215,32 +269,7 @@ void residual_restrict_at(uint l, uint x) {
     uint cn = cdim.x * cdim.y * cdim.z;
     for (uint c = gl_LocalInvocationID.x; c < cn; c += uint(WG)) {
         uvec3 pc = coords(cdim, c);
-        float v = 0.0;
-        if (fluid_in(cdim, cm, pc)) {
-            for (uint dz = 0u; dz < 4u; dz++) {
-                int fz = int(2u * pc.z + dz) - 1;
-                if (fz < 0 || fz >= int(d.z)) continue;
-                float wz = weight_at(elo, ehi, 2, uint(fz), d.z, pc.z, cdim.z);
-                if (wz == 0.0) continue;
-                for (uint dy = 0u; dy < 4u; dy++) {
-                    int fy = int(2u * pc.y + dy) - 1;
-                    if (fy < 0 || fy >= int(d.y)) continue;
-                    float wy = weight_at(elo, ehi, 1, uint(fy), d.y, pc.y, cdim.y);
-                    if (wy == 0.0) continue;
-                    for (uint dx = 0u; dx < 4u; dx++) {
-                        int fx = int(2u * pc.x + dx) - 1;
-                        if (fx < 0 || fx >= int(d.x)) continue;
-                        float wx = weight_at(elo, ehi, 0, uint(fx), d.x, pc.x, cdim.x);
-                        if (wx == 0.0) continue;
-                        uvec3 f = uvec3(fx, fy, fz);
-                        if (fluid_in(d, m, f)) {
-                            v += wx * wy * wz * dst[toff + at(d, f)];
-                        }
-                    }
-                }
-            }
-        }
-        dst[cb + c] = v;
+        dst[cb + c] = fluid_in(cdim, cm, pc) ? restricted(pc, cdim, d, m, toff, elo, ehi) : 0.0;
     }
     memoryBarrierBuffer();
     barrier();
@@ -257,32 +286,9 @@ void prolong_at(uint l, uint from, uint x) {
     uint n = d.x * d.y * d.z;
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 pf = coords(d, c);
-        if (!fluid_in(d, m, pf)) {
-            continue;
+        if (fluid_in(d, m, pf)) {
+            dst[x + c] += prolonged(pf, d, cdim, cm, from, elo, ehi);
         }
-        float v = 0.0;
-        for (uint q = 0u; q < 8u; q++) {
-            uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
-            uvec3 cc;
-            float w = 1.0;
-            bool ok = true;
-            for (int a = 0; a < 3; a++) {
-                uint parent = pf[a] / 2u;
-                int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
-                if (pick[a] == 0u) {
-                    cc[a] = parent;
-                } else if (other >= 0 && other < int(cdim[a])) {
-                    cc[a] = uint(other);
-                } else {
-                    ok = false;
-                }
-                w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
-            }
-            if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
-                v += w * dst[from + at(cdim, cc)];
-            }
-        }
-        dst[x + c] += v;
     }
     memoryBarrierBuffer();
     barrier();
@@ -351,65 +357,17 @@ void main() {
         }
         return;
     }
+    // Both transfers read the other level in Dst: every level's arrays but the finest's
+    // right-hand side and result are in the cell velocity's buffer (the host checks).
     if (op == 3u) {
         // Restrict: coarse cell c (of ld) sums the fine residual (of cd) with P's weights.
         uvec3 pc = coords(ld, c);
-        if (!fluid_in(ld, mo, pc)) {
-            dst[dso + c] = 0.0;
-            return;
-        }
-        float v = 0.0;
-        for (uint dz = 0u; dz < 4u; dz++) {
-            int fz = int(2u * pc.z + dz) - 1;
-            if (fz < 0 || fz >= int(cd.z)) continue;
-            float wz = weight(2, uint(fz), cd.z, pc.z, ld.z);
-            if (wz == 0.0) continue;
-            for (uint dy = 0u; dy < 4u; dy++) {
-                int fy = int(2u * pc.y + dy) - 1;
-                if (fy < 0 || fy >= int(cd.y)) continue;
-                float wy = weight(1, uint(fy), cd.y, pc.y, ld.y);
-                if (wy == 0.0) continue;
-                for (uint dx = 0u; dx < 4u; dx++) {
-                    int fx = int(2u * pc.x + dx) - 1;
-                    if (fx < 0 || fx >= int(cd.x)) continue;
-                    float wx = weight(0, uint(fx), cd.x, pc.x, ld.x);
-                    if (wx == 0.0) continue;
-                    uvec3 f = uvec3(fx, fy, fz);
-                    if (fluid_in(cd, cmo, f)) {
-                        v += wx * wy * wz * src[so + at(cd, f)];
-                    }
-                }
-            }
-        }
-        dst[dso + c] = v;
+        dst[dso + c] = fluid_in(ld, mo, pc) ? restricted(pc, ld, cd, cmo, so, end_lo, end_hi) : 0.0;
         return;
     }
     // Prolong: fine cell c (of ld) adds the coarse correction (of cd) with P's weights.
     uvec3 pf = coords(ld, c);
-    if (!fluid_in(ld, mo, pf)) {
-        return;
+    if (fluid_in(ld, mo, pf)) {
+        dst[dso + c] += prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
     }
-    float v = 0.0;
-    for (uint q = 0u; q < 8u; q++) {
-        uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
-        uvec3 cc;
-        float w = 1.0;
-        bool ok = true;
-        for (int a = 0; a < 3; a++) {
-            uint parent = pf[a] / 2u;
-            int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
-            if (pick[a] == 0u) {
-                cc[a] = parent;
-            } else if (other >= 0 && other < int(cd[a])) {
-                cc[a] = uint(other);
-            } else {
-                ok = false;
-            }
-            w *= ok ? weight(a, pf[a], ld[a], cc[a], cd[a]) : 0.0;
-        }
-        if (ok && w != 0.0 && fluid_in(cd, cmo, cc)) {
-            v += w * src[so + at(cd, cc)];
-        }
-    }
-    dst[dso + c] += v;
 }

@@ -64,14 +64,27 @@ impl Engine {
 
     /// Runs `op` of `ledger.comp` on the last reduction's `groups` partial sums.
     fn ledger_op(&self, op: u32, slot: u32, k: f32, groups: u32, fade: f32, swept: f64) {
+        self.ledger_run(op, [slot, groups], k, (fade, swept), &self.f.density, 1);
+    }
+
+    /// A dispatch of `ledger.comp` over `items` of `field`.
+    fn ledger_run(
+        &self,
+        op: u32,
+        [slot, groups]: [u32; 2],
+        k: f32,
+        (fade, swept): (f32, f64),
+        field: &Field,
+        items: usize,
+    ) {
         run(
             &self.k.ledger,
             self.dims(),
-            1,
+            items,
             uniform! {
                 PartialSum: &self.f.partial_sum,
                 Ledger: &self.f.ledger,
-                Field: &self.f.density,
+                Field: field,
                 op: op,
                 slot: slot,
                 groups: groups,
@@ -117,22 +130,6 @@ impl Engine {
         let n = self.cells();
         self.reduce(0, density, density, n, false);
         self.ledger_op(3, 0, 1.0, self.last_groups.get(), fade, swept);
-        run(
-            &self.k.ledger,
-            self.dims(),
-            n,
-            uniform! {
-                PartialSum: &self.f.partial_sum,
-                Ledger: &self.f.ledger,
-                Field: density,
-                op: 4u32,
-                slot: 0u32,
-                groups: 0u32,
-                k: 1.0f32,
-                fade: fade,
-                swept: swept,
-                bounds: MASS_CORRECTION_BOUNDS,
-            },
-        );
+        self.ledger_run(4, [0, 0], 1.0, (fade, swept), density, n);
     }
 }

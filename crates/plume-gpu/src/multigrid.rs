@@ -257,6 +257,11 @@ impl Engine {
                 At::Cell(o) => (&self.f.cell_vel, o),
             }
         };
+        // The transfers read the other level from Dst's buffer (`mg.comp`).
+        assert!(
+            !(3..=4).contains(&op) || (matches!(src, At::Cell(_)) && matches!(dst, At::Cell(_))),
+            "a transfer outside the cell velocity's buffer"
+        );
         let ((sb, so), (db, dso), (bb, bo)) = (buf(src), buf(dst), buf(b));
         let (lo, hi) = self.open_flags();
         // The transfers' end weights (the CPU's), from the finer level's spacing.
