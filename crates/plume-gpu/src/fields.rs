@@ -15,6 +15,9 @@ pub(crate) type Field = Buffer<[f32]>;
 /// The conjugate gradients' figures (see `cg_scalars.comp`).
 pub(crate) const SCALARS: usize = 12;
 
+/// The slots of a step's books (see `ledger.rs`).
+pub(crate) const LEDGER_SLOTS: usize = 8;
+
 /// Reductions whose partial results fit side by side, read back together (the finite check
 /// reduces up to eight fields).
 pub(crate) const AT_ONCE: u32 = 8;
@@ -57,8 +60,7 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
     // and flame.
     let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
-    let small =
-        u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 8 * (SCALARS + crate::ledger::SLOTS) as u64 + 4;
+    let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 8 * (SCALARS + LEDGER_SLOTS) as u64 + 4;
     floats * 4 + small
 }
 
@@ -150,7 +152,7 @@ impl Fields {
         .map_err(|e| format!("{e:?}"))?;
         let ledger = Buffer::new(
             ctx,
-            &[0.0f64; crate::ledger::SLOTS][..],
+            &[0.0f64; LEDGER_SLOTS][..],
             BufferType::ShaderStorageBuffer,
             BufferMode::Default,
         )

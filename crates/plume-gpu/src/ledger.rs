@@ -9,15 +9,13 @@ use glium::uniform;
 use plume_core::sim::solver::MASS_CORRECTION_BOUNDS;
 
 use crate::engine::Engine;
-use crate::fields::Field;
+use crate::fields::{Field, LEDGER_SLOTS};
 use crate::kernels::run;
 
 /// The smoke the sources added (Σ, cell units).
 const SOURCE_ADDED: u32 = 0;
 /// The fuel burned (Σ, cell units).
 const FUEL_BURNED: u32 = 2;
-/// Slots in all.
-pub(crate) const SLOTS: usize = 8;
 
 /// What a step's books hold at its end.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,7 +35,7 @@ pub(crate) struct Books {
 impl Engine {
     /// Clears the books for a step (queued writes: no wait).
     pub(crate) fn open_books(&self) {
-        self.f.ledger.write(&[0.0f64; SLOTS][..]);
+        self.f.ledger.write(&[0.0f64; LEDGER_SLOTS][..]);
         self.f.counter.write(&[0u32][..]);
     }
 
