@@ -207,28 +207,40 @@ fn the_gpus_v_cycle_is_the_cpus() {
     for mut scene in [open_top, tunnel, obstacles, closed] {
         scene.fluid.pressure_max_iterations = 1;
         let mut cpu = scene.build().expect("cpu");
-        let mut g = gpu(&scene);
         randomise(&mut cpu);
-        g.set_state(Simulation::state(&cpu)).expect("load");
         let dt = scene.fluid.dt;
         let before = cpu.pressure().to_vec();
-        assert!(cpu.run_stage("project", dt) && g.run_stage("project", dt));
-        let gp = Simulation::state(&g).pressure;
-        let (d, m) = max_diff(cpu.pressure(), &gp);
-        let (moved, _) = max_diff(cpu.pressure(), &before);
-        println!(
-            "{}: the pressure after one iteration differs by {:e} relative (the iteration \
-             moved it by {:e})",
-            scene.name,
-            d / m,
-            moved / m
-        );
-        assert!(
-            moved > 1e-2 * m,
-            "{}: the solve did not iterate",
-            scene.name
-        );
-        assert!(m > 0.0 && d <= 2e-5 * m, "{}: {d:e} of {m:e}", scene.name);
+        let start = Simulation::state(&cpu);
+        assert!(cpu.run_stage("project", dt));
+        let mut pressures = Vec::new();
+        // Each level a dispatch a pass, and the coarse levels (1000 cells or fewer: two or
+        // three of them at these sizes) in the fused dispatch.
+        for fused in [0, 1024] {
+            let mut g = gpu(&scene);
+            g.set_fused_cells(fused);
+            assert_eq!(g.fused_levels() >= 2, fused > 0, "{}", scene.name);
+            g.set_state(start.clone()).expect("load");
+            assert!(g.run_stage("project", dt));
+            let gp = Simulation::state(&g).pressure;
+            let (d, m) = max_diff(cpu.pressure(), &gp);
+            let (moved, _) = max_diff(cpu.pressure(), &before);
+            println!(
+                "{} (fused up to {fused} cells): the pressure after one iteration differs by \
+                 {:e} relative (the iteration moved it by {:e})",
+                scene.name,
+                d / m,
+                moved / m
+            );
+            assert!(
+                moved > 1e-2 * m,
+                "{}: the solve did not iterate",
+                scene.name
+            );
+            assert!(m > 0.0 && d <= 2e-5 * m, "{}: {d:e} of {m:e}", scene.name);
+            pressures.push(gp);
+        }
+        // The fused dispatch is the same passes in the same order: the same bits.
+        assert_eq!(pressures[0], pressures[1], "{}", scene.name);
     }
 }
 

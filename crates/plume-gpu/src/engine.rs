@@ -55,6 +55,9 @@ pub(crate) struct Engine {
     pub last_pressure_iterations: u32,
     /// The renderer is a software one (llvmpipe).
     pub software: bool,
+    /// The most cells of a coarse level the V-cycle works in its fused dispatch (see
+    /// `multigrid.rs`).
+    pub fused_cells: u32,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
     pub mg: Option<crate::lists::Multigrid>,
@@ -140,6 +143,7 @@ impl Engine {
             last_groups: std::cell::Cell::new(0),
             last_pressure_iterations: 8,
             software: crate::is_software(ctx_renderer.as_str()),
+            fused_cells: crate::multigrid::fused_cells(crate::is_software(ctx_renderer.as_str())),
             mg: None,
             obs: Default::default(),
             solid_bits,

@@ -326,6 +326,22 @@ impl GpuSolver {
         self.call(move |e| e.software = !on);
     }
 
+    /// Works the V-cycle's coarse levels of at most `cells` cells in one dispatch of one
+    /// work group (0: none), instead of the renderer's default (1024 on a hardware one, none
+    /// on a software one; `PLUME_GPU_FUSE_CELLS`). The same results either way.
+    pub fn set_fused_cells(&mut self, cells: u32) {
+        self.call(move |e| e.fused_cells = cells);
+    }
+
+    /// How many of the V-cycle's levels its fused dispatch works (0: none).
+    pub fn fused_levels(&self) -> usize {
+        self.call(|e| {
+            e.mg.as_ref().map_or(0, |m| {
+                m.fuse_from(e.fused_cells).map_or(0, |l| m.levels.len() - l)
+            })
+        })
+    }
+
     /// What times the stages in [`StepStats::stages`]: "GL timestamp queries" (the card's
     /// own clock, between the end of one stage's work and the end of the next's), or "CPU
     /// clock after glFinish" where the driver has no timer queries.

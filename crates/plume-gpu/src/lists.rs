@@ -88,6 +88,4 @@ pub(crate) struct Multigrid {
     pub bits: Buffer<[u32]>,
     /// The levels' figures for the fused cycle (`multigrid.rs`'s `table`).
     pub table: Buffer<[u32]>,
-    /// The first level the fused cycle works on, where there is one.
-    pub fuse_from: Option<usize>,
 }

@@ -7,8 +7,8 @@
 //! positive definite, as conjugate gradients needs. It keeps nothing of its own on the card
 //! but the coarse masks: the finest level's arrays are the solve's `q` (the result z = M·r,
 //! read from `r`) and the cell velocity's buffer, idle during the projection, which also
-//! holds every coarser level. The coarse levels of at most [`FUSED_CELLS`] cells are worked
-//! in one dispatch of one work group (`mg.comp`'s op 7: the same passes, the same results),
+//! holds every coarser level. The coarse levels of at most [`FUSED_CELLS`] cells (on a
+//! hardware renderer) are worked in one dispatch of one work group (`mg.comp`'s op 7: the same passes, the same results),
 //! not a dispatch a pass.
 
 use glium::buffer::{Buffer, BufferMode, BufferType};
@@ -112,18 +112,20 @@ impl Multigrid {
             BufferMode::Default,
         )
         .ok()?;
-        // The coarse levels of at most FUSED_CELLS cells run as one dispatch (op 7), from
-        // the first of them, where there are two or more (the coarsest alone is one already).
-        let most = fused_cells();
-        let fuse_from = (1..levels.len())
-            .find(|&l| levels[l].n <= most)
-            .filter(|&l| l + 1 < levels.len());
         Some(Self {
             levels,
             bits,
             table,
-            fuse_from,
         })
+    }
+
+    /// The first level of the fused cycle (op 7) where levels of at most `most` cells are
+    /// fused: the first coarse level that small, where two or more are (the coarsest alone
+    /// is one dispatch already).
+    pub fn fuse_from(&self, most: u32) -> Option<usize> {
+        (1..self.levels.len())
+            .find(|&l| self.levels[l].n <= most)
+            .filter(|&l| l + 1 < self.levels.len())
     }
 
     /// Bytes it keeps on the card (the coarse masks and the levels' table).
@@ -132,15 +134,17 @@ impl Multigrid {
     }
 }
 
-/// Levels of at most this many cells are worked in one dispatch of one work group (op 7):
-/// a pass over one of them is less work than a dispatch's launch and drain on a card (about
-/// 8 µs on an H100: some 1000 cells a pass at 2 per invocation of a group of 512). Not yet
-/// measured on a card: `PLUME_GPU_FUSE_CELLS` sets another (0: none fused), for the card
-/// check to try.
+/// Levels of at most this many cells are worked in one dispatch of one work group (op 7)
+/// on a hardware renderer: a pass over one of them is less work than a dispatch's launch and
+/// drain on a card (about 8 µs on an H100: some 1000 cells a pass at 2 per invocation of a
+/// group of 512). Not yet measured on a card: `PLUME_GPU_FUSE_CELLS` sets another (0: none
+/// fused), for the card check to try. A software renderer runs a work group on one thread,
+/// so there none are fused (measured on llvmpipe at 24³: steps 10% slower fused).
 const FUSED_CELLS: u32 = 1024;
 
-/// [`FUSED_CELLS`], or `PLUME_GPU_FUSE_CELLS` where it is a whole number.
-fn fused_cells() -> u32 {
+/// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
+/// where it is a whole number, else [`FUSED_CELLS`] on hardware and 0 on software.
+pub(crate) fn fused_cells(software: bool) -> u32 {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     FROM_ENV
         .get_or_init(|| {
@@ -148,7 +152,7 @@ fn fused_cells() -> u32 {
                 .ok()
                 .and_then(|v| v.trim().parse::<u32>().ok())
         })
-        .unwrap_or(FUSED_CELLS)
+        .unwrap_or(if software { 0 } else { FUSED_CELLS })
 }
 
 /// Words a level takes in the table.
@@ -195,7 +199,7 @@ impl Engine {
     /// The V-cycle from level `l` down; returns where its result is.
     fn cycle(&self, mg: &Multigrid, l: usize) -> At {
         let lv = &mg.levels[l];
-        if mg.fuse_from == Some(l) {
+        if mg.fuse_from(self.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch.
             self.mg_op(mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
