@@ -146,6 +146,14 @@ def domain_of(context):
     return None
 
 
+def reported_domain(op, context):
+    """The scene's domain, or None with the error reported on operator `op`."""
+    domain = domain_of(context)
+    if domain is None:
+        op.report({"ERROR"}, writer.NO_DOMAIN)
+    return domain
+
+
 def cache_dir(domain):
     return bpy.path.abspath(domain.plume.cache)
 
@@ -173,7 +181,7 @@ class Bake:
 def start_bake(context, resume):
     domain = domain_of(context)
     if domain is None:
-        raise writer.SceneError("no domain: mark a box-like object as the Plume domain")
+        raise writer.SceneError(writer.NO_DOMAIN)
     writer.build(context.scene, cache_dir(domain))
     args = run_args(context, domain, resume)
     try:
@@ -265,9 +273,8 @@ class PLUME_OT_load(bpy.types.Operator):
     bl_label = "Load"
 
     def execute(self, context):
-        domain = domain_of(context)
+        domain = reported_domain(self, context)
         if domain is None:
-            self.report({"ERROR"}, "no domain: mark a box-like object as the Plume domain")
             return {"CANCELLED"}
         try:
             obj, _ = loader.load(os.path.join(cache_dir(domain), "frames"),
@@ -286,9 +293,8 @@ class PLUME_OT_free(bpy.types.Operator):
     bl_label = "Free"
 
     def execute(self, context):
-        domain = domain_of(context)
+        domain = reported_domain(self, context)
         if domain is None:
-            self.report({"ERROR"}, "no domain: mark a box-like object as the Plume domain")
             return {"CANCELLED"}
         folder = os.path.join(cache_dir(domain), "frames")
         args = [plume_binary(context), "free", folder]
@@ -309,9 +315,8 @@ class PLUME_OT_preview(bpy.types.Operator):
     bl_label = "Preview"
 
     def execute(self, context):
-        domain = domain_of(context)
+        domain = reported_domain(self, context)
         if domain is None:
-            self.report({"ERROR"}, "no domain: mark a box-like object as the Plume domain")
             return {"CANCELLED"}
         try:
             writer.build(context.scene, cache_dir(domain))

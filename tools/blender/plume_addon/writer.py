@@ -22,6 +22,9 @@ class SceneError(Exception):
     """A scene that cannot be written, with a message for the user."""
 
 
+NO_DOMAIN = "no domain: mark a box-like object as the Plume domain"
+
+
 def point(v):
     return [float(v.x), float(v.z), float(-v.y)]
 
@@ -147,7 +150,7 @@ def build(scene, folder):
     the scene as a dict. Raises SceneError with a message for the user."""
     domains = [o for o in scene.objects if role(o) == "DOMAIN"]
     if not domains:
-        raise SceneError("no domain: mark a box-like object as the Plume domain")
+        raise SceneError(NO_DOMAIN)
     if len(domains) > 1:
         raise SceneError("more than one domain: " + ", ".join(o.name for o in domains))
     domain = domains[0]
