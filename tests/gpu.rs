@@ -244,6 +244,36 @@ fn the_gpus_v_cycle_is_the_cpus() {
     }
 }
 
+/// Where the flow has no divergence there is nothing to solve: both backends leave no
+/// pressure, however much there was (open and closed boxes).
+#[test]
+fn nothing_to_solve_leaves_no_pressure() {
+    for closed in [false, true] {
+        let mut scene = Scene::default_plume().with_resolution(20);
+        scene.emitters.clear();
+        if closed {
+            scene.boundaries.y_max = plume::sim::Face::Wall;
+        }
+        let mut cpu = scene.build().expect("cpu");
+        randomise(&mut cpu);
+        let mut st = Simulation::state(&cpu);
+        for v in &mut st.velocity {
+            v.iter_mut().for_each(|x| *x = 0.0);
+        }
+        cpu.set_state(st.clone()).expect("still air");
+        let mut g = gpu(&scene);
+        g.set_state(st).expect("load");
+        let dt = scene.fluid.dt;
+        assert!(cpu.run_stage("project", dt) && g.run_stage("project", dt));
+        assert!(
+            cpu.pressure().iter().all(|&p| p == 0.0),
+            "closed {closed}: cpu"
+        );
+        let gp = Simulation::state(&g).pressure;
+        assert!(gp.iter().all(|&p| p == 0.0), "closed {closed}: gpu");
+    }
+}
+
 /// Steps both backends and compares density and velocity after 1 and 20 steps.
 fn whole_steps(scene: &Scene) -> [(f32, f32); 2] {
     let mut cpu = scene.build_simulation().expect("cpu");

@@ -47,7 +47,9 @@ void main() {
     } else if (op == 3u) {
         scalars[9] = s;
     } else if (op == 4u) {
-        scalars[10] = (scalars[9] - s) / double(fluid);
+        // (nothing solved: the pressure is 0, as the CPU's, and stays so)
+        bool none = bm == 0u || bm >= 0x7f800000u;
+        scalars[10] = none ? 0.0 : (scalars[9] - s) / double(fluid);
     } else if (op == 1u) {
         scalars[1] = s;
         scalars[2] = (scalars[4] == 0.0 && s != 0.0) ? scalars[0] / s : 0.0;

@@ -1,8 +1,8 @@
 // The vector updates of conjugate gradients preconditioned with the diagonal (Jacobi; the
 // preconditioned residual z = r / diagonal is worked out where it is needed, not kept).
 // phase 0: x += α·p, r −= α·q. phase 1: p = r / diagonal + β·p. phase 2: the fluid cells'
-// mean back where it was (a closed domain; Scalars[10]). phase 3: x = 0 where there was
-// nothing to solve (Scalars[11]). α, β and the mean come from the
+// mean back where it was (a closed domain; Scalars[10]). Where there was nothing to solve
+// (Scalars[11]), phase 0 sets x = 0. α, β and the mean come from the
 // Scalars block (worked out on the card).
 layout(std430) buffer X { float x[]; };
 layout(std430) buffer R { float r[]; };
@@ -18,14 +18,6 @@ uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal 
 void main() {
     uint n = gid();
     if (n >= count) {
-        return;
-    }
-    if (phase == 3u) {
-        // Nothing to solve (max|rhs| 0 or not finite): no pressure, as the CPU's.
-        uint bm = uint(scalars[11]);
-        if (bm == 0u || bm >= 0x7f800000u) {
-            x[n] = 0.0;
-        }
         return;
     }
     if (phase == 2u) {
@@ -45,6 +37,13 @@ void main() {
         float beta = float(scalars[3]);
         // The first direction is z itself (whatever p held, NaN too, is not read).
         pdir[n] = beta == 0.0 ? z : z + beta * pdir[n];
+        return;
+    }
+    // Nothing to solve (max|rhs| 0 or not finite): no pressure, as the CPU's (every solve
+    // runs this phase at least once).
+    uint bm = uint(scalars[11]);
+    if (bm == 0u || bm >= 0x7f800000u) {
+        x[n] = 0.0;
         return;
     }
     float alpha = float(scalars[2]);

@@ -136,27 +136,9 @@ impl Fields {
         let partial_sum = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let (t, m, b) = small((REDUCE_GROUPS * AT_ONCE) as usize * 4);
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
-        let scalars = Buffer::new(
-            ctx,
-            &[0.0f64; SCALARS][..],
-            BufferType::ShaderStorageBuffer,
-            BufferMode::Default,
-        )
-        .map_err(|e| format!("{e:?}"))?;
-        let counter = Buffer::new(
-            ctx,
-            &[0u32][..],
-            BufferType::ShaderStorageBuffer,
-            BufferMode::Default,
-        )
-        .map_err(|e| format!("{e:?}"))?;
-        let ledger = Buffer::new(
-            ctx,
-            &[0.0f64; LEDGER_SLOTS][..],
-            BufferType::ShaderStorageBuffer,
-            BufferMode::Default,
-        )
-        .map_err(|e| format!("{e:?}"))?;
+        let scalars = small_from(ctx, &[0.0f64; SCALARS][..])?;
+        let counter = small_from(ctx, &[0u32][..])?;
+        let ledger = small_from(ctx, &[0.0f64; LEDGER_SLOTS][..])?;
         Ok(Self {
             density: floats(ctx, n)?,
             temperature: floats(ctx, n)?,
@@ -177,4 +159,21 @@ impl Fields {
             ledger,
         })
     }
+}
+
+/// A small storage buffer holding `data` (figures, counters, books).
+fn small_from<T: Copy + Send + 'static>(
+    ctx: &Rc<Context>,
+    data: &[T],
+) -> Result<Buffer<[T]>, String>
+where
+    [T]: glium::buffer::Content,
+{
+    Buffer::new(
+        ctx,
+        data,
+        BufferType::ShaderStorageBuffer,
+        BufferMode::Default,
+    )
+    .map_err(|e| format!("{e:?}"))
 }

@@ -226,6 +226,7 @@ impl Engine {
             (last * 3 / 4).clamp(1, max_it)
         };
         let figures = loop {
+            // (at least one iteration: its update sets x = 0 where there is nothing to solve)
             for _ in 0..batch.min(max_it - issued) {
                 // q = A·p; α = ρ / p·q; x += α·p; r −= α·q; ρ' = r·z; β = ρ'/ρ; p = z + β·p.
                 laplace(&f.p, &f.q, 0);
@@ -243,7 +244,6 @@ impl Engine {
             }
             batch = if self.software { 1 } else { (last / 8).max(1) };
         };
-        step(3);
         if closed {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(4, self.last_groups.get());
