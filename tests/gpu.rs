@@ -617,6 +617,36 @@ fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration()
     assert_eq!(one.state(), batched.state());
 }
 
+/// The CPU's order of conjugate gradients: the residual is checked after each update,
+/// before it is preconditioned, so a solve of k iterations runs k V-cycles (the GPU ran
+/// k + 1 before: one more after the last update, thrown away). Iteration by iteration the
+/// V-cycles issued are the iterations, and both backends take the same iterations.
+#[test]
+fn a_solve_of_k_iterations_runs_k_v_cycles_as_the_cpus() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    for scene in [Scene::default_plume().with_resolution(20), closed] {
+        let mut cpu = scene.build_simulation().expect("cpu");
+        let mut g = gpu(&scene);
+        g.set_batched_solve(false);
+        let mut iterations = 0u64;
+        for step in 1..=8 {
+            let before = g.v_cycles_issued();
+            let it = g.step().expect("gpu step").pressure_iterations;
+            let c = cpu.step().expect("cpu step").pressure_iterations;
+            assert_eq!(it, c, "step {step}: GPU {it} iterations, CPU {c}");
+            assert!(it > 0, "step {step}: nothing solved");
+            assert_eq!(
+                g.v_cycles_issued() - before,
+                u64::from(it),
+                "step {step}: V-cycles issued against {it} iterations"
+            );
+            iterations += u64::from(it);
+        }
+        assert!(iterations >= 8);
+    }
+}
+
 /// A step waits for the card only where the host must decide: after each batch of the
 /// pressure solve's iterations (one on llvmpipe, which reads after each) and once at the
 /// end (the finite check, the step's books and its stage times read together). Its books,

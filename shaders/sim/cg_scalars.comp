@@ -1,10 +1,15 @@
 // Finishes a dot product of conjugate gradients from the reduction's partial sums (one
 // thread, a fixed order: the same result every run), works out α or β and decides on the
-// card whether the solve has converged, so the host reads back only now and then.
-// op 0: ρ = r·z, β = 0, and the starting residual. op 1: α = ρ / p·q (0 once converged).
-// op 2: one more iteration done: ρ' = r·z, β = ρ'/ρ, ρ = ρ', and the residual checked.
+// card whether the solve has converged, so the host reads back only now and then. The
+// residual's largest |value| comes from `largest[0]` (merged there by the kernel that
+// wrote the residual: the residual's `laplace`, the update's `cg_step`), which the op
+// before each of them sets to 0. An iteration: z = M·r, op 2, p = z + β·p; q = A·p, op 1,
+// x += α·p and r −= α·q, op 6 (the CPU's order: no preconditioning once converged).
 // op 5: the right-hand side's largest |value| (its float's bits, as a double) into [11];
 // where it is 0 or not finite there is nothing to solve: op 0 stops at once.
+// op 0: the starting residual checked (β = 0, no iterations yet).
+// op 2: ρ' = r·z, β = ρ'/ρ (0 the first time: p = z), ρ = ρ'. op 1: α = ρ / p·q (0 once
+// converged). op 6: one more iteration done and the residual checked.
 // op 3: Σx of the starting pressure. op 4: what the solve added to the fluid cells' mean
 // (a closed domain, where z's mean is free: the CPU keeps the pressure's mean, so does this).
 // Scalars: [0] ρ, [1] p·q, [2] α, [3] β, [4] converged (1) or not (0), [5] iterations at
@@ -13,6 +18,7 @@
 layout(std430) readonly buffer PartialSum { double partial_sum[]; };
 layout(std430) readonly buffer PartialMax { uint partial_max[]; };
 layout(std430) buffer Scalars { double scalars[]; };
+layout(std430) buffer Largest { uint largest[]; };
 
 uniform uint op;
 uniform uint groups;
@@ -28,16 +34,17 @@ void main() {
     }
     if (op == 5u) {
         scalars[11] = double(m);
+        largest[0] = 0u;
         return;
     }
     uint bm = uint(scalars[11]);
     float target = tol * uintBitsToFloat(bm);
-    float rmax = uintBitsToFloat(m);
+    uint rbits = largest[0];
+    float rmax = uintBitsToFloat(rbits);
     // Not finite (bits at or above infinity's): stop, the finite check reports it.
-    bool stop = rmax <= target || m >= 0x7f800000u;
+    bool stop = rmax <= target || rbits >= 0x7f800000u;
     if (op == 0u) {
         stop = stop || bm == 0u || bm >= 0x7f800000u;
-        scalars[0] = s;
         scalars[3] = 0.0;
         scalars[4] = stop ? 1.0 : 0.0;
         scalars[5] = 0.0;
@@ -53,15 +60,18 @@ void main() {
     } else if (op == 1u) {
         scalars[1] = s;
         scalars[2] = (scalars[4] == 0.0 && s != 0.0) ? scalars[0] / s : 0.0;
-    } else if (scalars[4] == 0.0) {
+        largest[0] = 0u;
+    } else if (scalars[4] != 0.0) {
+        // converged: the batch's later iterations change nothing
+    } else if (op == 2u) {
+        scalars[3] = scalars[7] == 0.0 ? 0.0 : (scalars[0] != 0.0 ? s / scalars[0] : 0.0);
+        scalars[0] = s;
+    } else if (op == 6u) {
         scalars[7] += 1.0;
         scalars[6] = double(rmax);
-        scalars[3] = scalars[0] != 0.0 ? s / scalars[0] : 0.0;
-        scalars[0] = s;
         if (stop) {
             scalars[4] = 1.0;
             scalars[5] = scalars[7];
-            scalars[3] = 0.0;
         }
     }
 }

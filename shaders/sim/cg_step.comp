@@ -1,9 +1,10 @@
-// The vector updates of conjugate gradients preconditioned with the diagonal (Jacobi; the
-// preconditioned residual z = r / diagonal is worked out where it is needed, not kept).
-// phase 0: x += α·p, r −= α·q. phase 1: p = r / diagonal + β·p. phase 2: the fluid cells'
-// mean back where it was (a closed domain; Scalars[10]). Where there was nothing to solve
-// (Scalars[11]), phase 0 sets x = 0. α, β and the mean come from the
-// Scalars block (worked out on the card).
+// The vector updates of conjugate gradients. phase 0: x += α·p, r −= α·q, and the new
+// residual's largest |value| merged into `largest[0]` (for the check that follows). phase
+// 1: p = z + β·p, z being M·r in Q (multigrid) or r / diagonal (Jacobi, worked out here,
+// not kept). phase 2: the fluid cells' mean back where it was (a closed domain;
+// Scalars[10]). Where there was nothing to solve (Scalars[11]), phase 0 sets x = 0; once
+// the solve has converged (Scalars[4]) phases 0 and 1 do nothing. α, β and the mean come
+// from the Scalars block (worked out on the card).
 layout(std430) buffer X { float x[]; };
 layout(std430) buffer R { float r[]; };
 layout(std430) buffer P { float pdir[]; };
@@ -14,19 +15,22 @@ uniform uint phase;
 uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal (Jacobi)
 
 #include "pressure.glsl"
+#include "group_max.glsl"
 
 void main() {
     uint n = gid();
-    if (n >= count) {
-        return;
-    }
+    bool here = n < count;
     if (phase == 2u) {
-        if (!solid_at(n)) {
+        if (here && !solid_at(n)) {
             x[n] += float(scalars[10]);
         }
         return;
     }
+    bool converged = scalars[4] != 0.0;
     if (phase == 1u) {
+        if (!here || converged) {
+            return;
+        }
         float z;
         if (precond != 0u) {
             z = q[n];
@@ -40,13 +44,24 @@ void main() {
         return;
     }
     // Nothing to solve (max|rhs| 0 or not finite): no pressure, as the CPU's (every solve
-    // runs this phase at least once).
+    // runs this phase at least once). The same for every invocation, as is `converged`.
     uint bm = uint(scalars[11]);
     if (bm == 0u || bm >= 0x7f800000u) {
-        x[n] = 0.0;
+        if (here) {
+            x[n] = 0.0;
+        }
         return;
     }
-    float alpha = float(scalars[2]);
-    x[n] += alpha * pdir[n];
-    r[n] -= alpha * q[n];
+    if (converged) {
+        return;
+    }
+    uint bits = 0u;
+    if (here) {
+        float alpha = float(scalars[2]);
+        x[n] += alpha * pdir[n];
+        float v = r[n] - alpha * q[n];
+        r[n] = v;
+        bits = floatBitsToUint(v) & 0x7fffffffu;
+    }
+    merge_largest(bits);
 }

@@ -1,17 +1,18 @@
-// out = A·x, or with `residual` set out = b − A·x, for the pressure operator.
+// out = A·x for the pressure operator, or with `residual` set out = b − A·x and its
+// largest |value| (as a float's bits, NaN above infinity) merged into `largest[0]`.
+// Without `residual` it is an iteration of the solve, which does nothing once the solve
+// has converged (Scalars[4]: the card decides; a batch's later iterations change nothing).
 layout(std430) readonly buffer X { float x[]; };
 layout(std430) readonly buffer B { float b[]; };
 layout(std430) writeonly buffer Out { float result[]; };
+layout(std430) readonly buffer Scalars { double scalars[]; };
 
 uniform uint residual;
 
 #include "pressure.glsl"
+#include "group_max.glsl"
 
-void main() {
-    uint n = gid();
-    if (n >= count) {
-        return;
-    }
+float apply(uint n) {
     uvec3 p = coords(dims, n);
     float s = 0.0;
     uint sy = dims.x;
@@ -23,6 +24,23 @@ void main() {
     if (p.y + 1u < dims.y && !solid_at(n + sy)) s += x[n + sy];
     if (p.z > 0u && !solid_at(n - sz)) s += x[n - sz];
     if (p.z + 1u < dims.z && !solid_at(n + sz)) s += x[n + sz];
-    float ax = solid_at(n) ? 0.0 : diagonal(p) * x[n] - s;
-    result[n] = residual != 0u ? b[n] - ax : ax;
+    return solid_at(n) ? 0.0 : diagonal(p) * x[n] - s;
+}
+
+void main() {
+    uint n = gid();
+    if (residual == 0u) {
+        if (n < count && scalars[4] == 0.0) {
+            result[n] = apply(n);
+        }
+        return;
+    }
+    uint bits = 0u;
+    if (n < count) {
+        // (b is r, read by each cell before it writes it)
+        float v = b[n] - apply(n);
+        result[n] = v;
+        bits = floatBitsToUint(v) & 0x7fffffffu;
+    }
+    merge_largest(bits);
 }

@@ -14,6 +14,9 @@ layout(std430) readonly buffer Levels { uint level_bits[]; };
 // offsets of x, y, t and b in Dst, the mask's first word, 2^level's bits, and the
 // transfers' end weights to the next level (low x, y, z, high x, y, z; a float's bits).
 layout(std430) readonly buffer Table { uint table[]; };
+// The solve's figures: once it has converged (Scalars[4]) a V-cycle is not needed (the
+// iterations a batch issues past that point do nothing).
+layout(std430) readonly buffer Scalars { double scalars[]; };
 
 uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy,
                         // 6 the coarsest level's `sweeps` sweeps (one work group), 7 the whole
@@ -322,6 +325,9 @@ void fused() {
 }
 
 void main() {
+    if (scalars[4] != 0.0) {
+        return;
+    }
     if (op == 6u) {
         coarsest_at(ld, mo, scale, dso, so, bo);
         return;

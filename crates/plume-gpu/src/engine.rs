@@ -51,6 +51,8 @@ pub(crate) struct Engine {
     pub(crate) clock: Vec<(&'static str, Option<usize>)>,
     /// How many partial results the last reduction wrote.
     pub last_groups: std::cell::Cell<u32>,
+    /// V-cycles the pressure solves have issued.
+    pub v_cycles: std::cell::Cell<u64>,
     /// Iterations the last pressure solve took (the next one's first batch).
     pub last_pressure_iterations: u32,
     /// The renderer is a software one (llvmpipe).
@@ -141,6 +143,7 @@ impl Engine {
             non_finite: None,
             clock: Vec::new(),
             last_groups: std::cell::Cell::new(0),
+            v_cycles: std::cell::Cell::new(0),
             last_pressure_iterations: 8,
             software: crate::is_software(ctx_renderer.as_str()),
             fused_cells: crate::multigrid::fused_cells(crate::is_software(ctx_renderer.as_str())),

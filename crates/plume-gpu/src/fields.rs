@@ -49,6 +49,8 @@ pub(crate) struct Fields {
     pub partial_max: Buffer<[u32]>,
     pub scalars: Buffer<[f64]>,
     pub counter: Buffer<[u32]>,
+    /// The pressure solve's largest |residual| (a float's bits), merged by atomics.
+    pub largest: Buffer<[u32]>,
     /// A step's books (`ledger.rs`).
     pub ledger: Buffer<[f64]>,
 }
@@ -60,7 +62,7 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
     // and flame.
     let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 8 * (SCALARS + LEDGER_SLOTS) as u64 + 4;
+    let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 8 * (SCALARS + LEDGER_SLOTS) as u64 + 8;
     floats * 4 + small
 }
 
@@ -138,6 +140,7 @@ impl Fields {
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let scalars = small_from(ctx, &[0.0f64; SCALARS][..])?;
         let counter = small_from(ctx, &[0u32][..])?;
+        let largest = small_from(ctx, &[0u32][..])?;
         let ledger = small_from(ctx, &[0.0f64; LEDGER_SLOTS][..])?;
         Ok(Self {
             density: floats(ctx, n)?,
@@ -156,6 +159,7 @@ impl Fields {
             partial_max,
             scalars,
             counter,
+            largest,
             ledger,
         })
     }

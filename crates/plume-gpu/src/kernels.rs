@@ -10,7 +10,7 @@ use std::rc::Rc;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 4] = [
+const INCLUDES: [(&str, &str); 5] = [
     (
         "solid.glsl",
         include_str!("../../../shaders/sim/solid.glsl"),
@@ -26,6 +26,10 @@ const INCLUDES: [(&str, &str); 4] = [
     (
         "reduce.glsl",
         include_str!("../../../shaders/sim/reduce.glsl"),
+    ),
+    (
+        "group_max.glsl",
+        include_str!("../../../shaders/sim/group_max.glsl"),
     ),
 ];
 
@@ -79,8 +83,9 @@ impl std::ops::Deref for Kernel {
 
 /// Buffers that are not per-item arrays: reductions' partial results and figures, counters,
 /// tables, bit masks (a thirty-second of a float a cell). The byte model leaves them out.
-const SMALL_BUFFERS: [&str; 9] = [
+const SMALL_BUFFERS: [&str; 10] = [
     "PartialSum",
+    "Largest",
     "Ledger",
     "PartialMax",
     "Scalars",

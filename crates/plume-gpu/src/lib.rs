@@ -333,6 +333,13 @@ impl GpuSolver {
         self.call(move |e| e.fused_cells = cells);
     }
 
+    /// How many V-cycles the pressure solves have issued so far (each batch's iterations
+    /// issue one each, also past convergence, where they do nothing; iteration by
+    /// iteration, see [`GpuSolver::set_batched_solve`], as many as the solves' iterations).
+    pub fn v_cycles_issued(&self) -> u64 {
+        self.call(|e| e.v_cycles.get())
+    }
+
     /// How many of the V-cycle's levels its fused dispatch works (0: none).
     pub fn fused_levels(&self) -> usize {
         self.call(|e| {

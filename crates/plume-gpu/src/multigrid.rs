@@ -190,6 +190,7 @@ impl Engine {
 
     /// z = M·r into `q`: one V-cycle (its last sweep writes `q`; a copy where it would not).
     pub(crate) fn precondition(&self, mg: &Multigrid) {
+        self.v_cycles.set(self.v_cycles.get() + 1);
         let top = self.cycle(mg, 0);
         if top != At::Q {
             self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
@@ -293,6 +294,7 @@ impl Engine {
                 Dst: db,
                 B: bb,
                 Levels: &mg.bits,
+                Scalars: &self.f.scalars,
                 op: op,
                 ld: lv.dims,
                 cd: ol.dims,

@@ -1,8 +1,9 @@
 //! The projection on the card: the right-hand side, conjugate gradients preconditioned with
 //! a multigrid V-cycle (`multigrid.rs`; the diagonal, Jacobi, where its levels do not fit)
-//! to the CPU's stopping rule (max|residual| ≤ tolerance·max|rhs|), and the gradient
-//! subtracted from the faces. Each iteration finishes its dot products and decides whether
-//! to stop on the card (`cg_scalars.comp`).
+//! to the CPU's stopping rule (max|residual| ≤ tolerance·max|rhs|, checked after each
+//! update, before the residual is preconditioned), and the gradient subtracted from the
+//! faces. Each iteration finishes its dot products and decides whether to stop on the card
+//! (`cg_scalars.comp`).
 
 use glium::uniform;
 use plume_core::sim::StepStats;
@@ -110,13 +111,14 @@ impl Engine {
 
     /// Solves A·p = rhs (in `r`) from the last pressure; returns the iterations, the
     /// starting guess's relative residual, the one reached and max|rhs|. Where max|rhs| is
-    /// 0 or not finite there is nothing to solve and the pressure is 0. The iterations run
-    /// in batches without waiting for the card: each decides there whether the residual is
-    /// small enough (after that, the remaining iterations of its batch change nothing), and
-    /// only the solve's figures are read back after a batch. The first batch is three
-    /// quarters of what the last solve took, the next ones an eighth: a read-back or two a
-    /// solve, and at most an eighth more iterations than needed (those change nothing). On
-    /// a software renderer every batch is one iteration.
+    /// 0 or not finite there is nothing to solve and the pressure is 0. The CPU's order:
+    /// the residual is checked after each update, before it is preconditioned, so a solve
+    /// of k iterations runs k V-cycles (not k + 1). The iterations run in batches without
+    /// waiting for the card: each decides there whether the residual is small enough (after
+    /// that, the remaining iterations of its batch do nothing), and only the solve's figures
+    /// are read back after a batch. The first batch is three quarters of what the last solve
+    /// took, the next ones an eighth: a read-back or two a solve, and at most an eighth more
+    /// iterations issued than needed. On a software renderer every batch is one iteration.
     fn solve(&mut self) -> (u32, f32, f32, f32) {
         let n = self.cells();
         let tol = self.params.pressure_tolerance;
@@ -147,6 +149,8 @@ impl Engine {
                     X: x,
                     B: &f.r,
                     Out: out,
+                    Scalars: &f.scalars,
+                    Largest: &f.largest,
                     residual: residual,
                     open_lo: lo,
                     open_hi: hi,
@@ -156,6 +160,8 @@ impl Engine {
             );
         };
         let fluid = (n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len())) as f32;
+        // (ops 0 and 6 read no partial results: the residual's largest |value| is merged
+        // into `largest` by the kernel that writes it)
         let scalars = |op: u32, groups: u32| {
             run(
                 &self.k.cg_scalars,
@@ -165,6 +171,7 @@ impl Engine {
                     PartialSum: &f.partial_sum,
                     PartialMax: &f.partial_max,
                     Scalars: &f.scalars,
+                    Largest: &f.largest,
                     op: op,
                     groups: groups,
                     tol: tol,
@@ -183,6 +190,7 @@ impl Engine {
                     P: &f.p,
                     Q: &f.q,
                     Scalars: &f.scalars,
+                    Largest: &f.largest,
                     phase: phase,
                     precond: precond,
                     open_lo: lo,
@@ -192,9 +200,6 @@ impl Engine {
                 },
             );
         };
-        // max|rhs|, kept on the card for the stopping rule.
-        self.reduce(0, &f.r, &f.r, n, false);
-        scalars(5, self.last_groups.get());
         // In a closed domain z = M·r has no set mean and the solve would move the pressure's
         // by a constant each iteration: its Σ now, to put the mean back afterwards.
         let closed = !self.boundaries.any_open();
@@ -202,19 +207,15 @@ impl Engine {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(3, self.last_groups.get());
         }
-        // r = b − A·x (b is in r: each cell reads its own before writing it); ρ = r·z;
-        // p = z.
+        // max|rhs|, kept on the card for the stopping rule.
+        self.reduce(0, &f.r, &f.r, n, false);
+        scalars(5, self.last_groups.get());
+        // r = b − A·x (b is in r: each cell reads its own before writing it), checked.
         laplace(&f.pressure, &f.r, 1);
+        scalars(0, 0);
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
-        rz();
-        scalars(0, self.last_groups.get());
-        step(1);
         if trace {
-            let s = self.read_scalars();
-            eprintln!(
-                "trace: after op 0 (groups {}): scalars {s:?}",
-                self.last_groups.get()
-            );
+            eprintln!("trace: after op 0: scalars {:?}", self.read_scalars());
         }
         let mut issued = 0u32;
         // A software renderer (llvmpipe) runs queued dispatches no faster than waited-for
@@ -228,14 +229,16 @@ impl Engine {
         let figures = loop {
             // (at least one iteration: its update sets x = 0 where there is nothing to solve)
             for _ in 0..batch.min(max_it - issued) {
-                // q = A·p; α = ρ / p·q; x += α·p; r −= α·q; ρ' = r·z; β = ρ'/ρ; p = z + β·p.
+                // z = M·r; ρ' = r·z; β = ρ'/ρ; p = z + β·p (p = z the first time).
+                rz();
+                scalars(2, self.last_groups.get());
+                step(1);
+                // q = A·p; α = ρ / p·q; x += α·p; r −= α·q; the residual checked.
                 laplace(&f.p, &f.q, 0);
                 self.reduce(1, &f.p, &f.q, n, false);
                 scalars(1, self.last_groups.get());
                 step(0);
-                rz();
-                scalars(2, self.last_groups.get());
-                step(1);
+                scalars(6, 0);
                 issued += 1;
             }
             let read = self.read_scalars();
