@@ -167,6 +167,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
                 gl_renderer: Some(probe.info().renderer.clone()),
                 gl_version: Some(probe.info().version.clone()),
                 host_us_per_dispatch: probe.host_us_per_dispatch(),
+                card_us_per_dependent_dispatch: probe.card_us_per_dependent_dispatch(),
                 bandwidth_gb_s: copies.get(plume_gpu::FIELD_COPY).copied(),
                 copy_bandwidths: copies,
                 stage_clock: probe.stage_clock().into(),

@@ -596,6 +596,22 @@ fn stages_are_timed_on_the_cards_clock_and_memory_is_probed_in_blocks() {
         "{sum} {}",
         stats.total_ms
     );
+    // The card's time a dependent dispatch: a positive figure, or none where the host
+    // cannot get ahead of the renderer (llvmpipe runs the work as it is issued); the probe
+    // leaves the stage clock working.
+    let chain = g.card_us_per_dependent_dispatch();
+    assert!(
+        chain.is_none_or(|us| us.is_finite() && us > 0.0),
+        "{chain:?}"
+    );
+    let again = g.step().expect("step").clone();
+    let sum: f64 = again.stages.iter().map(|s| s.ms).sum();
+    assert!(
+        again.stages.iter().all(|s| s.ms > 0.0),
+        "{:?}",
+        again.stages
+    );
+    assert!((sum - again.total_ms).abs() < 1e-6 * sum.max(1.0));
     // What a refusal would report where the driver gives no free memory: llvmpipe grants
     // 200 MiB in blocks of 64 (the last one smaller).
     assert_eq!(g.allocatable(200 << 20), 200 << 20);

@@ -50,6 +50,15 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert!(env["auto"]
         .as_str()
         .is_some_and(|a| a.starts_with("backend: ")));
+    // The card's time a dependent dispatch: reported (null on llvmpipe, where the host
+    // cannot get ahead of the work), and named in the table.
+    let chain = &env["card_us_per_dependent_dispatch"];
+    assert!(
+        env.as_object()
+            .is_some_and(|o| o.contains_key("card_us_per_dependent_dispatch"))
+            && (chain.is_null() || chain.as_f64().is_some_and(|v| v > 0.0)),
+        "{env}"
+    );
     // The speed rows carry the step's host cost and the bandwidth floor.
     let gpu = j["speed"]["gpu"].as_array().expect("GPU rows");
     assert_eq!(gpu.len(), 2, "{text}");
@@ -101,6 +110,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     let md = std::fs::read_to_string(out_dir.join("gpu-check.md")).expect("the table");
     assert!(md.contains("| gpu | 16³ |"), "{md}");
     assert!(md.contains("## Checks"), "{md}");
+    assert!(md.contains("a dependent dispatch"), "{md}");
     // Only the check's own files: no scratch run folders left behind.
     let mut files: Vec<String> = std::fs::read_dir(&out_dir)
         .expect("out")

@@ -131,6 +131,12 @@ pub struct BenchReport {
     /// GPU backend: microseconds of host time one dispatch of an empty kernel takes through
     /// glium (the floor of `host_issue_ms / gpu_dispatches_per_step`); null on the CPU.
     pub host_us_per_dispatch: Option<f64>,
+    /// GPU backend: microseconds of the card's time one dispatch takes in a chain where
+    /// each reads what the one before wrote (a memory barrier between them, as between a
+    /// step's kernels; one work group each): the floor of a step's time at
+    /// `gpu_dispatches_per_step` dispatches, however small the grid. Null on the CPU, where
+    /// the driver has no timer queries, or where the host could not get ahead of the card.
+    pub card_us_per_dependent_dispatch: Option<f64>,
     /// GPU backend: the card's copy bandwidths, GB/s, by how the buffers are made and
     /// what copies (`kernel_immutable`: the copy kernel on buffers made as the fields are,
     /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`); empty on
@@ -199,6 +205,8 @@ pub struct BackendInfo {
     pub gl_version: Option<String>,
     /// Host microseconds one empty dispatch takes (GPU backend).
     pub host_us_per_dispatch: Option<f64>,
+    /// The card's microseconds a dependent dispatch (GPU backend).
+    pub card_us_per_dependent_dispatch: Option<f64>,
     /// The card's copy bandwidths by kind, GB/s (GPU backend).
     pub copy_bandwidths: BTreeMap<String, f64>,
     /// The bandwidth of the memory its fields live in, GB/s (see
@@ -334,6 +342,7 @@ pub fn run_with(
         gpu_waits_per_step: host_median(&mut waits),
         host_issue_ms: host_median(&mut issue),
         host_us_per_dispatch: info.host_us_per_dispatch,
+        card_us_per_dependent_dispatch: info.card_us_per_dependent_dispatch,
         copy_bandwidths: info.copy_bandwidths,
         bytes_per_step: (!step_bytes.is_empty()).then(|| median(&mut step_bytes)),
         stage_floors_ms: match bandwidth {
@@ -492,8 +501,10 @@ impl BenchReport {
             let _ = writeln!(
                 s,
                 "host: {d:.0} dispatches and {w:.0} waits a step, {i:.3} ms issuing them \
-                 ({} µs an empty dispatch)",
+                 ({} µs an empty dispatch; the card {} µs a dependent one)",
                 self.host_us_per_dispatch
+                    .map_or_else(|| "?".to_string(), |u| format!("{u:.2}")),
+                self.card_us_per_dependent_dispatch
                     .map_or_else(|| "?".to_string(), |u| format!("{u:.2}"))
             );
         }

@@ -21,6 +21,7 @@ mod ledger;
 mod lists;
 mod multigrid;
 mod pressure;
+mod probe;
 mod publish;
 mod raw;
 mod solids;
@@ -316,6 +317,15 @@ impl GpuSolver {
     /// floor of what a step's dispatches cost the CPU. `None` where it cannot compile.
     pub fn host_us_per_dispatch(&self) -> Option<f64> {
         self.call(|e| e.host_us_per_dispatch())
+    }
+
+    /// The card's microseconds a dispatch takes in a chain where each one reads what the
+    /// one before wrote (one work group each, a memory barrier between them as between a
+    /// step's kernels): launch and drain, the floor of a step at its dispatch count. On the
+    /// card's clock, the host kept ahead by a backlog of copies; `None` without timer
+    /// queries or where the host could not get ahead.
+    pub fn card_us_per_dependent_dispatch(&self) -> Option<f64> {
+        self.call(|e| e.card_us_per_dependent_dispatch())
     }
 
     /// Runs the pressure solve's iterations in batches between read-backs (`true`, the

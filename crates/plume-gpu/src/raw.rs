@@ -23,6 +23,7 @@ type DeleteQueries = unsafe extern "system" fn(i32, *const u32);
 type QueryCounter = unsafe extern "system" fn(u32, u32);
 type GetQueryObjectU64 = unsafe extern "system" fn(u32, u32, *mut u64);
 type MemoryBarrier = unsafe extern "system" fn(u32);
+type GetInteger64v = unsafe extern "system" fn(u32, *mut i64);
 
 /// The entry points, each `None` where the driver does not have it.
 pub(crate) struct RawGl {
@@ -32,6 +33,7 @@ pub(crate) struct RawGl {
     query_counter: Option<QueryCounter>,
     get_query_u64: Option<GetQueryObjectU64>,
     memory_barrier: Option<MemoryBarrier>,
+    get_integer64: Option<GetInteger64v>,
     /// Query objects made so far, reused step after step.
     pool: Vec<u32>,
     /// How many of `pool` hold a timestamp not yet read.
@@ -66,6 +68,7 @@ impl RawGl {
                 query_counter: load(get, "glQueryCounter"),
                 get_query_u64: load(get, "glGetQueryObjectui64v"),
                 memory_barrier: load(get, "glMemoryBarrier"),
+                get_integer64: load(get, "glGetInteger64v"),
                 ctx,
                 pool: Vec::new(),
                 used: 0,
@@ -76,6 +79,16 @@ impl RawGl {
     /// Whether stage times can come from timestamp queries.
     pub fn has_timer(&self) -> bool {
         self.gen_queries.is_some() && self.query_counter.is_some() && self.get_query_u64.is_some()
+    }
+
+    /// The card's clock now, in nanoseconds (`glGetInteger64v(GL_TIMESTAMP)`: it does not
+    /// wait for the commands issued so far), `None` without it.
+    pub fn clock_now(&self) -> Option<u64> {
+        let get = self.get_integer64?;
+        let mut v = 0i64;
+        // SAFETY: `v` takes the one 64-bit value GL_TIMESTAMP has.
+        unsafe { self.ctx.exec_in_context(|| get(GL_TIMESTAMP, &mut v)) };
+        u64::try_from(v).ok().filter(|&t| t > 0)
     }
 
     /// Records the card's clock once the commands issued so far have run; returns the
