@@ -59,6 +59,8 @@ pub(crate) struct Engine {
     /// The most cells of a coarse level the V-cycle works in its fused dispatch (see
     /// `multigrid.rs`).
     pub fused_cells: u32,
+    /// The smoother's sweeps by tiles (`smooth.comp`).
+    pub tiled_smoothing: bool,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
     pub mg: Option<crate::lists::Multigrid>,
@@ -146,6 +148,7 @@ impl Engine {
             last_pressure_iterations: 8,
             software: crate::is_software(ctx_renderer.as_str()),
             fused_cells: crate::multigrid::fused_cells(crate::is_software(ctx_renderer.as_str())),
+            tiled_smoothing: crate::multigrid::tiled_smoothing(),
             mg: None,
             obs: Default::default(),
             solid_bits,

@@ -10,7 +10,7 @@ use std::rc::Rc;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 5] = [
+const INCLUDES: [(&str, &str); 6] = [
     (
         "solid.glsl",
         include_str!("../../../shaders/sim/solid.glsl"),
@@ -30,6 +30,10 @@ const INCLUDES: [(&str, &str); 5] = [
     (
         "group_max.glsl",
         include_str!("../../../shaders/sim/group_max.glsl"),
+    ),
+    (
+        "levels.glsl",
+        include_str!("../../../shaders/sim/levels.glsl"),
     ),
 ];
 
@@ -148,7 +152,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 28] = [
+const SOURCES: [(&str, &str); 29] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -206,6 +210,7 @@ const SOURCES: [(&str, &str); 28] = [
     ("gather", include_str!("../../../shaders/sim/gather.comp")),
     ("diffuse", include_str!("../../../shaders/sim/diffuse.comp")),
     ("mg", include_str!("../../../shaders/sim/mg.comp")),
+    ("smooth", include_str!("../../../shaders/sim/smooth.comp")),
     ("publish", include_str!("../../../shaders/sim/publish.comp")),
     (
         "flame_light",
@@ -241,6 +246,8 @@ pub(crate) struct Kernels {
     pub gather: Kernel,
     pub diffuse: Kernel,
     pub mg: Kernel,
+    /// The smoother's sweeps by tiles (`smooth.comp`).
+    pub smooth: Kernel,
     pub publish: Kernel,
     pub flame_light: Kernel,
     pub copy: Kernel,
@@ -325,6 +332,7 @@ impl Kernels {
             gather: k!("gather.comp"),
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
+            smooth: k!("smooth.comp", crate::multigrid::TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
             copy: k!("copy.comp"),

@@ -350,6 +350,14 @@ impl GpuSolver {
         self.call(|e| e.v_cycles.get())
     }
 
+    /// Runs the smoother's sweeps by tiles (`smooth.comp`: three sweeps in one pass, two in
+    /// another, a third of the passes over each level) or one pass a sweep, instead of the
+    /// default (tiles; `PLUME_GPU_TILED_SMOOTH=0`: a pass a sweep). The same results either
+    /// way.
+    pub fn set_tiled_smoothing(&mut self, on: bool) {
+        self.call(move |e| e.tiled_smoothing = on);
+    }
+
     /// How many of the V-cycle's levels its fused dispatch works (0: none).
     pub fn fused_levels(&self) -> usize {
         self.call(|e| {
