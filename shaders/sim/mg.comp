@@ -28,7 +28,6 @@ uniform uint dso;
 uniform uint bo;
 uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xffffffff: level 0
 uniform uint cmo;       // 3, 4: the other level's
-uniform uint from_src;  // 4: the coarse correction is in Src (else in Dst, as the fine level)
 uniform float scale;    // 2^level
 uniform float omega;
 uniform uint first;     // 7: the first level of the fused cycle (the coarsest is `last`)
@@ -172,8 +171,8 @@ float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec
 }
 
 // Prolongation: what fine cell `pf` (of `d`) gets from the coarse correction at `from` in
-// Dst, or in Src where `in_src` (of `cdim`, mask `cm`), with P's weights (ends `elo`, `ehi`).
-float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec3 ehi, bool in_src) {
+// Dst (of `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`).
+float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec3 ehi) {
     float v = 0.0;
     for (uint q = 0u; q < 8u; q++) {
         uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
@@ -193,7 +192,7 @@ float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec
             w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
         }
         if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
-            v += w * (in_src ? src[from + at(cdim, cc)] : dst[from + at(cdim, cc)]);
+            v += w * dst[from + at(cdim, cc)];
         }
     }
     return v;
@@ -279,7 +278,7 @@ void prolong_at(uint l, uint from, uint x) {
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 pf = coords(d, c);
         if (fluid_in(d, m, pf)) {
-            dst[x + c] += prolonged(pf, d, cdim, cm, from, elo, ehi, false);
+            dst[x + c] += prolonged(pf, d, cdim, cm, from, elo, ehi);
         }
     }
     memoryBarrierBuffer();
@@ -363,6 +362,6 @@ void main() {
     // Prolong: fine cell c (of ld) adds the coarse correction (of cd) with P's weights.
     uvec3 pf = coords(ld, c);
     if (fluid_in(ld, mo, pf)) {
-        dst[dso + c] += prolonged(pf, ld, cd, cmo, so, end_lo, end_hi, from_src != 0u);
+        dst[dso + c] += prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
     }
 }

@@ -1,12 +1,13 @@
-// The multigrid smoother's damped Jacobi sweeps on one level (see `mg.comp`), several in
-// one pass: each work group takes a tile of 8×8×8 cells with two cells of halo into shared
-// memory (the right-hand side, the diagonal, x), sweeps the tile and its inner halo, then
-// the tile, and writes only the tile. With `from_zero` the first of three sweeps starts
-// from x = 0 (its values need no neighbours, so they are worked out as the tile is read):
-// weights[0], [1] and [2]; without it two sweeps from Src's x: weights[0] and [1]. The same
-// values, cell for cell, as ops 0 and 1 of `mg.comp` give one pass each, for a third of
-// their reads and writes of the level (the halo comes from the cache). The work group must
-// have 512 invocations.
+// The multigrid smoother (see `mg.comp`) by tiles: each work group takes a tile of 8×8×8
+// cells of a level with three cells of halo into shared memory and does the three damped
+// Jacobi sweeps there, each on a region one cell smaller a side, writing only the tile.
+// Mode 0, before the coarse correction: the first sweep from x = 0 (its values need no
+// neighbours, so they are worked out as the tile is read), then the level's residual; x
+// and the residual written (at `dso` and `tso` in Dst). Mode 1, after it: the three sweeps
+// from Src's x, the result written at `dso`. The same values, cell for cell, as ops 0, 1
+// and 2 of `mg.comp` give one pass each: one pass over the level instead of four, and one
+// instead of three (the halo comes from the cache). The work group must have 512
+// invocations; shared memory is 29 KB (OpenGL promises 32).
 layout(std430) readonly buffer Src { float src[]; };
 layout(std430) writeonly buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };
@@ -17,9 +18,10 @@ uniform uvec3 ld;       // this level's cells
 uniform uint mo;        // its mask bits (word offset) in Levels; 0xffffffff: level 0
 uniform float scale;    // 2^level
 uniform vec3 weights;   // the smoother's three weights
-uniform uint from_zero; // 1: three sweeps, the first from zero; 0: two, from Src's x
-uniform uint so;        // offsets: source, destination, right-hand side
-uniform uint dso;
+uniform uint mode;      // 0: before the correction (from zero, and the residual); 1: after
+uniform uint so;        // offsets: Src's x, Dst's x (mode 0) or result (1), the residual
+uniform uint dso;       // (mode 0, in Dst) and the right-hand side
+uniform uint tso;
 uniform uint bo;
 uniform uvec3 tiles;    // tiles along each axis (8 cells a side, the last ones cut short)
 uniform uvec3 open_lo;
@@ -28,16 +30,16 @@ uniform uvec3 open_hi;
 #include "levels.glsl"
 
 const int T = 8;         // a tile's cells along an axis
-const int H = 2;         // halo: one cell a sweep after the first
-const int R = T + 2 * H; // the region read
-const int R3 = R * R * R;
+const int H = 3;         // halo: one cell a sweep
+const int R = T + 2 * H; // the region read, 14
+const int M = R - 2;     // the region of the first sweep's results, 12
 
-shared float xa[R3];     // x before the sweeps
-shared float xb[R3];     // after the first of them
-shared float bs[R3];     // the right-hand side
-shared float ds[R3];     // the diagonal; −1 for a cell that is solid or outside the level
+shared float xa[R * R * R];  // x as read, then after the second sweep
+shared float xb[M * M * M];  // after the first sweep (region cells 1 to 12)
+shared float ds[R * R * R];  // the diagonal; −1 for a cell that is solid or outside the level
 
-int ri(ivec3 r) { return r.x + R * (r.y + R * r.z); }
+int ra(ivec3 r) { return r.x + R * (r.y + R * r.z); }
+int rb(ivec3 r) { return (r.x - 1) + M * ((r.y - 1) + M * (r.z - 1)); }
 
 // The rediscretised diagonal at p, summed as `mg.comp`'s diag_and_sum sums it.
 float diag_at(uvec3 p) {
@@ -59,28 +61,36 @@ float diag_at(uvec3 p) {
     return n;
 }
 
-// One damped Jacobi update of region cell r from xa (`first`) or xb, as op 1: the fluid
-// neighbours (inside the level) summed in diag_and_sum's order.
-float relax(ivec3 r, float w, bool first) {
-    int c = ri(r);
-    float d = ds[c];
-    if (d < 0.0) {
-        return 0.0;
-    }
+// Σ of the fluid neighbours (inside the level) of region cell r, in diag_and_sum's order,
+// from xa (`in_a`) or xb.
+float neighbours(ivec3 r, bool in_a) {
     float s = 0.0;
     for (int a = 0; a < 3; a++) {
         for (int side = 0; side < 2; side++) {
             ivec3 q = r;
             q[a] += side == 0 ? -1 : 1;
-            int k = ri(q);
-            if (ds[k] >= 0.0) {
-                s += first ? xa[k] : xb[k];
+            if (ds[ra(q)] >= 0.0) {
+                s += in_a ? xa[ra(q)] : xb[rb(q)];
             }
         }
     }
-    float x = first ? xa[c] : xb[c];
-    return d > 0.0 ? x + w * (bs[c] / scale - (d * x - s)) / d : 0.0;
+    return s;
 }
+
+uint cell_of(ivec3 o, ivec3 r) { return at(ld, uvec3(o + r)); }
+
+// One damped Jacobi update of region cell r (at level cell c), as op 1.
+float relax(ivec3 r, uint c, float w, bool in_a) {
+    float d = ds[ra(r)];
+    if (d < 0.0) {
+        return 0.0;
+    }
+    float s = neighbours(r, in_a);
+    float x = in_a ? xa[ra(r)] : xb[rb(r)];
+    return d > 0.0 ? x + w * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
+}
+
+bool in_level(ivec3 p) { return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, ivec3(ld))); }
 
 void main() {
     // (the same for the whole work group: no invocation is left waiting at a barrier)
@@ -90,40 +100,55 @@ void main() {
     }
     ivec3 o = ivec3(coords(tiles, g) * uint(T)) - ivec3(H);
     uint t = gl_LocalInvocationID.x;
-    bool zero = from_zero != 0u;
-    for (uint i = t; i < uint(R3); i += uint(WG)) {
-        ivec3 p = o + ivec3(int(i) % R, (int(i) / R) % R, int(i) / (R * R));
+    bool before = mode == 0u;
+    for (uint i = t; i < uint(R * R * R); i += uint(WG)) {
+        ivec3 r = ivec3(int(i) % R, (int(i) / R) % R, int(i) / (R * R));
+        ivec3 p = o + r;
         float d = -1.0;
-        float bv = 0.0;
         float x = 0.0;
-        if (all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, ivec3(ld)))) {
-            uvec3 up = uvec3(p);
-            if (fluid_in(ld, mo, up)) {
-                uint c = at(ld, up);
-                d = diag_at(up);
-                bv = b[bo + c];
-                // (op 0's value: the sweep from zero)
-                x = zero ? (d > 0.0 ? weights[0] * (bv / scale) / d : 0.0) : src[so + c];
-            }
+        if (in_level(p) && fluid_in(ld, mo, uvec3(p))) {
+            uint c = cell_of(o, r);
+            d = diag_at(uvec3(p));
+            // (op 0's value: the sweep from zero)
+            x = before ? (d > 0.0 ? weights[0] * (b[bo + c] / scale) / d : 0.0) : src[so + c];
         }
         ds[i] = d;
-        bs[i] = bv;
         xa[i] = x;
     }
     barrier();
-    float w1 = zero ? weights[1] : weights[0];
-    float w2 = zero ? weights[2] : weights[1];
-    // The tile and one cell of halo.
-    const int M = R - 2;
+    // Before the correction the sweep from zero was the first of three: two to go.
+    float w1 = before ? weights[1] : weights[0];
+    float w2 = before ? weights[2] : weights[1];
+    // Region cells 1 to 12 into xb (those outside the level are never read).
     for (uint i = t; i < uint(M * M * M); i += uint(WG)) {
         ivec3 r = ivec3(int(i) % M, (int(i) / M) % M, int(i) / (M * M)) + 1;
-        xb[ri(r)] = relax(r, w1, true);
+        if (in_level(o + r)) {
+            xb[i] = relax(r, cell_of(o, r), w1, true);
+        }
     }
     barrier();
-    // The tile.
-    ivec3 r = ivec3(int(t) % T, (int(t) / T) % T, int(t) / (T * T)) + H;
-    ivec3 p = o + r;
-    if (all(lessThan(p, ivec3(ld)))) {
-        dst[dso + at(ld, uvec3(p))] = relax(r, w2, false);
+    // Region cells 2 to 11 into xa (xa's values there are no longer read).
+    const int K = R - 4;
+    for (uint i = t; i < uint(K * K * K); i += uint(WG)) {
+        ivec3 r = ivec3(int(i) % K, (int(i) / K) % K, int(i) / (K * K)) + 2;
+        if (in_level(o + r)) {
+            xa[ra(r)] = relax(r, cell_of(o, r), w2, false);
+        }
     }
+    barrier();
+    // The tile: after the correction the third sweep; before it x and the residual.
+    ivec3 r = ivec3(int(t) % T, (int(t) / T) % T, int(t) / (T * T)) + H;
+    if (!in_level(o + r)) {
+        return;
+    }
+    uint c = cell_of(o, r);
+    if (!before) {
+        dst[dso + c] = relax(r, c, weights[2], true);
+        return;
+    }
+    float x = xa[ra(r)];
+    dst[dso + c] = x;
+    float d = ds[ra(r)];
+    // (op 2: 0 where the cell is solid)
+    dst[tso + c] = d < 0.0 ? 0.0 : b[bo + c] - scale * (d * x - neighbours(r, true));
 }

@@ -243,16 +243,14 @@ impl Engine {
         let w = smoother_weights();
         let coarse = &mg.levels[l + 1];
         if self.tiled_smoothing {
-            // By tiles (`smooth.comp`): the three sweeps before in one pass, into y; the
-            // correction added to y; two sweeps into x in one pass, the third back into y
-            // (the finest level's y is `q`, where the result belongs).
-            self.smooth(mg, l, lv.b, lv.y, lv.b, true);
-            self.mg_op(mg, 2, l, lv.y, lv.t, lv.b, 0, 0.0);
+            // By tiles (`smooth.comp`): the three sweeps before and the residual in one
+            // pass (into x and t), the correction added to x, the three sweeps after in
+            // another pass (into y: the finest level's y is `q`, where the result belongs).
+            self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, true);
             self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
             let e = self.cycle(mg, l + 1);
-            self.mg_pass(mg, 4, l, e, lv.y, lv.b, l + 1, 0.0, true);
-            self.smooth(mg, l, lv.y, lv.x, lv.b, false);
-            self.mg_op(mg, 1, l, lv.x, lv.y, lv.b, 0, w[2]);
+            self.mg_op(mg, 4, l, e, lv.x, lv.b, l + 1, 0.0);
+            self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, false);
             return lv.y;
         }
         self.mg_op(mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
@@ -272,11 +270,18 @@ impl Engine {
         cur
     }
 
-    /// The smoother's sweeps on level `l` by tiles (`smooth.comp`): with `from_zero` the
-    /// three of them from x = 0, else the first two from `src`; into `dst`.
-    fn smooth(&self, mg: &Multigrid, l: usize, src: At, dst: At, b: At, from_zero: bool) {
+    /// The smoother's sweeps on level `l` by tiles (`smooth.comp`): `before` the coarse
+    /// correction the three of them from x = 0 into `dst` and the residual into `t` (in the
+    /// same buffer), else the three from `src` into `dst`.
+    #[allow(clippy::too_many_arguments)]
+    fn smooth(&self, mg: &Multigrid, l: usize, src: At, dst: At, t: At, b: At, before: bool) {
         let lv = &mg.levels[l];
-        let ((sb, so), (db, dso), (bb, bo)) = (self.at(src), self.at(dst), self.at(b));
+        let ((sb, so), (db, dso), (tb, tso), (bb, bo)) =
+            (self.at(src), self.at(dst), self.at(t), self.at(b));
+        assert!(
+            !before || std::ptr::eq(db, tb),
+            "the residual outside x's buffer"
+        );
         let tiles = lv.dims.map(|v| v.div_ceil(TILE));
         let (lo, hi) = self.open_flags();
         run(
@@ -293,9 +298,10 @@ impl Engine {
                 mo: lv.mask,
                 scale: (1u32 << l) as f32,
                 weights: smoother_weights(),
-                from_zero: u32::from(from_zero),
+                mode: u32::from(!before),
                 so: so,
                 dso: dso,
+                tso: tso,
                 bo: bo,
                 tiles: tiles,
                 open_lo: lo,
@@ -329,31 +335,11 @@ impl Engine {
         other: usize,
         omega: f32,
     ) {
-        self.mg_pass(mg, op, l, src, dst, b, other, omega, false);
-    }
-
-    /// [`Engine::mg_op`]; with `from_src`, op 4 reads the coarse correction from Src's
-    /// buffer (the cell velocity's) and adds it to Dst, which may be another.
-    #[allow(clippy::too_many_arguments)]
-    fn mg_pass(
-        &self,
-        mg: &Multigrid,
-        op: u32,
-        l: usize,
-        src: At,
-        dst: At,
-        b: At,
-        other: usize,
-        omega: f32,
-        from_src: bool,
-    ) {
         let lv = &mg.levels[l];
         let ol = &mg.levels[other];
-        // The transfers read the other level from Dst's buffer (`mg.comp`), or op 4 from
-        // Src's with `from_src`.
+        // The transfers read the other level from Dst's buffer (`mg.comp`).
         assert!(
-            !(3..=4).contains(&op)
-                || (matches!(src, At::Cell(_)) && (from_src || matches!(dst, At::Cell(_)))),
+            !(3..=4).contains(&op) || (matches!(src, At::Cell(_)) && matches!(dst, At::Cell(_))),
             "a transfer outside the cell velocity's buffer"
         );
         let ((sb, so), (db, dso), (bb, bo)) = (self.at(src), self.at(dst), self.at(b));
@@ -392,7 +378,6 @@ impl Engine {
                 bo: bo,
                 mo: lv.mask,
                 cmo: ol.mask,
-                from_src: u32::from(from_src),
                 scale: (1u32 << l) as f32,
                 omega: omega,
                 open_lo: lo,
