@@ -1,5 +1,6 @@
-// Finishes a dot product of conjugate gradients from the reduction's partial sums (one
-// thread, a fixed order: the same result every run), works out α or β and decides on the
+// Finishes a dot product of conjugate gradients from the partial sums of a reduction or
+// of the kernel that worked out its terms (one work group, a fixed order: the same result
+// every run), works out α or β and decides on the
 // card whether the solve has converged, so the host reads back only now and then. The
 // residual's largest |value| comes from `largest[0]` (merged there by the kernel that
 // wrote the residual: the residual's `laplace`, the update's `cg_step`), which the op
@@ -25,13 +26,34 @@ uniform uint groups;
 uniform float tol;      // the relative tolerance: stop at max|r| ≤ tol · max|rhs|
 uniform float fluid;    // op 4: the fluid cells
 
+shared double sums[WG];
+shared uint maxes[WG];
+
 void main() {
+    // The partial results summed by the work group in a fixed order (each invocation a
+    // stride of them, then a tree), then one invocation does the rest.
+    uint t = gl_LocalInvocationID.x;
     double s = 0.0;
     uint m = 0u;
-    for (uint g = 0u; g < groups; g++) {
+    for (uint g = t; g < groups; g += uint(WG)) {
         s += partial_sum[g];
         m = max(m, partial_max[g]);
     }
+    sums[t] = s;
+    maxes[t] = m;
+    barrier();
+    for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
+        if (t < h) {
+            sums[t] += sums[t + h];
+            maxes[t] = max(maxes[t], maxes[t + h]);
+        }
+        barrier();
+    }
+    if (t != 0u) {
+        return;
+    }
+    s = sums[0];
+    m = maxes[0];
     if (op == 5u) {
         scalars[11] = double(m);
         largest[0] = 0u;

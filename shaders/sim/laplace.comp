@@ -1,6 +1,7 @@
 // out = A·x for the pressure operator, or with `residual` set out = b − A·x and its
 // largest |value| (as a float's bits, NaN above infinity) merged into `largest[0]`.
-// Without `residual` it is an iteration of the solve, which does nothing once the solve
+// Without `residual` it is an iteration of the solve: each work group also writes its
+// Σ x·(A·x) (p·q, for α) to PartialSum at its number, and it does nothing once the solve
 // has converged (Scalars[4]: the card decides; a batch's later iterations change nothing).
 layout(std430) readonly buffer X { float x[]; };
 layout(std430) readonly buffer B { float b[]; };
@@ -11,6 +12,7 @@ uniform uint residual;
 
 #include "pressure.glsl"
 #include "group_max.glsl"
+#include "group_sum.glsl"
 
 float apply(uint n) {
     uvec3 p = coords(dims, n);
@@ -30,9 +32,17 @@ float apply(uint n) {
 void main() {
     uint n = gid();
     if (residual == 0u) {
-        if (n < count && scalars[4] == 0.0) {
-            result[n] = apply(n);
+        // (the same for every invocation: none is left waiting at a barrier)
+        if (scalars[4] != 0.0) {
+            return;
         }
+        double pq = 0.0;
+        if (n < count) {
+            float v = apply(n);
+            result[n] = v;
+            pq = double(x[n]) * double(v);
+        }
+        write_group_sum(pq, gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
         return;
     }
     uint bits = 0u;

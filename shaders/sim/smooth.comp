@@ -6,13 +6,16 @@
 // and the residual written (at `dso` and `tso` in Dst). Mode 1, after it: the three sweeps
 // from Src's x, the result written at `dso`. The same values, cell for cell, as ops 0, 1
 // and 2 of `mg.comp` give one pass each: one pass over the level instead of four, and one
-// instead of three (the halo comes from the cache). The work group must have 512
+// instead of three (the halo comes from the cache). With `dot` (mode 1 on the finest
+// level, where b is the solve's r and the result its z) each work group also writes its
+// Σ r·z (ρ, for β) to PartialSum at its tile's number. The work group must have 512
 // invocations; shared memory is 29 KB (OpenGL promises 32).
 layout(std430) readonly buffer Src { float src[]; };
 layout(std430) writeonly buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };
 // The solve's figures: once it has converged (Scalars[4]) there is nothing to do.
 layout(std430) readonly buffer Scalars { double scalars[]; };
+layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
 
 uniform uvec3 ld;       // this level's cells
 uniform uint mo;        // its mask bits (word offset) in Levels; 0xffffffff: level 0
@@ -24,6 +27,7 @@ uniform uint dso;       // (mode 0, in Dst) and the right-hand side
 uniform uint tso;
 uniform uint bo;
 uniform uvec3 tiles;    // tiles along each axis (8 cells a side, the last ones cut short)
+uniform uint dot;       // 1: the tile's Σ b·result into PartialSum (mode 1)
 uniform uvec3 open_lo;
 uniform uvec3 open_hi;
 
@@ -35,7 +39,8 @@ const int R = T + 2 * H; // the region read, 14
 const int M = R - 2;     // the region of the first sweep's results, 12
 
 shared float xa[R * R * R];  // x as read, then after the second sweep
-shared float xb[M * M * M];  // after the first sweep (region cells 1 to 12)
+shared uint xb[M * M * M];   // after the first sweep (region cells 1 to 12; a float's
+                             // bits), then the tile's Σ b·result (a double as two words)
 shared float ds[R * R * R];  // the diagonal; −1 for a cell that is solid or outside the level
 
 int ra(ivec3 r) { return r.x + R * (r.y + R * r.z); }
@@ -70,7 +75,7 @@ float neighbours(ivec3 r, bool in_a) {
             ivec3 q = r;
             q[a] += side == 0 ? -1 : 1;
             if (ds[ra(q)] >= 0.0) {
-                s += in_a ? xa[ra(q)] : xb[rb(q)];
+                s += in_a ? xa[ra(q)] : uintBitsToFloat(xb[rb(q)]);
             }
         }
     }
@@ -86,7 +91,7 @@ float relax(ivec3 r, uint c, float w, bool in_a) {
         return 0.0;
     }
     float s = neighbours(r, in_a);
-    float x = in_a ? xa[ra(r)] : xb[rb(r)];
+    float x = in_a ? xa[ra(r)] : uintBitsToFloat(xb[rb(r)]);
     return d > 0.0 ? x + w * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
 }
 
@@ -123,7 +128,7 @@ void main() {
     for (uint i = t; i < uint(M * M * M); i += uint(WG)) {
         ivec3 r = ivec3(int(i) % M, (int(i) / M) % M, int(i) / (M * M)) + 1;
         if (in_level(o + r)) {
-            xb[i] = relax(r, cell_of(o, r), w1, true);
+            xb[i] = floatBitsToUint(relax(r, cell_of(o, r), w1, true));
         }
     }
     barrier();
@@ -138,17 +143,44 @@ void main() {
     barrier();
     // The tile: after the correction the third sweep; before it x and the residual.
     ivec3 r = ivec3(int(t) % T, (int(t) / T) % T, int(t) / (T * T)) + H;
-    if (!in_level(o + r)) {
+    bool here = in_level(o + r);
+    uint c = here ? cell_of(o, r) : 0u;
+    if (before) {
+        if (here) {
+            float x = xa[ra(r)];
+            dst[dso + c] = x;
+            float d = ds[ra(r)];
+            // (op 2: 0 where the cell is solid)
+            dst[tso + c] = d < 0.0 ? 0.0 : b[bo + c] - scale * (d * x - neighbours(r, true));
+        }
         return;
     }
-    uint c = cell_of(o, r);
-    if (!before) {
-        dst[dso + c] = relax(r, c, weights[2], true);
+    double term = 0.0;
+    if (here) {
+        float z = relax(r, c, weights[2], true);
+        dst[dso + c] = z;
+        term = double(b[bo + c]) * double(z);
+    }
+    if (dot == 0u) {
         return;
     }
-    float x = xa[ra(r)];
-    dst[dso + c] = x;
-    float d = ds[ra(r)];
-    // (op 2: 0 where the cell is solid)
-    dst[tso + c] = d < 0.0 ? 0.0 : b[bo + c] - scale * (d * x - neighbours(r, true));
+    // The tile's Σ in a fixed tree, in xb (no longer read: every invocation is past the
+    // barrier after the second sweep).
+    uvec2 u = unpackDouble2x32(term);
+    xb[2u * t] = u.x;
+    xb[2u * t + 1u] = u.y;
+    barrier();
+    for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
+        if (t < h) {
+            double v = packDouble2x32(uvec2(xb[2u * t], xb[2u * t + 1u]))
+                + packDouble2x32(uvec2(xb[2u * (t + h)], xb[2u * (t + h) + 1u]));
+            u = unpackDouble2x32(v);
+            xb[2u * t] = u.x;
+            xb[2u * t + 1u] = u.y;
+        }
+        barrier();
+    }
+    if (t == 0u) {
+        partial_sum[g] = packDouble2x32(uvec2(xb[0], xb[1]));
+    }
 }

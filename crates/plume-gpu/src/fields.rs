@@ -7,7 +7,7 @@ use glium::buffer::{Buffer, BufferMode, BufferType};
 use plume_core::sim::Dims;
 use std::rc::Rc;
 
-use crate::kernels::REDUCE_GROUPS;
+use crate::kernels::{groups_of, DOT_WG, REDUCE_GROUPS};
 
 /// A field of floats on the card.
 pub(crate) type Field = Buffer<[f32]>;
@@ -55,6 +55,20 @@ pub(crate) struct Fields {
     pub ledger: Buffer<[f64]>,
 }
 
+/// The partial results a `d` grid's reductions write, at most: the reductions' side by
+/// side, the solve's Laplacian's (one a work group) or the smoother's tiles' (one a tile of
+/// 8³ cells).
+pub(crate) fn partial_slots(d: Dims) -> usize {
+    let n = d.cells();
+    let tiles = [d.nx, d.ny, d.nz]
+        .iter()
+        .map(|v| v.div_ceil(8))
+        .product::<usize>();
+    ((REDUCE_GROUPS * AT_ONCE) as usize)
+        .max(groups_of(n, DOT_WG) as usize)
+        .max(tiles)
+}
+
 /// Bytes of the fields of a `d` grid (with fuel and flame where something burns).
 pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     let n = d.cells() as u64;
@@ -62,7 +76,7 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
     // and flame.
     let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = u64::from(REDUCE_GROUPS * AT_ONCE) * 12 + 8 * (SCALARS + LEDGER_SLOTS) as u64 + 8;
+    let small = partial_slots(d) as u64 * 12 + 8 * (SCALARS + LEDGER_SLOTS) as u64 + 8;
     floats * 4 + small
 }
 
@@ -134,9 +148,10 @@ impl Fields {
                 bytes.max(4),
             )
         };
-        let (t, m, b) = small((REDUCE_GROUPS * AT_ONCE) as usize * 8);
+        let slots = partial_slots(d);
+        let (t, m, b) = small(slots * 8);
         let partial_sum = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
-        let (t, m, b) = small((REDUCE_GROUPS * AT_ONCE) as usize * 4);
+        let (t, m, b) = small(slots * 4);
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let scalars = small_from(ctx, &[0.0f64; SCALARS][..])?;
         let counter = small_from(ctx, &[0u32][..])?;

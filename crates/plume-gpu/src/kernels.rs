@@ -10,7 +10,7 @@ use std::rc::Rc;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 6] = [
+const INCLUDES: [(&str, &str); 7] = [
     (
         "solid.glsl",
         include_str!("../../../shaders/sim/solid.glsl"),
@@ -34,6 +34,10 @@ const INCLUDES: [(&str, &str); 6] = [
     (
         "levels.glsl",
         include_str!("../../../shaders/sim/levels.glsl"),
+    ),
+    (
+        "group_sum.glsl",
+        include_str!("../../../shaders/sim/group_sum.glsl"),
     ),
 ];
 
@@ -67,6 +71,17 @@ pub(crate) fn item_wg(software: bool) -> u32 {
 /// partial results are at most this many).
 pub(crate) const REDUCE_WG: u32 = 256;
 pub(crate) const REDUCE_GROUPS: u32 = 256;
+
+/// Invocations in a work group of the kernels that write a partial sum a group (the
+/// solve's Laplacian, with p·q): the partial results are as many as its groups.
+pub(crate) const DOT_WG: u32 = 256;
+
+/// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
+/// result each where the kernel writes one a group).
+pub(crate) fn groups_of(items: usize, wg: u32) -> u32 {
+    let (gx, gy) = groups_for(items, wg);
+    gx * gy
+}
 
 /// A compiled kernel, its work-group size and the bytes an item of it moves (see
 /// [`bytes_per_item`]).
@@ -319,9 +334,9 @@ impl Kernels {
             limit: k!("limit.comp"),
             divergence: k!("divergence.comp"),
             add_constant: k!("add_constant.comp"),
-            laplace: k!("laplace.comp"),
+            laplace: k!("laplace.comp", DOT_WG),
             cg_step: k!("cg_step.comp"),
-            cg_scalars: k!("cg_scalars.comp", 1),
+            cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),
             reduce: k!("reduce.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),

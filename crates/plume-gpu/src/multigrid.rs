@@ -159,6 +159,11 @@ pub(crate) fn fused_cells(software: bool) -> u32 {
 const TILE: u32 = 8;
 pub(crate) const TILE_WG: u32 = TILE * TILE * TILE;
 
+/// The tiles of a level of `dims` cells.
+fn tile_count(dims: [u32; 3]) -> u32 {
+    dims.iter().map(|v| v.div_ceil(TILE)).product()
+}
+
 /// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
 /// level): `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else yes (on llvmpipe too, where
 /// the projection took half the time at 64³). The same results either way.
@@ -209,12 +214,15 @@ impl Engine {
     }
 
     /// z = M·r into `q`: one V-cycle (its last sweep writes `q`; a copy where it would not).
-    pub(crate) fn precondition(&self, mg: &Multigrid) {
+    /// By tiles the last sweep also writes r·z's partial sums: returns how many (`None`:
+    /// none written, for a reduction to work out).
+    pub(crate) fn precondition(&self, mg: &Multigrid) -> Option<u32> {
         self.v_cycles.set(self.v_cycles.get() + 1);
         let top = self.cycle(mg, 0);
         if top != At::Q {
             self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
+        self.tiled_smoothing.then(|| tile_count(mg.levels[0].dims))
     }
 
     /// The V-cycle from level `l` down; returns where its result is.
@@ -272,7 +280,8 @@ impl Engine {
 
     /// The smoother's sweeps on level `l` by tiles (`smooth.comp`): `before` the coarse
     /// correction the three of them from x = 0 into `dst` and the residual into `t` (in the
-    /// same buffer), else the three from `src` into `dst`.
+    /// same buffer), else the three from `src` into `dst`, on the finest level with r·z's
+    /// partial sums (one a tile).
     #[allow(clippy::too_many_arguments)]
     fn smooth(&self, mg: &Multigrid, l: usize, src: At, dst: At, t: At, b: At, before: bool) {
         let lv = &mg.levels[l];
@@ -287,7 +296,7 @@ impl Engine {
         run(
             &self.k.smooth,
             self.dims(),
-            (tiles[0] * tiles[1] * tiles[2] * TILE_WG) as usize,
+            (tile_count(lv.dims) * TILE_WG) as usize,
             uniform! {
                 Src: sb,
                 Dst: db,
@@ -304,6 +313,8 @@ impl Engine {
                 tso: tso,
                 bo: bo,
                 tiles: tiles,
+                dot: u32::from(l == 0 && !before),
+                PartialSum: &self.f.partial_sum,
                 open_lo: lo,
                 open_hi: hi,
                 Solid: &self.solid_bits,

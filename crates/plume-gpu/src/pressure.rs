@@ -9,7 +9,7 @@ use glium::uniform;
 use plume_core::sim::StepStats;
 
 use crate::engine::Engine;
-use crate::kernels::run;
+use crate::kernels::{groups_of, run};
 
 impl Engine {
     pub(crate) fn stage_project(&mut self, stats: &mut StepStats) {
@@ -129,13 +129,15 @@ impl Engine {
         let solids = self.solids_flag();
         let mg = self.mg.as_ref();
         let precond = u32::from(mg.is_some());
-        // z = M·r: the V-cycle into q (then ρ = r·q), or the diagonal worked out inline
-        // (ρ = Σ r²/diagonal).
+        // z = M·r: the V-cycle into q (ρ = r·q: its partial sums from the last sweep by
+        // tiles, or a reduction), or the diagonal worked out inline (ρ = Σ r²/diagonal).
         let rz = || match mg {
-            Some(m) => {
-                self.precondition(m);
-                self.reduce(1, &f.r, &f.q, n, false);
-            }
+            Some(m) => match self.precondition(m) {
+                Some(groups) => self.last_groups.set(groups),
+                None => {
+                    self.reduce(1, &f.r, &f.q, n, false);
+                }
+            },
             None => {
                 self.reduce(2, &f.r, &f.r, n, false);
             }
@@ -151,6 +153,7 @@ impl Engine {
                     Out: out,
                     Scalars: &f.scalars,
                     Largest: &f.largest,
+                    PartialSum: &f.partial_sum,
                     residual: residual,
                     open_lo: lo,
                     open_hi: hi,
@@ -233,10 +236,10 @@ impl Engine {
                 rz();
                 scalars(2, self.last_groups.get());
                 step(1);
-                // q = A·p; α = ρ / p·q; x += α·p; r −= α·q; the residual checked.
+                // q = A·p (and p·q's partial sums, one a work group); α = ρ / p·q;
+                // x += α·p; r −= α·q; the residual checked.
                 laplace(&f.p, &f.q, 0);
-                self.reduce(1, &f.p, &f.q, n, false);
-                scalars(1, self.last_groups.get());
+                scalars(1, groups_of(n, self.k.laplace.wg));
                 step(0);
                 scalars(6, 0);
                 issued += 1;
