@@ -6,7 +6,7 @@
 // and the residual written (at `dso` and `tso` in Dst). Mode 1, after it: the three sweeps
 // from Src's x, the result written at `dso`. The same values, cell for cell, as ops 0, 1
 // and 2 of `mg.comp` give one pass each: one pass over the level instead of four, and one
-// instead of three (the halo comes from the cache). With `dot` (mode 1 on the finest
+// instead of three (the halo comes from the cache). With `rz_sums` (mode 1 on the finest
 // level, where b is the solve's r and the result its z) each work group also writes its
 // Σ r·z (ρ, for β) to PartialSum at its tile's number. The work group must have 512
 // invocations; shared memory is 29 KB (OpenGL promises 32).
@@ -27,7 +27,7 @@ uniform uint dso;       // (mode 0, in Dst) and the right-hand side
 uniform uint tso;
 uniform uint bo;
 uniform uvec3 tiles;    // tiles along each axis (8 cells a side, the last ones cut short)
-uniform uint dot;       // 1: the tile's Σ b·result into PartialSum (mode 1)
+uniform uint rz_sums;   // 1: the tile's Σ b·result into PartialSum (mode 1)
 uniform uvec3 open_lo;
 uniform uvec3 open_hi;
 
@@ -161,7 +161,7 @@ void main() {
         dst[dso + c] = z;
         term = double(b[bo + c]) * double(z);
     }
-    if (dot == 0u) {
+    if (rz_sums == 0u) {
         return;
     }
     // The tile's Σ in a fixed tree, in xb (no longer read: every invocation is past the

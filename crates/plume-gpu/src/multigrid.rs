@@ -313,7 +313,7 @@ impl Engine {
                 tso: tso,
                 bo: bo,
                 tiles: tiles,
-                dot: u32::from(l == 0 && !before),
+                rz_sums: u32::from(l == 0 && !before),
                 PartialSum: &self.f.partial_sum,
                 open_lo: lo,
                 open_hi: hi,
