@@ -7,9 +7,11 @@
 //! positive definite, as conjugate gradients needs. It keeps nothing of its own on the card
 //! but the coarse masks: the finest level's arrays are the solve's `q` (the result z = M·r,
 //! read from `r`) and the cell velocity's buffer, idle during the projection, which also
-//! holds every coarser level. The coarse levels of at most [`FUSED_CELLS`] cells (on a
-//! hardware renderer) are worked in one dispatch of one work group (`mg.comp`'s op 7: the same passes, the same results),
-//! not a dispatch a pass.
+//! holds every coarser level. The smoother's sweeps go by tiles (`smooth.comp`: the three
+//! before the coarse correction and the residual in one pass, the three after it in another;
+//! the same values as a pass a sweep). The coarse levels of at most [`FUSED_CELLS`] cells (on
+//! a hardware renderer) are worked in one dispatch of one work group (`mg.comp`'s op 7: the
+//! same passes, the same results), not a dispatch a pass.
 
 use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
