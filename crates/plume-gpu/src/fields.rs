@@ -7,7 +7,7 @@ use glium::buffer::{Buffer, BufferMode, BufferType};
 use plume_core::sim::Dims;
 use std::rc::Rc;
 
-use crate::kernels::{groups_of, DOT_WG, REDUCE_GROUPS};
+use crate::kernels::{groups_of, tile_count, DOT_WG, REDUCE_GROUPS};
 
 /// A field of floats on the card.
 pub(crate) type Field = Buffer<[f32]>;
@@ -56,14 +56,10 @@ pub(crate) struct Fields {
 }
 
 /// The partial results a `d` grid's reductions write, at most: the reductions' side by
-/// side, the solve's Laplacian's (one a work group) or the smoother's tiles' (one a tile of
-/// 8³ cells).
+/// side, the solve's Laplacian's (one a work group) or the smoother's tiles' (one a tile).
 pub(crate) fn partial_slots(d: Dims) -> usize {
     let n = d.cells();
-    let tiles = [d.nx, d.ny, d.nz]
-        .iter()
-        .map(|v| v.div_ceil(8))
-        .product::<usize>();
+    let tiles = tile_count([d.nx, d.ny, d.nz].map(|v| v as u32)) as usize;
     ((REDUCE_GROUPS * AT_ONCE) as usize)
         .max(groups_of(n, DOT_WG) as usize)
         .max(tiles)

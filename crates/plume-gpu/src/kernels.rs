@@ -76,6 +76,52 @@ pub(crate) const REDUCE_GROUPS: u32 = 256;
 /// solve's Laplacian, with p·q): the partial results are as many as its groups.
 pub(crate) const DOT_WG: u32 = 256;
 
+/// Levels of at most this many cells are worked in one dispatch of one work group (op 7)
+/// on a hardware renderer: a pass over one of them is less work than a dispatch's launch and
+/// drain on a card (about 8 µs on an H100: some 1000 cells a pass at 2 per invocation of a
+/// group of 512). Not yet measured on a card: `PLUME_GPU_FUSE_CELLS` sets another (0: none
+/// fused), for the card check to try. A software renderer runs a work group on one thread,
+/// so there none are fused (measured on llvmpipe at 24³: steps 10% slower fused).
+pub(crate) const FUSED_CELLS: u32 = 1024;
+
+/// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
+/// where it is a whole number, else [`FUSED_CELLS`] on hardware and 0 on software.
+pub(crate) fn fused_cells(software: bool) -> u32 {
+    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    FROM_ENV
+        .get_or_init(|| {
+            std::env::var("PLUME_GPU_FUSE_CELLS")
+                .ok()
+                .and_then(|v| v.trim().parse::<u32>().ok())
+        })
+        .unwrap_or(if software { 0 } else { FUSED_CELLS })
+}
+
+/// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
+pub(crate) const TILE: u32 = 8;
+pub(crate) const TILE_WG: u32 = TILE * TILE * TILE;
+
+/// The tiles of a level of `dims` cells.
+pub(crate) fn tile_count(dims: [u32; 3]) -> u32 {
+    dims.iter().map(|v| v.div_ceil(TILE)).product()
+}
+
+/// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
+/// level): `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else yes (on llvmpipe too, where
+/// the projection took half the time at 64³). The same results either way.
+pub(crate) fn tiled_smoothing() -> bool {
+    static FROM_ENV: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    FROM_ENV
+        .get_or_init(
+            || match std::env::var("PLUME_GPU_TILED_SMOOTH").as_deref() {
+                Ok("0") => Some(false),
+                Ok("1") => Some(true),
+                _ => None,
+            },
+        )
+        .unwrap_or(true)
+}
+
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
 /// result each where the kernel writes one a group).
 pub(crate) fn groups_of(items: usize, wg: u32) -> u32 {
@@ -347,7 +393,7 @@ impl Kernels {
             gather: k!("gather.comp"),
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
-            smooth: k!("smooth.comp", crate::multigrid::TILE_WG),
+            smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
             copy: k!("copy.comp"),

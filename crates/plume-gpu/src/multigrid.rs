@@ -9,7 +9,7 @@
 //! read from `r`) and the cell velocity's buffer, idle during the projection, which also
 //! holds every coarser level. The smoother's sweeps go by tiles (`smooth.comp`: the three
 //! before the coarse correction and the residual in one pass, the three after it in another;
-//! the same values as a pass a sweep). The coarse levels of at most [`FUSED_CELLS`] cells (on
+//! the same values as a pass a sweep). The coarse levels of at most [`crate::kernels::FUSED_CELLS`] cells (on
 //! a hardware renderer) are worked in one dispatch of one work group (`mg.comp`'s op 7: the
 //! same passes, the same results), not a dispatch a pass.
 
@@ -18,7 +18,7 @@ use glium::uniform;
 
 use crate::engine::Engine;
 use crate::fields::Field;
-use crate::kernels::run;
+use crate::kernels::{run, tile_count, TILE, TILE_WG};
 use crate::lists::{At, Level, Multigrid};
 use plume_core::sim::pressure::multigrid::{
     coarsest_sweeps, smoother_weights, transfer_end_weight, COARSEST_OMEGA,
@@ -134,52 +134,6 @@ impl Multigrid {
     pub fn bytes(&self) -> u64 {
         (self.bits.get_size() + self.table.get_size()) as u64
     }
-}
-
-/// Levels of at most this many cells are worked in one dispatch of one work group (op 7)
-/// on a hardware renderer: a pass over one of them is less work than a dispatch's launch and
-/// drain on a card (about 8 µs on an H100: some 1000 cells a pass at 2 per invocation of a
-/// group of 512). Not yet measured on a card: `PLUME_GPU_FUSE_CELLS` sets another (0: none
-/// fused), for the card check to try. A software renderer runs a work group on one thread,
-/// so there none are fused (measured on llvmpipe at 24³: steps 10% slower fused).
-const FUSED_CELLS: u32 = 1024;
-
-/// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
-/// where it is a whole number, else [`FUSED_CELLS`] on hardware and 0 on software.
-pub(crate) fn fused_cells(software: bool) -> u32 {
-    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    FROM_ENV
-        .get_or_init(|| {
-            std::env::var("PLUME_GPU_FUSE_CELLS")
-                .ok()
-                .and_then(|v| v.trim().parse::<u32>().ok())
-        })
-        .unwrap_or(if software { 0 } else { FUSED_CELLS })
-}
-
-/// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
-const TILE: u32 = 8;
-pub(crate) const TILE_WG: u32 = TILE * TILE * TILE;
-
-/// The tiles of a level of `dims` cells.
-fn tile_count(dims: [u32; 3]) -> u32 {
-    dims.iter().map(|v| v.div_ceil(TILE)).product()
-}
-
-/// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
-/// level): `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else yes (on llvmpipe too, where
-/// the projection took half the time at 64³). The same results either way.
-pub(crate) fn tiled_smoothing() -> bool {
-    static FROM_ENV: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    FROM_ENV
-        .get_or_init(
-            || match std::env::var("PLUME_GPU_TILED_SMOOTH").as_deref() {
-                Ok("0") => Some(false),
-                Ok("1") => Some(true),
-                _ => None,
-            },
-        )
-        .unwrap_or(true)
 }
 
 /// Words a level takes in the table.
