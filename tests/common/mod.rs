@@ -5,6 +5,14 @@ pub mod mesh;
 
 use plume::sim::{Dims, Solver};
 
+/// The GPU solver of `scene`; the GPU tests need Mesa's EGL and llvmpipe (GL 4.5) and fail
+/// without them.
+pub fn gpu_solver(scene: &plume::scene::Scene) -> plume_gpu::GpuSolver {
+    plume::backend::gpu(scene).unwrap_or_else(|e| {
+        panic!("no GPU solver: {e}. The GPU tests need Mesa's EGL and llvmpipe (GL 4.5).")
+    })
+}
+
 /// A small deterministic random generator (xorshift64*), so tests need no extra crates.
 pub struct Rng(u64);
 

@@ -1,0 +1,105 @@
+//! The GPU backend's pressure solve as the host drives it: batches of iterations between
+//! read-backs, the CPU's order of conjugate gradients, and what a step waits for (on Mesa's
+//! llvmpipe in CI; a test that cannot get an OpenGL context fails).
+
+use plume::sim::Simulation;
+use plume::scene::Scene;
+
+mod common;
+use common::gpu_solver as gpu;
+
+#[test]
+fn the_pressure_solve_gives_the_same_bits_in_batches_as_iteration_by_iteration() {
+    // Hardware renderers run the iterations in batches between read-backs (the card decides
+    // when to stop); llvmpipe reads back after each. Both must give the same fields.
+    let scene = Scene::default_plume().with_resolution(20);
+    let mut one = gpu(&scene);
+    let mut batched = gpu(&scene);
+    batched.set_batched_solve(true);
+    for _ in 0..8 {
+        let a = one.step().expect("step").pressure_iterations;
+        let b = batched.step().expect("step").pressure_iterations;
+        assert_eq!(a, b);
+    }
+    assert_eq!(one.state(), batched.state());
+}
+
+/// The CPU's order of conjugate gradients: the residual is checked after each update,
+/// before it is preconditioned, so a solve of k iterations runs k V-cycles (the GPU ran
+/// k + 1 before: one more after the last update, thrown away). Iteration by iteration the
+/// V-cycles issued are the iterations, and both backends take the same iterations.
+#[test]
+fn a_solve_of_k_iterations_runs_k_v_cycles_as_the_cpus() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    for scene in [Scene::default_plume().with_resolution(20), closed] {
+        let mut cpu = scene.build_simulation().expect("cpu");
+        let mut g = gpu(&scene);
+        g.set_batched_solve(false);
+        let mut iterations = 0u64;
+        for step in 1..=8 {
+            let before = g.v_cycles_issued();
+            let it = g.step().expect("gpu step").pressure_iterations;
+            let c = cpu.step().expect("cpu step").pressure_iterations;
+            assert_eq!(it, c, "step {step}: GPU {it} iterations, CPU {c}");
+            assert!(it > 0, "step {step}: nothing solved");
+            assert_eq!(
+                g.v_cycles_issued() - before,
+                u64::from(it),
+                "step {step}: V-cycles issued against {it} iterations"
+            );
+            iterations += u64::from(it);
+        }
+        assert!(iterations >= 8);
+    }
+}
+
+/// A step waits for the card only where the host must decide: after each batch of the
+/// pressure solve's iterations (one on llvmpipe, which reads after each) and once at the
+/// end (the finite check, the step's books and its stage times read together). Its books,
+/// kept on the card, say what the CPU's stats say: the smoke added, the outflow, the mass
+/// correction, the faces the speed limit held.
+#[test]
+fn a_step_waits_for_the_card_only_for_the_solve_and_at_its_end() {
+    let scene = Scene::default_plume().with_resolution(24);
+    let mut cpu = scene.build_simulation().expect("cpu");
+    for batched in [false, true] {
+        let mut g = gpu(&scene);
+        g.set_batched_solve(batched);
+        for step in 1..=12 {
+            let st = g.step().expect("gpu step").clone();
+            let host = st.host.clone().expect("host stats");
+            // (the first step also reads the largest speed: no step has left it yet)
+            let first = u32::from(step == 1);
+            let solve_reads = first + if batched { 2 } else { st.pressure_iterations };
+            println!(
+                "batched {batched}, step {step}: {} waits, {} iterations",
+                host.waits, st.pressure_iterations
+            );
+            assert!(
+                host.waits <= solve_reads + 1 && host.waits <= 4 + first,
+                "step {step}: {} waits, {} iterations",
+                host.waits,
+                st.pressure_iterations
+            );
+            if !batched {
+                let c = cpu.step().expect("cpu step").clone();
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(1e-12);
+                assert!(
+                    close(c.source_added, st.source_added),
+                    "{} {}",
+                    c.source_added,
+                    st.source_added
+                );
+                assert!(close(c.outflow, st.outflow), "{} {}", c.outflow, st.outflow);
+                assert!(
+                    close(f64::from(c.mass_correction), f64::from(st.mass_correction)),
+                    "{} {}",
+                    c.mass_correction,
+                    st.mass_correction
+                );
+                assert_eq!(c.speed_limited, st.speed_limited, "step {step}");
+            }
+        }
+    }
+}
