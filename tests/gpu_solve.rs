@@ -2,8 +2,8 @@
 //! read-backs, the CPU's order of conjugate gradients, and what a step waits for (on Mesa's
 //! llvmpipe in CI; a test that cannot get an OpenGL context fails).
 
-use plume::sim::Simulation;
 use plume::scene::Scene;
+use plume::sim::Simulation;
 
 mod common;
 use common::gpu_solver as gpu;
