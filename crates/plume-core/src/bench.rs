@@ -501,11 +501,15 @@ impl BenchReport {
             let _ = writeln!(
                 s,
                 "host: {d:.0} dispatches and {w:.0} waits a step, {i:.3} ms issuing them \
-                 ({} µs an empty dispatch; the card {} µs a dependent one)",
+                 ({} µs an empty dispatch); the card's time a dependent dispatch: {}",
                 self.host_us_per_dispatch
                     .map_or_else(|| "?".to_string(), |u| format!("{u:.2}")),
-                self.card_us_per_dependent_dispatch
-                    .map_or_else(|| "?".to_string(), |u| format!("{u:.2}"))
+                self.card_us_per_dependent_dispatch.map_or_else(
+                    || "not measurable here (no timer queries, or the host cannot get ahead \
+                        of the renderer)"
+                        .to_string(),
+                    |u| format!("{u:.2} µs")
+                )
             );
         }
         for (k, v) in &self.stages {
