@@ -16,4 +16,31 @@ bool fluid_in(uvec3 d, uint m, uvec3 p) {
     }
     return (level_bits[m + (c >> 5)] & (1u << (c & 31u))) != 0u;
 }
+
+uniform uvec3 open_lo;
+uniform uvec3 open_hi;
+
+// The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`): its
+// fluid neighbours, and each open side (pressure 0 at the open face, half a fine cell
+// beyond the last fine centre: (H + 1)/2 fine cells from a coarse centre H fine cells wide,
+// so the face couples with 2H/(H + 1), 1 on the finest level, as the CPU's levels do).
+// Summed in the order `mg.comp`'s diag_and_sum sums it.
+float level_diag(uvec3 d, uint m, float sc, uvec3 p) {
+    float n = 0.0;
+    for (int a = 0; a < 3; a++) {
+        for (int side = 0; side < 2; side++) {
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a];
+            if (inside) {
+                uvec3 q = p;
+                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
+                if (fluid_in(d, m, q)) {
+                    n += 1.0;
+                }
+            } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
+                n += 2.0 * sc / (sc + 1.0);
+            }
+        }
+    }
+    return n;
+}
 #endif

@@ -35,8 +35,6 @@ uniform uint last;
 uniform vec3 weights;   // 7: the smoother's three weights
 uniform vec3 end_lo;    // 3, 4: the transfers' end weights (1 past a wall, less towards an
 uniform vec3 end_hi;    // open face), as the CPU's
-uniform uvec3 open_lo;
-uniform uvec3 open_hi;
 
 #include "levels.glsl"
 
@@ -55,9 +53,7 @@ float diag_and_sum(uvec3 p, out float s) {
                     s += src[so + at(ld, q)];
                 }
             } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
-                // Pressure 0 at the open face, half a fine cell beyond the last fine centre:
-                // (H + 1)/2 fine cells from a coarse centre H fine cells wide, so the face
-                // couples with 2H/(H + 1) (1 on the finest level), as the CPU's levels do.
+                // (an open side's coupling: see level_diag in levels.glsl)
                 n += 2.0 * scale / (scale + 1.0);
             }
         }

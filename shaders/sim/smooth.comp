@@ -28,8 +28,6 @@ uniform uint tso;
 uniform uint bo;
 uniform uvec3 tiles;    // tiles along each axis (8 cells a side, the last ones cut short)
 uniform uint rz_sums;   // 1: the tile's Σ b·result into PartialSum (mode 1)
-uniform uvec3 open_lo;
-uniform uvec3 open_hi;
 
 #include "levels.glsl"
 
@@ -45,26 +43,6 @@ shared float ds[R * R * R];  // the diagonal; −1 for a cell that is solid or o
 
 int ra(ivec3 r) { return r.x + R * (r.y + R * r.z); }
 int rb(ivec3 r) { return (r.x - 1) + M * ((r.y - 1) + M * (r.z - 1)); }
-
-// The rediscretised diagonal at p, summed as `mg.comp`'s diag_and_sum sums it.
-float diag_at(uvec3 p) {
-    float n = 0.0;
-    for (int a = 0; a < 3; a++) {
-        for (int side = 0; side < 2; side++) {
-            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < ld[a];
-            if (inside) {
-                uvec3 q = p;
-                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
-                if (fluid_in(ld, mo, q)) {
-                    n += 1.0;
-                }
-            } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
-                n += 2.0 * scale / (scale + 1.0);
-            }
-        }
-    }
-    return n;
-}
 
 // Σ of the fluid neighbours (inside the level) of region cell r, in diag_and_sum's order,
 // from xa (`in_a`) or xb.
@@ -113,7 +91,7 @@ void main() {
         float x = 0.0;
         if (in_level(p) && fluid_in(ld, mo, uvec3(p))) {
             uint c = cell_of(o, r);
-            d = diag_at(uvec3(p));
+            d = level_diag(ld, mo, scale, uvec3(p));
             // (op 0's value: the sweep from zero)
             x = before ? (d > 0.0 ? weights[0] * (b[bo + c] / scale) / d : 0.0) : src[so + c];
         }

@@ -247,7 +247,6 @@ impl Engine {
             !before || std::ptr::eq(db, tb),
             "the residual outside x's buffer"
         );
-        let tiles = lv.dims.map(|v| v.div_ceil(TILE));
         let (lo, hi) = self.open_flags();
         run(
             &self.k.smooth,
@@ -268,7 +267,7 @@ impl Engine {
                 dso: dso,
                 tso: tso,
                 bo: bo,
-                tiles: tiles,
+                tiles: lv.dims.map(|v| v.div_ceil(TILE)),
                 rz_sums: u32::from(l == 0 && !before),
                 PartialSum: &self.f.partial_sum,
                 open_lo: lo,
