@@ -330,7 +330,8 @@ pub struct ViewArgs {
     #[arg(long, requires = "record")]
     pub overwrite: bool,
     /// With --frames: print one JSON object with the frame times (median, 95th percentile,
-    /// the first 10 frames left out as warm-up) and the simulation's steps per second.
+    /// mean, the first 10 frames left out as warm-up), the mean frame's parts (feed, ui,
+    /// view, panels, present, between) and the simulation's steps per second.
     #[arg(long, requires = "frames")]
     pub json: bool,
     /// Resolution of the 3D view: auto (a fraction of the window chosen every frame so the 3D

@@ -572,6 +572,23 @@ fn the_viewers_3d_view_draws_the_gpu_solvers_textures_with_nothing_read_back() {
     assert_eq!(j["texture_uploads"], 0, "{j}");
     assert_eq!(j["gpu_field_reads"], 0, "{j}");
     assert!(!err.contains("reads the GPU solver's fields back"), "{err}");
+    // The frame's parts: each measured, and together the mean frame.
+    let parts = j["frame_parts_mean_ms"]
+        .as_object()
+        .expect("the frame's parts");
+    let sum: f64 = parts.values().map(|v| v.as_f64().expect("ms")).sum();
+    let mean = j["mean_frame_ms"].as_f64().expect("mean frame");
+    assert!(
+        (sum - mean).abs() <= 1e-6 * mean,
+        "{sum} against {mean}: {j}"
+    );
+    for p in ["feed", "ui", "view", "panels", "present", "between"] {
+        assert!(parts[p].as_f64().is_some_and(|v| v >= 0.0), "{p}: {j}");
+    }
+    assert!(
+        parts["view"].as_f64() > Some(0.0) && parts["present"].as_f64() > Some(0.0),
+        "{j}"
+    );
 }
 
 #[test]

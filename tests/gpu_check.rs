@@ -111,6 +111,18 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert!(md.contains("| gpu | 16³ |"), "{md}");
     assert!(md.contains("## Checks"), "{md}");
     assert!(md.contains("a dependent dispatch"), "{md}");
+    // The viewer's frame in parts, which add up to the mean frame.
+    let parts = viewer["frame_parts_mean_ms"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{viewer}"));
+    assert!(
+        parts.contains_key("present") && parts.contains_key("view"),
+        "{viewer}"
+    );
+    assert!(
+        md.contains("The viewer's frame, mean ms in each part"),
+        "{md}"
+    );
     // Only the check's own files: no scratch run folders left behind.
     let mut files: Vec<String> = std::fs::read_dir(&out_dir)
         .expect("out")

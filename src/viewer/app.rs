@@ -1,6 +1,7 @@
 //! The window, its event loop and one frame: newest snapshot → texture, egui panels, 3D view,
 //! slice view.
 
+use super::frame_clock::{FrameClock, Part};
 use super::input::{self, Action, Button, DragMode, KeyName};
 use super::sections;
 use super::sim_thread::{SimCommand, SimThread, Snapshot};
@@ -128,11 +129,8 @@ struct Running {
     /// The 3D view's rectangle in physical pixels, top-left origin: x, y, w, h.
     view_px: [f32; 4],
     frames: u64,
-    last_frame: Instant,
-    /// Milliseconds between consecutive frames, for `--json`.
-    frame_ms: Vec<f64>,
-    /// The first snapshot's (step, time) seen and the newest, for steps per second.
-    sim_span: Option<((u64, Instant), (u64, Instant))>,
+    /// Frame times and their parts, and the steps seen, for `--json`.
+    clock: FrameClock,
     stats: FrameStats,
     slice_tex: Option<egui::TextureHandle>,
     screenshot_next: Option<PathBuf>,
@@ -193,7 +191,7 @@ impl App {
             last_click: None,
             view_px: [0.0; 4],
             frames: 0,
-            last_frame: Instant::now(),
+            clock: FrameClock::default(),
             stats: FrameStats::default(),
             slice_tex: None,
             screenshot_next: None,
@@ -201,8 +199,6 @@ impl App {
             record_error: None,
             streams: (Vec::new(), None),
             view: Some(super::view3d::ScaledView::new(self.opts.render_scale)),
-            frame_ms: Vec::new(),
-            sim_span: None,
         })
     }
 }
@@ -456,11 +452,7 @@ impl Running {
     /// Draws one frame. Returns true when the window should close.
     fn redraw(&mut self, capture: Option<PathBuf>) -> Result<bool, RenderError> {
         let now = Instant::now();
-        let dt = now.duration_since(self.last_frame).as_secs_f32();
-        self.last_frame = now;
-        if self.frames > 0 {
-            self.frame_ms.push(f64::from(dt) * 1e3);
-        }
+        let dt = self.clock.start(now, self.frames > 0);
         if dt > 0.0 {
             self.stats.fps = if self.stats.fps == 0.0 {
                 1.0 / dt
@@ -482,11 +474,7 @@ impl Running {
             } else if snap.recording {
                 self.record_error = None;
             }
-            let seen = (snap.frame.step, now);
-            self.sim_span = Some(match self.sim_span {
-                Some((first, _)) => (first, seen),
-                None => (seen, seen),
-            });
+            self.clock.saw_step(snap.frame.step, now);
             if snap.frame.step > 0 {
                 self.ui.history.push(super::plots::Sample::of(
                     &snap.stats,
@@ -504,6 +492,7 @@ impl Running {
                 self.uploaded = snap.serial;
             }
         }
+        self.clock.lap(Part::Feed);
         // egui: panels first; what is left is the 3D view.
         let mut commands = Vec::new();
         let mut view_rect = egui::Rect::NOTHING;
@@ -569,6 +558,7 @@ impl Running {
             self.camera = self.ui.scene.camera(aspect);
             self.framed = true;
         }
+        self.clock.lap(Part::Ui);
         let mut frame = self.display.draw();
         let t = Instant::now();
         let result = match capture.or_else(|| self.screenshot_next.take()) {
@@ -577,15 +567,16 @@ impl Running {
             Some(path) => self.draw_captured(&mut frame, size.width, size.height, &path),
             None => {
                 frame.clear_color(0.05, 0.05, 0.06, 1.0);
-                self.draw_view(&mut frame, size.height).map(|_| {
-                    self.egui.paint(&self.display, &mut frame);
-                })
+                let view = self.draw_view(&mut frame, size.height);
+                self.clock.lap(Part::View);
+                view.map(|_| self.egui.paint(&self.display, &mut frame))
             }
         };
         self.stats.render_ms = t.elapsed().as_secs_f64() * 1e3;
-        frame
-            .finish()
-            .map_err(|e| RenderError::draw("presenting the frame", e))?;
+        self.clock.lap(Part::Panels);
+        let presented = frame.finish();
+        self.clock.lap(Part::Present);
+        presented.map_err(|e| RenderError::draw("presenting the frame", e))?;
         result?;
         self.frames += 1;
         Ok(false)
@@ -615,44 +606,24 @@ impl Running {
         saved
     }
 
-    /// Frame-time statistics for `--json`: median and 95th percentile of the frame times after
-    /// the first 10 (start-up), and the simulation's steps per second over the run.
+    /// Frame-time statistics for `--json` (see [`FrameClock::json`]), with the window's size,
+    /// the grid, and how the volume reached the view.
     fn timing_json(&self) -> String {
-        let mut ms: Vec<f64> = self.frame_ms.iter().skip(10).copied().collect();
-        if ms.is_empty() {
-            ms = self.frame_ms.clone();
-        }
-        ms.sort_by(f64::total_cmp);
-        let pick = |q: f64| {
-            if ms.is_empty() {
-                f64::NAN
-            } else {
-                ms[((ms.len() - 1) as f64 * q).round() as usize]
-            }
-        };
-        let steps_per_second = self.sim_span.map_or(0.0, |((s0, t0), (s1, t1))| {
-            let secs = t1.duration_since(t0).as_secs_f64();
-            if secs > 0.0 {
-                (s1 - s0) as f64 / secs
-            } else {
-                0.0
-            }
-        });
         let size = self.window.inner_size();
         let d = self.snapshot.as_ref().map(|s| s.frame.grid.dims.as_array());
-        serde_json::json!({
+        let mut m = self.clock.json();
+        let more = serde_json::json!({
             "frames": self.frames,
-            "measured_frames": ms.len(),
-            "median_frame_ms": pick(0.5),
-            "p95_frame_ms": pick(0.95),
-            "steps_per_second": steps_per_second,
             "window": [size.width, size.height],
             "dims": d,
             "texture_uploads": self.renderer.uploads,
             "draws_gpu_textures": self.renderer.draws_shared(),
             "gpu_field_reads": self.snapshot.as_ref().and_then(|s| s.transfers).map(|t| t.field_reads),
-        })
-        .to_string()
+        });
+        if let serde_json::Value::Object(more) = more {
+            m.extend(more);
+        }
+        serde_json::Value::Object(m).to_string()
     }
 
     /// Traces the 3D streamlines again when the frame or their settings changed.

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod detail_section;
 pub mod fire_section;
+pub mod frame_clock;
 pub mod gpu_feed;
 pub mod gpu_view;
 pub mod input;
