@@ -189,9 +189,9 @@ mod tests {
         }
         let j = c.json();
         assert_eq!(j["measured_frames"], 5);
-        assert!((j["median_frame_ms"].as_f64().unwrap() - 100.0).abs() < 1e-9);
-        assert!((j["mean_frame_ms"].as_f64().unwrap() - 100.0).abs() < 1e-9);
-        let mean = |p: &str| j["frame_parts_mean_ms"][p].as_f64().unwrap();
+        assert!((j["median_frame_ms"].as_f64().expect("a number") - 100.0).abs() < 1e-9);
+        assert!((j["mean_frame_ms"].as_f64().expect("a number") - 100.0).abs() < 1e-9);
+        let mean = |p: &str| j["frame_parts_mean_ms"][p].as_f64().expect("a number");
         for (p, want) in [
             ("feed", 2.0),
             ("ui", 0.0),
@@ -202,7 +202,14 @@ mod tests {
         ] {
             assert!((mean(p) - want).abs() < 1e-9, "{p}: {}", mean(p));
         }
-        assert!((j["frame_parts_median_ms"]["present"].as_f64().unwrap() - 21.0).abs() < 1e-9);
+        assert!(
+            (j["frame_parts_median_ms"]["present"]
+                .as_f64()
+                .expect("a number")
+                - 21.0)
+                .abs()
+                < 1e-9
+        );
     }
 
     /// Without frames the statistics are null, not a panic.
