@@ -213,7 +213,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 29] = [
+const SOURCES: [(&str, &str); 28] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -232,10 +232,6 @@ const SOURCES: [(&str, &str); 29] = [
     ),
     ("curl", include_str!("../../../shaders/sim/curl.comp")),
     ("confine", include_str!("../../../shaders/sim/confine.comp")),
-    (
-        "add_force",
-        include_str!("../../../shaders/sim/add_force.comp"),
-    ),
     (
         "boundary",
         include_str!("../../../shaders/sim/boundary.comp"),
@@ -289,7 +285,6 @@ pub(crate) struct Kernels {
     pub buoyancy: Kernel,
     pub curl: Kernel,
     pub confine: Kernel,
-    pub add_force: Kernel,
     pub boundary: Kernel,
     pub limit: Kernel,
     pub divergence: Kernel,
@@ -375,7 +370,6 @@ impl Kernels {
             buoyancy: k!("buoyancy.comp"),
             curl: k!("curl.comp"),
             confine: k!("confine.comp"),
-            add_force: k!("add_force.comp"),
             boundary: k!("boundary.comp"),
             limit: k!("limit.comp"),
             divergence: k!("divergence.comp"),

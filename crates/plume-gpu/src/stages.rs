@@ -182,7 +182,6 @@ impl Engine {
     }
 
     pub(crate) fn stage_vorticity(&mut self, _: &mut StepStats) {
-        self.cell_velocity();
         let f = &self.f;
         let n = self.cells();
         run(
@@ -190,7 +189,9 @@ impl Engine {
             self.dims(),
             n,
             uniform! {
-                CellVel: &f.cell_vel,
+                U: &f.vel[0],
+                V: &f.vel[1],
+                W: &f.vel[2],
                 OmegaX: &f.r,
                 OmegaY: &f.p,
                 OmegaZ: &f.q,
@@ -207,24 +208,13 @@ impl Engine {
                 OmegaY: &f.p,
                 OmegaZ: &f.q,
                 Magnitude: &f.vel_tmp[0],
-                Force: &f.cell_vel,
+                U: &f.vel[0],
+                V: &f.vel[1],
+                W: &f.vel[2],
                 scale: self.params.vorticity * self.grid.h,
+                dt: self.sub_dt,
             },
         );
-        let d = self.grid.dims;
-        for a in 0..3 {
-            run(
-                &self.k.add_force,
-                self.dims(),
-                d.faces(a).cells(),
-                uniform! {
-                    Force: &f.cell_vel,
-                    Face: &f.vel[a],
-                    axis: a as u32,
-                    dt: self.sub_dt,
-                },
-            );
-        }
         self.enforce_boundaries();
     }
 
