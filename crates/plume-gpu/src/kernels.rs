@@ -163,8 +163,8 @@ const SMALL_BUFFERS: [&str; 10] = [
 
 /// The bytes one item of a kernel reads and writes, from the arrays its source binds, in
 /// an ideal-cache model: each per-item array read once and written once per item (a
-/// stencil's or a trace's neighbours come from the cache), three floats for the cell
-/// velocity (`CellVel`, three a cell), none for [`SMALL_BUFFERS`]. `readonly` counts one
+/// stencil's or a trace's neighbours come from the cache), none for [`SMALL_BUFFERS`].
+/// `readonly` counts one
 /// pass, `writeonly` one, a buffer with neither two (read and written). A lower bound of
 /// what the card moves; `docs/performance.md` lists it for every kernel.
 pub fn bytes_per_item(source: &str) -> u32 {
@@ -194,8 +194,7 @@ pub fn bytes_per_item(source: &str) -> u32 {
         } else {
             4
         };
-        let per_item = if name == "CellVel" { 3 } else { 1 };
-        bytes += passes * width * per_item;
+        bytes += passes * width;
     }
     bytes
 }
@@ -213,11 +212,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 28] = [
-    (
-        "cell_velocity",
-        include_str!("../../../shaders/sim/cell_velocity.comp"),
-    ),
+const SOURCES: [(&str, &str); 27] = [
     (
         "advect_faces",
         include_str!("../../../shaders/sim/advect_faces.comp"),
@@ -279,7 +274,6 @@ const SOURCES: [(&str, &str); 28] = [
 
 /// Every kernel of the solver.
 pub(crate) struct Kernels {
-    pub cell_velocity: Kernel,
     pub advect_faces: Kernel,
     pub advect_cells: Kernel,
     pub buoyancy: Kernel,
@@ -364,7 +358,6 @@ impl Kernels {
             };
         }
         Ok(Self {
-            cell_velocity: k!("cell_velocity.comp"),
             advect_faces: k!("advect_faces.comp"),
             advect_cells: k!("advect_cells.comp"),
             buoyancy: k!("buoyancy.comp"),
