@@ -1,11 +1,34 @@
 // The pressure equation's right-hand side: rhs = −(h/dt)·D with D the sum of each cell's
-// outgoing face velocities (as the CPU's `divergence_rhs`).
-layout(std430) readonly buffer U { float u[]; };
-layout(std430) readonly buffer V { float v[]; };
-layout(std430) readonly buffer W { float w[]; };
+// outgoing face velocities (as the CPU's `divergence_rhs`). With `limiting`, the speed
+// limit's stage first, as `limit.comp` does it: every face held within ±limit (NaN left as
+// it is), the held ones written back and counted by the cell that owns them (its low face
+// along each axis, and the high one at the grid's end), and D summed from the held values
+// (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
+layout(std430) buffer U { float u[]; };
+layout(std430) buffer V { float v[]; };
+layout(std430) buffer W { float w[]; };
 layout(std430) writeonly buffer Rhs { float rhs[]; };
+layout(std430) buffer Counter { uint held[]; };
 
 uniform float scale;   // −h/dt
+uniform uint limiting;
+uniform float limit;
+
+float hold(float x) {
+    float y = x < -limit ? -limit : x;
+    return y > limit ? limit : y;
+}
+
+// Holds VAL; where it was over the limit and the cell owns the face (OWNED), writes it
+// back to ARR[IDX] and counts it.
+#define HOLD(VAL, ARR, IDX, OWNED) \
+    if (abs(VAL) > limit) { \
+        VAL = hold(VAL); \
+        if (OWNED) { \
+            ARR[IDX] = VAL; \
+            count_held += 1u; \
+        } \
+    }
 
 void main() {
     uint n = gid();
@@ -16,6 +39,28 @@ void main() {
     uint a = at(face_dims(0u), p);
     uint b = at(face_dims(1u), p);
     uint c = at(face_dims(2u), p);
-    float d = u[a + 1u] - u[a] + v[b + dims.x] - v[b] + w[c + dims.x * dims.y] - w[c];
+    uint a1 = a + 1u;
+    uint b1 = b + dims.x;
+    uint c1 = c + dims.x * dims.y;
+    float u0 = u[a];
+    float u1 = u[a1];
+    float v0 = v[b];
+    float v1 = v[b1];
+    float w0 = w[c];
+    float w1 = w[c1];
+    if (limiting != 0u) {
+        uint count_held = 0u;
+        bvec3 last = equal(p + 1u, dims);
+        HOLD(u0, u, a, true)
+        HOLD(u1, u, a1, last.x)
+        HOLD(v0, v, b, true)
+        HOLD(v1, v, b1, last.y)
+        HOLD(w0, w, c, true)
+        HOLD(w1, w, c1, last.z)
+        if (count_held > 0u) {
+            atomicAdd(held[0], count_held);
+        }
+    }
+    float d = u1 - u0 + v1 - v0 + w1 - w0;
     rhs[n] = scale * d;
 }

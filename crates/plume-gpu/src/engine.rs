@@ -44,6 +44,9 @@ pub(crate) struct Engine {
     /// The largest |face velocity| the last step left (from its finite check), while
     /// nothing changed it since.
     pub vmax: Option<f32>,
+    /// The speed limit's stage ran and left its work to the projection's divergence pass,
+    /// which holds the faces within the limit as it reads them (see `stage_speed_limit`).
+    pub limit_pending: bool,
     pub non_finite: Option<&'static str>,
     /// The step's timestamps so far: each stage's name (none: a sub-step's start) and its
     /// query's place (see `step.rs`).
@@ -141,6 +144,7 @@ impl Engine {
             caps: None,
             sub_dt,
             vmax: None,
+            limit_pending: false,
             non_finite: None,
             clock: Vec::new(),
             last_groups: std::cell::Cell::new(0),
@@ -624,6 +628,7 @@ impl Engine {
         self.sub_dt = dt;
         let mut stats = StepStats::default();
         f(self, &mut stats);
+        self.hold_pending_limit();
         self.sub_dt = self.params.dt;
         true
     }

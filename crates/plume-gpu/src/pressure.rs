@@ -16,12 +16,25 @@ impl Engine {
         let d = self.grid.dims;
         let n = d.cells();
         let (h, dt) = (self.grid.h, self.sub_dt);
+        // The speed limit's stage, where it ran just before, is done here (see
+        // `stage_speed_limit`).
+        let limiting = u32::from(std::mem::take(&mut self.limit_pending));
+        let limit = self.speed_limit();
         let f = &self.f;
         run(
             &self.k.divergence,
             self.dims(),
             n,
-            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], Rhs: &f.r, scale: -h / dt },
+            uniform! {
+                U: &f.vel[0],
+                V: &f.vel[1],
+                W: &f.vel[2],
+                Rhs: &f.r,
+                Counter: &f.counter,
+                scale: -h / dt,
+                limiting: limiting,
+                limit: limit,
+            },
         );
         let closed = !self.boundaries.any_open();
         let solids = self.has_solids();

@@ -206,8 +206,20 @@ impl Engine {
     }
 
     /// Holds every face velocity within the limit, counting those held in the step's books
-    /// (the projection that follows works out the largest speed again).
+    /// (the projection that follows works out the largest speed again). In a sub-step the
+    /// projection comes next, and its divergence pass holds the faces as it reads them (the
+    /// same values: clamping rounds nothing), which saves a pass over every face; where no
+    /// projection follows, [`Engine::hold_pending_limit`] does it here.
     pub(crate) fn stage_speed_limit(&mut self, _: &mut StepStats) {
+        self.limit_pending = true;
+    }
+
+    /// The speed limit's passes, where its stage ran and no projection has held the faces
+    /// since.
+    pub(crate) fn hold_pending_limit(&mut self) {
+        if !std::mem::take(&mut self.limit_pending) {
+            return;
+        }
         let d = self.grid.dims;
         let lim = self.speed_limit();
         for a in 0..3 {

@@ -246,6 +246,7 @@ impl Engine {
             };
             stats.stages.push(StageTime { name, ms });
         }
+        self.hold_pending_limit();
         stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
         self.time += f64::from(dt);
         stats
