@@ -229,33 +229,30 @@ impl Engine {
         self.enforce_boundaries();
     }
 
-    /// Sets the normal velocity of every wall and inflow face.
+    /// Sets the normal velocity of every wall and inflow face (one dispatch: the six end
+    /// planes).
     pub fn enforce_boundaries(&mut self) {
         self.vmax = None;
         let d = self.grid.dims;
-        for a in 0..3 {
-            let fd = d.faces(a).as_array();
-            let (b, c) = if a == 0 {
-                (1, 2)
-            } else if a == 1 {
-                (0, 2)
-            } else {
-                (0, 1)
-            };
-            let fixed = [0, 1].map(|s| u32::from(self.boundaries.face(a, s).is_fixed()));
-            let speed = [0, 1].map(|s| self.boundaries.normal_velocity(a, s).unwrap_or(0.0));
-            run(
-                &self.k.boundary,
-                self.dims(),
-                2 * fd[b] * fd[c],
-                uniform! {
-                    Face: &self.f.vel[a],
-                    axis: a as u32,
-                    fixed_ends: fixed,
-                    speed: speed,
-                },
-            );
-        }
+        let b = &self.boundaries;
+        let fixed = |s: usize| [0, 1, 2].map(|a| u32::from(b.face(a, s).is_fixed()));
+        let speed = |s: usize| [0, 1, 2].map(|a| b.normal_velocity(a, s).unwrap_or(0.0));
+        let [nx, ny, nz] = d.as_array();
+        let planes = 2 * (ny * nz + nx * nz + nx * ny);
+        run(
+            &self.k.boundary,
+            self.dims(),
+            planes,
+            uniform! {
+                U: &self.f.vel[0],
+                V: &self.f.vel[1],
+                W: &self.f.vel[2],
+                fixed_lo: fixed(0),
+                fixed_hi: fixed(1),
+                speed_lo: speed(0),
+                speed_hi: speed(1),
+            },
+        );
         self.set_solid_faces();
     }
 

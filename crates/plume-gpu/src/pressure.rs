@@ -72,20 +72,20 @@ impl Engine {
         let (iterations, initial, relative, bmax) = self.solve();
         let (lo, hi) = self.open_flags();
         let f = &self.f;
-        for a in 0..3 {
-            run(
-                &self.k.gradient,
-                self.dims(),
-                d.faces(a).cells(),
-                uniform! {
-                    Pressure: &f.pressure,
-                    Face: &f.vel[a],
-                    axis: a as u32,
-                    k: dt / h,
-                    open_ends: [lo[a], hi[a]],
-                },
-            );
-        }
+        run(
+            &self.k.gradient,
+            self.dims(),
+            n,
+            uniform! {
+                Pressure: &f.pressure,
+                U: &f.vel[0],
+                V: &f.vel[1],
+                W: &f.vel[2],
+                k: dt / h,
+                open_lo: lo,
+                open_hi: hi,
+            },
+        );
         self.set_solid_faces();
         // The divergence before and after, 1/s, from the right-hand side's scale −h/dt.
         let to_div = dt / (h * h);
