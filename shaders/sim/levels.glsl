@@ -43,4 +43,45 @@ float level_diag(uvec3 d, uint m, float sc, uvec3 p) {
     }
     return n;
 }
+// Weight of coarse index `ci` in the interpolation to fine index `i` along axis `a` of `n`
+// fine cells and `cn` coarse ones: ¾ for its parent and ¼ for the parent's neighbour on its
+// side, or the end's weight for the parent where that neighbour does not exist.
+float weight_at(vec3 elo, vec3 ehi, int a, uint i, uint n, uint ci, uint cn) {
+    uint parent = i / 2u;
+    bool low = i % 2u == 0u;
+    int other = low ? int(parent) - 1 : int(parent) + 1;
+    bool has = other >= 0 && other < int(cn);
+    if (ci == parent) {
+        return has ? 0.75 : (low ? elo[a] : ehi[a]);
+    }
+    return (has && int(ci) == other) ? 0.25 : 0.0;
+}
+
+// Prolongation (needs LEVEL_VALUES defined as the array the levels' values are in): what fine cell `pf` (of `d`) gets from the coarse correction at `from` in
+// LEVEL_VALUES (of `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`).
+float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec3 ehi) {
+    float v = 0.0;
+    for (uint q = 0u; q < 8u; q++) {
+        uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
+        uvec3 cc;
+        float w = 1.0;
+        bool ok = true;
+        for (int a = 0; a < 3; a++) {
+            uint parent = pf[a] / 2u;
+            int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
+            if (pick[a] == 0u) {
+                cc[a] = parent;
+            } else if (other >= 0 && other < int(cdim[a])) {
+                cc[a] = uint(other);
+            } else {
+                ok = false;
+            }
+            w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
+        }
+        if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
+            v += w * LEVEL_VALUES[from + at(cdim, cc)];
+        }
+    }
+    return v;
+}
 #endif

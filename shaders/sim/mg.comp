@@ -36,6 +36,8 @@ uniform vec3 weights;   // 7: the smoother's three weights
 uniform vec3 end_lo;    // 3, 4: the transfers' end weights (1 past a wall, less towards an
 uniform vec3 end_hi;    // open face), as the CPU's
 
+// The transfers read the levels' values from Dst (see levels.glsl).
+#define LEVEL_VALUES dst
 #include "levels.glsl"
 
 // The rediscretised diagonal and Σ neighbours of `src` at p.
@@ -61,19 +63,6 @@ float diag_and_sum(uvec3 p, out float s) {
     return n;
 }
 
-// Weight of coarse index `ci` in the interpolation to fine index `i` along axis `a` of `n`
-// fine cells and `cn` coarse ones: ¾ for its parent and ¼ for the parent's neighbour on its
-// side, or the end's weight for the parent where that neighbour does not exist.
-float weight_at(vec3 elo, vec3 ehi, int a, uint i, uint n, uint ci, uint cn) {
-    uint parent = i / 2u;
-    bool low = i % 2u == 0u;
-    int other = low ? int(parent) - 1 : int(parent) + 1;
-    bool has = other >= 0 && other < int(cn);
-    if (ci == parent) {
-        return has ? 0.75 : (low ? elo[a] : ehi[a]);
-    }
-    return (has && int(ci) == other) ? 0.25 : 0.0;
-}
 
 
 // As diag_and_sum, on a level of `d` cells (mask `m`, 2^level `sc`), of the values at `off`
@@ -166,33 +155,6 @@ float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec
     return v;
 }
 
-// Prolongation: what fine cell `pf` (of `d`) gets from the coarse correction at `from` in
-// Dst (of `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`).
-float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec3 ehi) {
-    float v = 0.0;
-    for (uint q = 0u; q < 8u; q++) {
-        uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
-        uvec3 cc;
-        float w = 1.0;
-        bool ok = true;
-        for (int a = 0; a < 3; a++) {
-            uint parent = pf[a] / 2u;
-            int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
-            if (pick[a] == 0u) {
-                cc[a] = parent;
-            } else if (other >= 0 && other < int(cdim[a])) {
-                cc[a] = uint(other);
-            } else {
-                ok = false;
-            }
-            w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
-        }
-        if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
-            v += w * dst[from + at(cdim, cc)];
-        }
-    }
-    return v;
-}
 
 // A level's figures from the table (op 7).
 uvec3 lv_dims(uint l) { return uvec3(table[16u * l], table[16u * l + 1u], table[16u * l + 2u]); }
@@ -274,7 +236,8 @@ void prolong_at(uint l, uint from, uint x) {
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 pf = coords(d, c);
         if (fluid_in(d, m, pf)) {
-            dst[x + c] += prolonged(pf, d, cdim, cm, from, elo, ehi);
+            precise float v = dst[x + c] + prolonged(pf, d, cdim, cm, from, elo, ehi);
+            dst[x + c] = v;
         }
     }
     memoryBarrierBuffer();
@@ -358,6 +321,7 @@ void main() {
     // Prolong: fine cell c (of ld) adds the coarse correction (of cd) with P's weights.
     uvec3 pf = coords(ld, c);
     if (fluid_in(ld, mo, pf)) {
-        dst[dso + c] += prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
+        precise float x = dst[dso + c] + prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
+        dst[dso + c] = x;
     }
 }

@@ -4,7 +4,8 @@
 // Mode 0, before the coarse correction: the first sweep from x = 0 (its values need no
 // neighbours, so they are worked out as the tile is read), then the level's residual; x
 // and the residual written (at `dso` and `tso` in Dst). Mode 1, after it: the three sweeps
-// from Src's x, the result written at `dso`. The same values, cell for cell, as ops 0, 1
+// from Src's x (with the coarse correction added as it is read, where `prolong` says), the
+// result written at `dso`. The same values, cell for cell, as ops 0, 1
 // and 2 of `mg.comp` give one pass each: one pass over the level instead of four, and one
 // instead of three (the halo comes from the cache). With `rz_sums` (mode 1 on the finest
 // level, where b is the solve's r and the result its z) each work group also writes its
@@ -28,7 +29,17 @@ uniform uint tso;
 uniform uint bo;
 uniform uvec3 tiles;    // tiles along each axis (8 cells a side, the last ones cut short)
 uniform uint rz_sums;   // 1: the tile's Σ b·result into PartialSum (mode 1)
+// Mode 1 with `prolong`: the coarse level's correction (of `cd` cells, mask `cmo`, at `eo`
+// in Src) prolonged and added to x as it is read (as `mg.comp`'s op 4, which then needs no
+// pass of its own), with the transfers' end weights.
+uniform uint prolong;
+uniform uvec3 cd;
+uniform uint cmo;
+uniform uint eo;
+uniform vec3 end_lo;
+uniform vec3 end_hi;
 
+#define LEVEL_VALUES src
 #include "levels.glsl"
 
 const int T = 8;         // a tile's cells along an axis
@@ -93,7 +104,14 @@ void main() {
             uint c = cell_of(o, r);
             d = level_diag(ld, mo, scale, uvec3(p));
             // (op 0's value: the sweep from zero)
-            x = before ? (d > 0.0 ? weights[0] * (b[bo + c] / scale) / d : 0.0) : src[so + c];
+            if (before) {
+                x = d > 0.0 ? weights[0] * (b[bo + c] / scale) / d : 0.0;
+            } else if (prolong != 0u) {
+                precise float xc = src[so + c] + prolonged(uvec3(p), ld, cd, cmo, eo, end_lo, end_hi);
+                x = xc;
+            } else {
+                x = src[so + c];
+            }
         }
         ds[i] = d;
         xa[i] = x;

@@ -208,13 +208,13 @@ impl Engine {
         let coarse = &mg.levels[l + 1];
         if self.tiled_smoothing {
             // By tiles (`smooth.comp`): the three sweeps before and the residual in one
-            // pass (into x and t), the correction added to x, the three sweeps after in
-            // another pass (into y: the finest level's y is `q`, where the result belongs).
-            self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, true);
+            // pass (into x and t); the correction added to x as the pass after reads it,
+            // and the three sweeps after (into y: the finest level's y is `q`, where the
+            // result belongs).
+            self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None);
             self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
             let e = self.cycle(mg, l + 1);
-            self.mg_op(mg, 4, l, e, lv.x, lv.b, l + 1, 0.0);
-            self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, false);
+            self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e));
             return lv.y;
         }
         self.mg_op(mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
@@ -234,12 +234,14 @@ impl Engine {
         cur
     }
 
-    /// The smoother's sweeps on level `l` by tiles (`smooth.comp`): `before` the coarse
-    /// correction the three of them from x = 0 into `dst` and the residual into `t` (in the
-    /// same buffer), else the three from `src` into `dst`, on the finest level with r·z's
-    /// partial sums (one a tile).
+    /// The smoother's sweeps on level `l` by tiles (`smooth.comp`): before the coarse
+    /// correction (`after` none) the three of them from x = 0 into `dst` and the residual
+    /// into `t` (in the same buffer); after it, the coarse level's correction (`after`, in
+    /// the cell velocity's buffer as `src`) prolonged and added to `src` as it is read, and
+    /// the three sweeps into `dst`, on the finest level with r·z's partial sums (one a tile).
     #[allow(clippy::too_many_arguments)]
-    fn smooth(&self, mg: &Multigrid, l: usize, src: At, dst: At, t: At, b: At, before: bool) {
+    fn smooth(&self, mg: &Multigrid, l: usize, src: At, dst: At, t: At, b: At, after: Option<At>) {
+        let before = after.is_none();
         let lv = &mg.levels[l];
         let ((sb, so), (db, dso), (tb, tso), (bb, bo)) =
             (self.at(src), self.at(dst), self.at(t), self.at(b));
@@ -248,6 +250,18 @@ impl Engine {
             "the residual outside x's buffer"
         );
         let (lo, hi) = self.open_flags();
+        // The coarse correction's level, place and the transfers' end weights (the CPU's,
+        // from this level's spacing), as `mg_op` gives op 4.
+        let coarse = &mg.levels[(l + 1).min(mg.levels.len() - 1)];
+        let eo = match after {
+            Some(e) => {
+                let (eb, eo) = self.at(e);
+                assert!(std::ptr::eq(eb, sb), "the correction outside x's buffer");
+                eo
+            }
+            None => 0,
+        };
+        let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(1 << l, o != 0));
         run(
             &self.k.smooth,
             self.dims(),
@@ -269,6 +283,12 @@ impl Engine {
                 bo: bo,
                 tiles: lv.dims.map(|v| v.div_ceil(TILE)),
                 rz_sums: u32::from(l == 0 && !before),
+                prolong: u32::from(after.is_some()),
+                cd: coarse.dims,
+                cmo: coarse.mask,
+                eo: eo,
+                end_lo: ends(lo),
+                end_hi: ends(hi),
                 PartialSum: &self.f.partial_sum,
                 open_lo: lo,
                 open_hi: hi,
