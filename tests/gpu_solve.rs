@@ -146,3 +146,66 @@ fn the_projection_holds_the_speed_limits_faces_as_the_cpu() {
         assert!(diff <= 1e-2 * top, "axis {a}: {diff} against {top}");
     }
 }
+
+/// The finite check reduces every field in one dispatch, a row of work groups a field: each
+/// field's Σ and largest |value| are its own (random fields, every one different; the fire's
+/// too), and a NaN is found in the field that holds it.
+#[test]
+fn the_finite_check_reduces_each_field_in_its_own_row() {
+    let scene = Scene::preset("campfire")
+        .expect("campfire")
+        .with_resolution(12);
+    let mut g = gpu(&scene);
+    g.step().expect("a step lights the fire");
+    let mut st = g.state();
+    let mut seed = 7u32;
+    let mut fill = |v: &mut Vec<f32>, scale: f32| {
+        for x in v.iter_mut() {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            *x = scale * ((seed >> 8) as f32 / (1u32 << 24) as f32 - 0.25);
+        }
+    };
+    fill(&mut st.density, 1.0);
+    fill(&mut st.temperature, 2.0);
+    for (a, v) in st.velocity.iter_mut().enumerate() {
+        fill(v, 3.0 + a as f32);
+    }
+    fill(&mut st.pressure, 7.0);
+    assert!(!st.fuel.is_empty() && !st.flame.is_empty(), "no fire");
+    fill(&mut st.fuel, 5.0);
+    fill(&mut st.flame, 6.0);
+    g.set_state(st.clone()).expect("state");
+    let figures = g.field_figures();
+    let mut want: Vec<(&str, &Vec<f32>)> = vec![("density", &st.density)];
+    want.push(("temperature", &st.temperature));
+    want.push(("fuel", &st.fuel));
+    want.push(("flame", &st.flame));
+    for v in &st.velocity {
+        want.push(("velocity", v));
+    }
+    want.push(("pressure", &st.pressure));
+    assert_eq!(
+        figures.iter().map(|f| f.0).collect::<Vec<_>>(),
+        want.iter().map(|w| w.0).collect::<Vec<_>>()
+    );
+    for ((name, sum, max), (_, v)) in figures.iter().zip(&want) {
+        let s: f64 = v.iter().map(|&x| f64::from(x)).sum();
+        let m = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        assert!(
+            (sum - s).abs() <= 1e-9 * s.abs().max(1.0),
+            "{name}: Σ {sum} against {s}"
+        );
+        assert_eq!(*max, m, "{name}: largest |value|");
+    }
+    // A NaN in the flame alone (the fourth row) is the flame's.
+    let mut poisoned = st;
+    poisoned.flame[3] = f32::NAN;
+    g.set_state(poisoned).expect("state");
+    let figures = g.field_figures();
+    let bad: Vec<&str> = figures
+        .iter()
+        .filter(|f| f.2.is_nan())
+        .map(|f| f.0)
+        .collect();
+    assert_eq!(bad, ["flame"]);
+}

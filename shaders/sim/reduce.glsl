@@ -3,20 +3,35 @@
 // one partial a group, at `base` + the group's number (several reductions can be read back
 // together). The includer defines both item functions. Deterministic: the same items land
 // in the same places every run.
+// An includer that spreads several reductions over rows of work groups defines
+// REDUCE_GROUP (this group's number in its reduction), REDUCE_GROUPS_NOW (the groups its
+// reduction is spread over), REDUCE_COUNT (its items), REDUCE_BASE (where its partials go)
+// and REDUCE_SKIP (a group the reduction does not use); by default they are the dispatch's.
 layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
 layout(std430) writeonly buffer PartialMax { uint partial_max[]; };
 
+#ifndef REDUCE_GROUP
 uniform uint base;
+#define REDUCE_GROUP gl_WorkGroupID.x
+#define REDUCE_GROUPS_NOW gl_NumWorkGroups.x
+#define REDUCE_COUNT count
+#define REDUCE_BASE base
+#define REDUCE_SKIP false
+#endif
 
 shared double sums[WG];
 shared uint maxes[WG];
 
 void main() {
+    // (the same for the whole work group: none is left waiting at a barrier)
+    if (REDUCE_SKIP) {
+        return;
+    }
     uint t = gl_LocalInvocationID.x;
-    uint stride = gl_NumWorkGroups.x * uint(WG);
+    uint stride = REDUCE_GROUPS_NOW * uint(WG);
     double s = 0.0;
     uint m = 0u;
-    for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) {
+    for (uint i = REDUCE_GROUP * uint(WG) + t; i < REDUCE_COUNT; i += stride) {
         s += item_sum(i);
         m = max(m, item_bits(i));
     }
@@ -31,7 +46,7 @@ void main() {
         barrier();
     }
     if (t == 0u) {
-        partial_sum[base + gl_WorkGroupID.x] = sums[0];
-        partial_max[base + gl_WorkGroupID.x] = maxes[0];
+        partial_sum[REDUCE_BASE + REDUCE_GROUP] = sums[0];
+        partial_max[REDUCE_BASE + REDUCE_GROUP] = maxes[0];
     }
 }

@@ -14,7 +14,7 @@ use plume_core::sim::{
 use std::rc::Rc;
 
 use crate::fields::{Field, Fields};
-use crate::kernels::{run, run_reduce, Kernels};
+use crate::kernels::{reduce_groups, run, run_reduce, Kernels, REDUCE_GROUPS};
 use crate::lists::{Covered, List};
 
 /// The solver on the card.
@@ -300,20 +300,58 @@ impl Engine {
         self.read_spans(spans)
     }
 
-    /// Runs the reductions of at most [`crate::fields::AT_ONCE`] fields, their partial
-    /// results side by side; returns where each one's are, for [`Engine::read_spans`].
+    /// Runs the reductions of at most [`crate::fields::AT_ONCE`] fields in one dispatch
+    /// (`reduce_fields.comp`: a row of work groups a field, each as `reduce.comp` alone),
+    /// their partial results side by side; returns where each one's are, for
+    /// [`Engine::read_spans`].
     pub(crate) fn reduce_side_by_side(
         &self,
         fields: &[(&Field, usize)],
     ) -> Vec<std::ops::Range<usize>> {
         debug_assert!(fields.len() <= crate::fields::AT_ONCE as usize);
+        let Some(&(first, _)) = fields.first() else {
+            return Vec::new();
+        };
         let mut spans = Vec::with_capacity(fields.len());
+        let (mut counts, mut bases) = ([0u32; 8], [0u32; 8]);
         let mut base = 0u32;
-        for (f, n) in fields {
-            let groups = self.reduce_at(base, 0, f, f, *n);
+        for (i, (_, n)) in fields.iter().enumerate() {
+            let groups = reduce_groups(*n);
+            (counts[i], bases[i]) = (*n as u32, base);
             spans.push(base as usize..(base + groups) as usize);
             base += groups;
         }
+        let field = |i: usize| fields.get(i).map_or(first, |f| f.0);
+        let quad = |v: &[u32; 8], at: usize| [v[at], v[at + 1], v[at + 2], v[at + 3]];
+        let rows = fields.len() as u32;
+        let most = fields.iter().map(|f| reduce_groups(f.1)).max().unwrap_or(1);
+        let k = &self.k.reduce_fields;
+        let items: usize = fields.iter().map(|f| f.1).sum();
+        crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
+            k.execute(
+                uniform! {
+                    F0: field(0),
+                    F1: field(1),
+                    F2: field(2),
+                    F3: field(3),
+                    F4: field(4),
+                    F5: field(5),
+                    F6: field(6),
+                    F7: field(7),
+                    counts_lo: quad(&counts, 0),
+                    counts_hi: quad(&counts, 4),
+                    bases_lo: quad(&bases, 0),
+                    bases_hi: quad(&bases, 4),
+                    max_groups: REDUCE_GROUPS,
+                    PartialSum: &self.f.partial_sum,
+                    PartialMax: &self.f.partial_max,
+                    dims: self.dims(),
+                },
+                most,
+                rows,
+                1,
+            )
+        });
         spans
     }
 

@@ -161,6 +161,10 @@ const SMALL_BUFFERS: [&str; 10] = [
     "Entries",
 ];
 
+/// Arrays an item reads instead of another the model counts: `reduce_fields.comp` reads
+/// one of F0 to F7 an item (one field a row of work groups), counted as F0.
+const READ_INSTEAD: [&str; 7] = ["F1", "F2", "F3", "F4", "F5", "F6", "F7"];
+
 /// The bytes one item of a kernel reads and writes, from the arrays its source binds, in
 /// an ideal-cache model: each per-item array read once and written once per item (a
 /// stencil's or a trace's neighbours come from the cache), none for [`SMALL_BUFFERS`].
@@ -186,7 +190,7 @@ pub fn bytes_per_item(source: &str) -> u32 {
             continue;
         };
         let name = decl.split_whitespace().next().unwrap_or("");
-        if SMALL_BUFFERS.contains(&name) {
+        if SMALL_BUFFERS.contains(&name) || READ_INSTEAD.contains(&name) {
             continue;
         }
         let width = if decl.contains("double ") || decl.contains("vec2 ") {
@@ -212,7 +216,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 27] = [
+const SOURCES: [(&str, &str); 28] = [
     (
         "advect_faces",
         include_str!("../../../shaders/sim/advect_faces.comp"),
@@ -251,6 +255,10 @@ const SOURCES: [(&str, &str); 27] = [
         include_str!("../../../shaders/sim/gradient.comp"),
     ),
     ("reduce", include_str!("../../../shaders/sim/reduce.comp")),
+    (
+        "reduce_fields",
+        include_str!("../../../shaders/sim/reduce_fields.comp"),
+    ),
     ("outflow", include_str!("../../../shaders/sim/outflow.comp")),
     ("cover", include_str!("../../../shaders/sim/cover.comp")),
     ("burn", include_str!("../../../shaders/sim/burn.comp")),
@@ -288,6 +296,7 @@ pub(crate) struct Kernels {
     pub cg_scalars: Kernel,
     pub gradient: Kernel,
     pub reduce: Kernel,
+    pub reduce_fields: Kernel,
     pub outflow: Kernel,
     pub cover: Kernel,
     pub burn: Kernel,
@@ -372,6 +381,7 @@ impl Kernels {
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),
             reduce: k!("reduce.comp", REDUCE_WG),
+            reduce_fields: k!("reduce_fields.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),
             cover: k!("cover.comp"),
             burn: k!("burn.comp"),
@@ -413,6 +423,14 @@ pub(crate) fn groups_for(items: usize, wg: u32) -> (u32, u32) {
     (gx as u32, groups.div_ceil(gx) as u32)
 }
 
+/// The work groups a reduction of `items` items takes: one a [`REDUCE_WG`] items, at most
+/// [`REDUCE_GROUPS`] (`reduce_fields.comp` works it out the same way).
+pub(crate) fn reduce_groups(items: usize) -> u32 {
+    (items as u64)
+        .div_ceil(u64::from(REDUCE_WG))
+        .clamp(1, u64::from(REDUCE_GROUPS)) as u32
+}
+
 /// Runs a reduction kernel over `items` items in at most [`REDUCE_GROUPS`] groups; returns
 /// how many partial results it wrote.
 pub(crate) fn run_reduce<'n, T, R>(
@@ -425,9 +443,7 @@ where
     T: AsUniformValue,
     R: Uniforms,
 {
-    let groups = (items as u64)
-        .div_ceil(u64::from(REDUCE_WG))
-        .clamp(1, u64::from(REDUCE_GROUPS)) as u32;
+    let groups = reduce_groups(items);
     crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
         k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1)
     });

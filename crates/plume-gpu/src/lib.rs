@@ -358,6 +358,13 @@ impl GpuSolver {
         self.call(move |e| e.tiled_smoothing = on);
     }
 
+    /// Each field the finite check reads (density, temperature, fuel and flame where they
+    /// are in use, the three face arrays of the velocity, the pressure), in its order, with
+    /// its Σ and largest |value| as the check's one dispatch finds them.
+    pub fn field_figures(&self) -> Vec<(&'static str, f64, f32)> {
+        self.call(|e| e.field_figures())
+    }
+
     /// How many of the V-cycle's levels its fused dispatch works (0: none).
     pub fn fused_levels(&self) -> usize {
         self.call(|e| {

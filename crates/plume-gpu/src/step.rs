@@ -6,7 +6,7 @@ use plume_core::sim::solver::{emitter_speed, speed_limit, split_step, SubSteps};
 use plume_core::sim::{StageTime, StepStats};
 use std::time::Instant;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Reduced};
 use crate::fields::Field;
 
 /// A stage's work.
@@ -88,36 +88,58 @@ impl Engine {
     /// The first field holding a non-finite value, in the CPU's order: every field reduced,
     /// then one read-back.
     fn first_non_finite(&mut self) -> Option<&'static str> {
-        let d = self.grid.dims;
-        let n = d.cells();
-        let (names, spans) = {
-            let f = &self.f;
-            let mut fields: Vec<(&'static str, &Field, usize)> = vec![("density", &f.density, n)];
-            if self.temp_active {
-                fields.push(("temperature", &f.temperature, n));
-            }
-            for (i, name) in ["fuel", "flame"].into_iter().enumerate() {
-                if let Some(x) = self.fire_field(i) {
-                    fields.push((name, x, n));
-                }
-            }
-            for a in 0..3 {
-                fields.push(("velocity", &f.vel[a], d.faces(a).cells()));
-            }
-            fields.push(("pressure", &f.pressure, n));
-            let all: Vec<(&Field, usize)> = fields.iter().map(|&(_, f, n)| (f, n)).collect();
-            // (eight fields at most: one read-back)
-            let spans = self.reduce_side_by_side(&all);
-            (fields.iter().map(|x| x.0).collect::<Vec<_>>(), spans)
-        };
+        let spans = self.reduce_checked();
         if self.raw.has_timer() {
             // The check's work ends here; its read-back then waits for everything before.
             let end = self.raw.timestamp();
             self.clock.push(("finite_check", end));
         }
+        let figures = self.read_checked(spans);
+        figures
+            .into_iter()
+            .find(|(_, r)| !r.finite())
+            .map(|(name, _)| name)
+    }
+
+    /// The fields the finite check reads, in the CPU's order, with their lengths.
+    fn checked_fields(&self) -> Vec<(&'static str, &Field, usize)> {
+        let d = self.grid.dims;
+        let n = d.cells();
+        let f = &self.f;
+        let mut fields: Vec<(&'static str, &Field, usize)> = vec![("density", &f.density, n)];
+        if self.temp_active {
+            fields.push(("temperature", &f.temperature, n));
+        }
+        for (i, name) in ["fuel", "flame"].into_iter().enumerate() {
+            if let Some(x) = self.fire_field(i) {
+                fields.push((name, x, n));
+            }
+        }
+        for a in 0..3 {
+            fields.push(("velocity", &f.vel[a], d.faces(a).cells()));
+        }
+        fields.push(("pressure", &f.pressure, n));
+        fields
+    }
+
+    /// The finite check's reductions (eight fields at most: one dispatch, one read-back).
+    fn reduce_checked(&self) -> (Vec<&'static str>, Vec<std::ops::Range<usize>>) {
+        let fields = self.checked_fields();
+        let all: Vec<(&Field, usize)> = fields.iter().map(|&(_, f, n)| (f, n)).collect();
+        (
+            fields.iter().map(|x| x.0).collect(),
+            self.reduce_side_by_side(&all),
+        )
+    }
+
+    /// Reads the finite check's reductions back: each field's Σ and largest |value|. The
+    /// faces' largest |value| is kept as the next sub-step's largest speed (NaN counts as
+    /// 0 there: the check reports it).
+    fn read_checked(
+        &mut self,
+        (names, spans): (Vec<&'static str>, Vec<std::ops::Range<usize>>),
+    ) -> Vec<(&'static str, Reduced)> {
         let reduced = self.read_spans(spans);
-        // The faces' largest |value| is the next sub-step's largest speed (NaN counts as 0
-        // there: this check reports it).
         self.vmax = Some(
             names
                 .iter()
@@ -126,11 +148,17 @@ impl Engine {
                 .map(|(_, r)| if r.finite() { r.max_abs() } else { 0.0 })
                 .fold(0.0, f32::max),
         );
-        names
+        names.into_iter().zip(reduced).collect()
+    }
+
+    /// Each field the finite check reads, in its order, with its Σ and largest |value| as
+    /// the check finds them (the velocity's three face arrays one by one).
+    pub fn field_figures(&mut self) -> Vec<(&'static str, f64, f32)> {
+        let spans = self.reduce_checked();
+        self.read_checked(spans)
             .into_iter()
-            .zip(reduced)
-            .find(|(_, r)| !r.finite())
-            .map(|(name, _)| name)
+            .map(|(name, r)| (name, r.sum, r.max_abs()))
+            .collect()
     }
 
     /// The fastest face velocity: from the last projection where nothing changed it since.
