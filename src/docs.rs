@@ -227,7 +227,8 @@ pub fn gpu_kernel_reference() -> String {
          when it differs).\n\n\
          The model: every per-item array a kernel binds is read once (`readonly`), written \
          once (`writeonly`) or both (neither) for each item it works on, a float being 4 \
-         bytes (a double 8); the neighbours a stencil or a trace reads come from the cache, and reductions' partial results, counters, \
+         bytes (a double 8) and the cell velocity 3 floats a cell; the neighbours a stencil \
+         or a trace reads come from the cache, and reductions' partial results, counters, \
          tables and bit masks count nothing. It is a lower bound of what the card moves. A \
          step's dispatches add items × bytes an item to their stage: `bench --json` reports \
          the sum as `bytes_per_step` and each stage's floor at the measured bandwidth as \

@@ -9,6 +9,7 @@
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };
+layout(std430) readonly buffer CellVel { float cell_vel[]; };
 layout(std430) readonly buffer Hat { float hat[]; };
 layout(std430) writeonly buffer Dst { float dst[]; };
 

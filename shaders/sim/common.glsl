@@ -31,7 +31,6 @@ float clamp_to(float x, float hi) {
 // Where array coordinates fall: the lowest of the eight samples, the offsets to the others
 // (0 past the array's end: the edge sample repeats) and the fractions between them.
 struct Loc {
-    uvec3 q;  // the lowest sample's (i, j, k)
     uint b;
     uint di;
     uint dj;
@@ -48,7 +47,6 @@ Loc locate(uvec3 d, vec3 p) {
     uint j0 = uint(cy);
     uint k0 = uint(cz);
     Loc l;
-    l.q = uvec3(i0, j0, k0);
     l.b = i0 + d.x * (j0 + d.y * k0);
     l.di = i0 + 1u < d.x ? 1u : 0u;
     l.dj = j0 + 1u < d.y ? d.x : 0u;

@@ -1,37 +1,26 @@
-// Second-order (RK2) traces through the cell-centred velocity (each cell's component along
-// an axis the mean of its two faces along it), as the CPU's `sample::rk2`. The cell-centred
-// velocity is worked out from the faces where a trace samples it (`precise`: rounded as the
-// CPU's stored one), so no pass writes it first. Needs the face blocks
-// `U { float u[]; }`, `V { float v[]; }` and `W { float w[]; }` declared before it.
+// Second-order (RK2) traces through the cell-centred velocity (`cell_vel`, three floats a
+// cell, the mean of each cell's two faces along each axis), as the CPU's `sample::rk2`.
+// Needs a block `CellVel { float cell_vel[]; }` declared before it.
 
 #include "solid.glsl"
 
-// The cell-centred velocity at cell q.
-vec3 cell_vel(uvec3 q) {
-    uint fx = at(face_dims(0u), q);
-    uint fy = at(face_dims(1u), q);
-    uint fz = at(face_dims(2u), q);
-    precise vec3 m = vec3(0.5 * (u[fx] + u[fx + 1u]), 0.5 * (v[fy] + v[fy + dims.x]),
-        0.5 * (w[fz] + w[fz + dims.x * dims.y]));
-    return m;
-}
-
 vec3 cell_velocity_at(vec3 p) {
     Loc l = locate(dims, p);
-    // The eight cells around p (the edge cell repeats past the grid's end), in lerp8's order.
-    uvec3 o = uvec3(l.di, l.dj != 0u ? 1u : 0u, l.dk != 0u ? 1u : 0u);
-    float x[8];
-    float y[8];
-    float z[8];
-    for (uint c = 0u; c < 8u; c++) {
-        uvec3 q = l.q + uvec3((c & 1u) != 0u ? o.x : 0u, (c & 2u) != 0u ? o.y : 0u,
-            (c & 4u) != 0u ? o.z : 0u);
-        vec3 cv = cell_vel(q);
-        x[c] = cv.x;
-        y[c] = cv.y;
-        z[c] = cv.z;
+    vec3 r;
+    for (int a = 0; a < 3; a++) {
+        float v[8];
+        uint b = 3u * l.b + uint(a);
+        v[0] = cell_vel[b];
+        v[1] = cell_vel[b + 3u * l.di];
+        v[2] = cell_vel[b + 3u * l.dj];
+        v[3] = cell_vel[b + 3u * (l.dj + l.di)];
+        v[4] = cell_vel[b + 3u * l.dk];
+        v[5] = cell_vel[b + 3u * (l.dk + l.di)];
+        v[6] = cell_vel[b + 3u * (l.dk + l.dj)];
+        v[7] = cell_vel[b + 3u * (l.dk + l.dj + l.di)];
+        r[a] = lerp8(v, l.t);
     }
-    return vec3(lerp8(x, l.t), lerp8(y, l.t), lerp8(z, l.t));
+    return r;
 }
 
 // From p (cell-array coordinates) over k cells per unit velocity (negative: backwards),

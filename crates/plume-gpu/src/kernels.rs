@@ -167,8 +167,8 @@ const READ_INSTEAD: [&str; 7] = ["F1", "F2", "F3", "F4", "F5", "F6", "F7"];
 
 /// The bytes one item of a kernel reads and writes, from the arrays its source binds, in
 /// an ideal-cache model: each per-item array read once and written once per item (a
-/// stencil's or a trace's neighbours come from the cache), none for [`SMALL_BUFFERS`].
-/// `readonly` counts one
+/// stencil's or a trace's neighbours come from the cache), three floats for the cell
+/// velocity (`CellVel`, three a cell), none for [`SMALL_BUFFERS`]. `readonly` counts one
 /// pass, `writeonly` one, a buffer with neither two (read and written). A lower bound of
 /// what the card moves; `docs/performance.md` lists it for every kernel.
 pub fn bytes_per_item(source: &str) -> u32 {
@@ -198,7 +198,8 @@ pub fn bytes_per_item(source: &str) -> u32 {
         } else {
             4
         };
-        bytes += passes * width;
+        let per_item = if name == "CellVel" { 3 } else { 1 };
+        bytes += passes * width * per_item;
     }
     bytes
 }
@@ -216,7 +217,11 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 28] = [
+const SOURCES: [(&str, &str); 29] = [
+    (
+        "cell_velocity",
+        include_str!("../../../shaders/sim/cell_velocity.comp"),
+    ),
     (
         "advect_faces",
         include_str!("../../../shaders/sim/advect_faces.comp"),
@@ -282,6 +287,7 @@ const SOURCES: [(&str, &str); 28] = [
 
 /// Every kernel of the solver.
 pub(crate) struct Kernels {
+    pub cell_velocity: Kernel,
     pub advect_faces: Kernel,
     pub advect_cells: Kernel,
     pub buoyancy: Kernel,
@@ -367,6 +373,7 @@ impl Kernels {
             };
         }
         Ok(Self {
+            cell_velocity: k!("cell_velocity.comp"),
             advect_faces: k!("advect_faces.comp"),
             advect_cells: k!("advect_cells.comp"),
             buoyancy: k!("buoyancy.comp"),

@@ -30,6 +30,17 @@ impl Engine {
         )
     }
 
+    /// The cell-centred velocity into `cell_vel`.
+    pub(crate) fn cell_velocity(&self) {
+        let f = &self.f;
+        run(
+            &self.k.cell_velocity,
+            self.dims(),
+            self.cells(),
+            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: &f.cell_vel },
+        );
+    }
+
     pub(crate) fn stage_sources(&mut self, _: &mut StepStats) {
         self.book_before_sources();
         let dt = self.sub_dt;
@@ -90,6 +101,7 @@ impl Engine {
         // (two layers), not the solid's, which would drag the flow along its surface. The
         // solid faces are set again afterwards.
         self.extrapolate_faces();
+        self.cell_velocity();
         let (lo, hi, air_lo, air_hi) = self.exits(true);
         let d = self.grid.dims;
         let kt = -self.sub_dt / self.grid.h;
@@ -122,6 +134,7 @@ impl Engine {
                         U: &f.vel[0],
                         V: &f.vel[1],
                         W: &f.vel[2],
+                        CellVel: &f.cell_vel,
                         Hat: scratch,
                         Dst: dst,
                         axis: a as u32,
@@ -256,6 +269,7 @@ impl Engine {
                 }
             }
         }
+        self.cell_velocity();
         let (lo, hi, _, _) = self.exits(false);
         let fields = if self.temp_active { 2u32 } else { 1 };
         let scale = [fade, cool];
@@ -325,9 +339,7 @@ impl Engine {
                 self.dims(),
                 self.cells(),
                 uniform! {
-                    U: &f.vel[0],
-                    V: &f.vel[1],
-                    W: &f.vel[2],
+                    CellVel: &f.cell_vel,
                     Src0: &f.density,
                     Src1: &f.temperature,
                     Hat0: &f.q,
