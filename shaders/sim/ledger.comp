@@ -9,6 +9,8 @@
 // op 3: the mass correction (the CPU's `correct_mass`): Σ is the smoke now; the target is
 // fade·max([4] + swept − [5], 0); the factor target/Σ, within `bounds` (the CPU's), 1
 // where either is 0, into [6] and [3]. op 4 (every item): Field ×= [6], unless it is 1.
+// op 5: ops 1 and 2 in one, from two reductions side by side: the first `groups` partial
+// sums are op 1's, the `groups2` after them op 2's.
 layout(std430) readonly buffer PartialSum { double partial_sum[]; };
 layout(std430) buffer Ledger { double ledger[]; };
 layout(std430) buffer Field { float field[]; };
@@ -16,6 +18,7 @@ layout(std430) buffer Field { float field[]; };
 uniform uint op;
 uniform uint slot;
 uniform uint groups;
+uniform uint groups2;
 uniform float k;
 uniform float fade;
 uniform double swept;
@@ -37,7 +40,16 @@ void main() {
     for (uint g = 0u; g < groups; g++) {
         s += partial_sum[g];
     }
-    if (op == 0u) {
+    if (op == 5u) {
+        double o = 0.0;
+        for (uint g = groups; g < groups + groups2; g++) {
+            o += partial_sum[g];
+        }
+        ledger[4] = s;
+        ledger[0] += s;
+        ledger[5] = o;
+        ledger[1] += o;
+    } else if (op == 0u) {
         ledger[slot] += double(k) * s;
     } else if (op == 1u) {
         ledger[4] = s;

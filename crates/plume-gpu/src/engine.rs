@@ -383,7 +383,7 @@ impl Engine {
     }
 
     /// Runs a reduction writing its partial results from `base` on; returns how many.
-    fn reduce_at(&self, base: u32, mode: u32, a: &Field, b: &Field, n: usize) -> u32 {
+    pub(crate) fn reduce_at(&self, base: u32, mode: u32, a: &Field, b: &Field, n: usize) -> u32 {
         let (lo, hi) = self.open_flags();
         run_reduce(
             &self.k.reduce,

@@ -62,10 +62,12 @@ impl Engine {
 
     /// Runs `op` of `ledger.comp` on the last reduction's `groups` partial sums.
     fn ledger_op(&self, op: u32, slot: u32, k: f32, groups: u32, fade: f32, swept: f64) {
-        self.ledger_run(op, [slot, groups], k, (fade, swept), &self.f.density, 1);
+        self.ledger_run(op, [slot, groups], k, (fade, swept), &self.f.density, 1, 0);
     }
 
-    /// A dispatch of `ledger.comp` over `items` of `field`.
+    /// A dispatch of `ledger.comp` over `items` of `field` (`groups2`: op 5's second
+    /// reduction).
+    #[allow(clippy::too_many_arguments)]
     fn ledger_run(
         &self,
         op: u32,
@@ -74,6 +76,7 @@ impl Engine {
         (fade, swept): (f32, f64),
         field: &Field,
         items: usize,
+        groups2: u32,
     ) {
         run(
             &self.k.ledger,
@@ -86,6 +89,7 @@ impl Engine {
                 op: op,
                 slot: slot,
                 groups: groups,
+                groups2: groups2,
                 k: k,
                 fade: fade,
                 swept: swept,
@@ -101,17 +105,15 @@ impl Engine {
         self.ledger_op(0, SOURCE_ADDED, -1.0, self.last_groups.get(), 0.0, 0.0);
     }
 
-    /// The smoke before advection: kept for the mass correction, and what the sources added
-    /// is what it has more than before them.
-    pub(crate) fn book_before_advection(&self) {
+    /// The smoke before advection (kept for the mass correction; what the sources added is
+    /// what it has more than before them) and this sub-step's outflow, whose reduction
+    /// (`outflow`: its partial sums from `base` on, 0 groups where no face is open) ran
+    /// after the one this issues first: one dispatch of the books for both.
+    pub(crate) fn book_before_advection(&self, outflow: impl FnOnce(&Self, u32) -> u32) {
         let n = self.cells();
-        self.reduce(0, &self.f.density, &self.f.density, n, false);
-        self.ledger_op(1, 0, 1.0, self.last_groups.get(), 0.0, 0.0);
-    }
-
-    /// This sub-step's outflow, from the outflow kernel's `groups` partial sums (0: none).
-    pub(crate) fn book_outflow(&self, groups: u32) {
-        self.ledger_op(2, 0, 1.0, groups, 0.0, 0.0);
+        let before = self.reduce_at(0, 0, &self.f.density, &self.f.density, n);
+        let out = outflow(self, before);
+        self.ledger_run(5, [0, before], 1.0, (0.0, 0.0), &self.f.density, 1, out);
     }
 
     /// The fuel burned (the last reduction's `groups` partial sums) and the smoke its
@@ -128,6 +130,6 @@ impl Engine {
         let n = self.cells();
         self.reduce(0, density, density, n, false);
         self.ledger_op(3, 0, 1.0, self.last_groups.get(), fade, swept);
-        self.ledger_run(4, [0, 0], 1.0, (fade, swept), density, n);
+        self.ledger_run(4, [0, 0], 1.0, (fade, swept), density, n, 0);
     }
 }

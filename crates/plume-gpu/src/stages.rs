@@ -253,9 +253,7 @@ impl Engine {
         let amb = p.ambient_temperature;
         let fade = (-p.fade * dt).exp();
         let cool = (-p.cooling * dt).exp();
-        self.book_before_advection();
-        let outflow = self.outflow(k_dt);
-        self.book_outflow(outflow);
+        self.book_before_advection(|e, base| e.outflow(k_dt, base));
         let swept = std::mem::take(&mut self.obs.swept);
         if self.has_solids() {
             // Advection reads next to the solids from their border cells: the fluid's values.
@@ -391,9 +389,9 @@ impl Engine {
     }
 
     /// Smoke leaving through open faces in a sub-step of `k_dt` cells per unit velocity
-    /// (Σ density, cell units): reduced on the card; returns how many partial sums (none
-    /// without open faces).
-    fn outflow(&self, k_dt: f32) -> u32 {
+    /// (Σ density, cell units): reduced on the card, its partial sums from `base` on;
+    /// returns how many (none without open faces).
+    fn outflow(&self, k_dt: f32, base: u32) -> u32 {
         if !self.boundaries.any_open() {
             return 0;
         }
@@ -410,7 +408,7 @@ impl Engine {
                 Density: &f.density,
                 PartialSum: &f.partial_sum,
                 PartialMax: &f.partial_max,
-                base: 0u32,
+                base: base,
                 open_lo: lo,
                 open_hi: hi,
                 kt: k_dt,
