@@ -1,7 +1,7 @@
 // Advection of the face velocity along `axis` (as the CPU's face passes): from each face an
 // RK2 backtrace through the cell-centred velocity, the component sampled there, the outside
 // air's velocity blended in beyond inflow faces (`phase` 0: semi-Lagrangian; 1: MacCormack's
-// φ̂, the same, into Dst). `phase` 2 finishes MacCormack from φ̂ (Hat): a forward trace
+// φ̂, the same, into the axis' Out). `phase` 2 finishes MacCormack from φ̂ (Hat): a forward trace
 // samples φ̂ to φ̃, and φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight φⁿ the
 // backtrace interpolated (and the outside air where it blended), or φ̂ where the forward
 // trace leaves the samples or touches a solid cell. Faces on the ends of `axis` keep their
@@ -11,14 +11,32 @@ layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };
 layout(std430) readonly buffer CellVel { float cell_vel[]; };
 layout(std430) readonly buffer Hat { float hat[]; };
-layout(std430) writeonly buffer Dst { float dst[]; };
+// Where the faces of each axis go (an item writes the one of its axis).
+layout(std430) writeonly buffer Out0 { float out0[]; };
+layout(std430) writeonly buffer Out1 { float out1[]; };
+layout(std430) writeonly buffer Out2 { float out2[]; };
 
-uniform uint axis;
+uniform uint first_axis;   // the axes this dispatch advects: `first_axis` to `last_axis`,
+uniform uint last_axis;    // the items running through each one's faces in turn
 uniform float kt;       // cells per unit velocity, negative: backwards
 uniform vec3 air_lo;    // velocity of the air beyond side 0 of each axis (along that axis)
 uniform vec3 air_hi;
 uniform uint phase;
-uniform uvec2 fixed_ends;  // 1 where the minimum / maximum end of `axis` is a wall or an inflow
+uniform uvec3 fixed_lo;  // 1 where the minimum / maximum end of an axis is a wall or an
+uniform uvec3 fixed_hi;  // inflow
+
+// The axis of the faces this invocation works on (set first thing in main).
+uint axis;
+
+void put(uint n, float value) {
+    if (axis == 0u) {
+        out0[n] = value;
+    } else if (axis == 1u) {
+        out1[n] = value;
+    } else {
+        out2[n] = value;
+    }
+}
 
 #include "trace.glsl"
 
@@ -90,12 +108,21 @@ void main() {
     if (n >= count) {
         return;
     }
+    axis = first_axis;
+    for (; axis < last_axis; axis++) {
+        uvec3 d = face_dims(axis);
+        uint faces = d.x * d.y * d.z;
+        if (n < faces) {
+            break;
+        }
+        n -= faces;
+    }
     uvec3 fd = face_dims(axis);
     uvec3 p = coords(fd, n);
     // Walls and inflows at the ends of the axis keep their value (the boundary pass sets
     // them); open faces are traced like the others.
-    if ((p[axis] == 0u && fixed_ends.x != 0u) || (p[axis] == dims[axis] && fixed_ends.y != 0u)) {
-        dst[n] = face(axis, p);
+    if ((p[axis] == 0u && fixed_lo[axis] != 0u) || (p[axis] == dims[axis] && fixed_hi[axis] != 0u)) {
+        put(n, face(axis, p));
         return;
     }
     vec3 shift = vec3(axis == 0u ? -0.5 : 0.0, axis == 1u ? -0.5 : 0.0, axis == 2u ? -0.5 : 0.0);
@@ -123,7 +150,7 @@ void main() {
     }
     if (phase != 2u) {
         float val = lerp8(s, l.t);
-        dst[n] = air_axis >= 0 ? val + wgt * (o - val) : val;
+        put(n, air_axis >= 0 ? val + wgt * (o - val) : val);
         return;
     }
     // MacCormack's last step (`kt` is the backward trace's, so forwards is −kt).
@@ -132,7 +159,7 @@ void main() {
     bool off = !(qf.x >= 0.0 && qf.x <= last.x && qf.y >= 0.0 && qf.y <= last.y && qf.z >= 0.0
         && qf.z <= last.z);
     if (off || touches_solid(fwd)) {
-        dst[n] = hat[n];
+        put(n, hat[n]);
         return;
     }
     Loc lf = locate(fd, qf);
@@ -140,7 +167,7 @@ void main() {
     gather_hat(lf, hs);
     float tilde = lerp8(hs, lf.t);
     if (isnan(tilde) || isinf(tilde)) {
-        dst[n] = hat[n];
+        put(n, hat[n]);
         return;
     }
     vec2 r = min_max8(s);
@@ -149,5 +176,5 @@ void main() {
     }
     float v = hat[n] + 0.5 * (face(axis, p) - tilde);
     v = v > r.x ? v : r.x;
-    dst[n] = v < r.y ? v : r.y;
+    put(n, v < r.y ? v : r.y);
 }

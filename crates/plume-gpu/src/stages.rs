@@ -113,38 +113,54 @@ impl Engine {
                 Err(_) => return,
             }
         }
-        for a in 0..3 {
-            let fixed = [0, 1].map(|s| u32::from(self.boundaries.face(a, s).is_fixed()));
-            let f = &self.f;
-            // Semi-Lagrangian: one pass into vel_tmp. MacCormack: φ̂ into the scratch, then
-            // the last step from it into vel_tmp.
-            let passes: &[(u32, bool)] = if mac {
-                &[(1, true), (2, false)]
-            } else {
-                &[(0, false)]
-            };
-            let scratch = f.face_scratch.as_ref().unwrap_or(&f.vel_tmp[a]);
+        let fixed = |s: usize| [0, 1, 2].map(|a| u32::from(self.boundaries.face(a, s).is_fixed()));
+        let (fixed_lo, fixed_hi) = (fixed(0), fixed(1));
+        let f = &self.f;
+        // Semi-Lagrangian: one pass of all three axes into vel_tmp. MacCormack: an axis at a
+        // time, φ̂ into the scratch, then the last step from it into vel_tmp.
+        let (axes, passes): (Vec<[u32; 2]>, &[(u32, bool)]) = if mac {
+            ((0..3).map(|a| [a, a]).collect(), &[(1, true), (2, false)])
+        } else {
+            (vec![[0, 2]], &[(0, false)])
+        };
+        for [first, last] in axes {
+            let scratch = f
+                .face_scratch
+                .as_ref()
+                .unwrap_or(&f.vel_tmp[first as usize]);
+            let items: usize = (first..=last).map(|a| d.faces(a as usize).cells()).sum();
             for &(phase, to_scratch) in passes {
-                let dst = if to_scratch { scratch } else { &f.vel_tmp[a] };
+                // Each axis' faces go to its vel_tmp, or the scratch for φ̂.
+                let out = |a: usize| {
+                    if to_scratch && a == first as usize {
+                        scratch
+                    } else {
+                        &f.vel_tmp[a]
+                    }
+                };
                 run(
                     &self.k.advect_faces,
                     self.dims(),
-                    d.faces(a).cells(),
+                    items,
                     uniform! {
                         U: &f.vel[0],
                         V: &f.vel[1],
                         W: &f.vel[2],
                         CellVel: &f.cell_vel,
                         Hat: scratch,
-                        Dst: dst,
-                        axis: a as u32,
+                        Out0: out(0),
+                        Out1: out(1),
+                        Out2: out(2),
+                        first_axis: first,
+                        last_axis: last,
                         phase: phase,
                         kt: kt,
                         air_in_lo: lo,
                         air_in_hi: hi,
                         air_lo: air_lo,
                         air_hi: air_hi,
-                        fixed_ends: fixed,
+                        fixed_lo: fixed_lo,
+                        fixed_hi: fixed_hi,
                         Solid: &self.solid_bits,
                         solids: self.solids_flag(),
                     },
