@@ -1,10 +1,10 @@
 // Vorticity ω = ∇ × u of the cell-centred velocity, and |ω|, into four fields: central
 // differences, one-sided at the grid's ends, 0 along an axis one cell long (as the CPU's
-// `vorticity`). The cell-centred velocity comes from the faces here, as `cell_velocity.comp`
-// works it out (`precise`: rounded as a stored one), so no pass writes it first.
-layout(std430) readonly buffer U { float u_face[]; };
-layout(std430) readonly buffer V { float v_face[]; };
-layout(std430) readonly buffer W { float w_face[]; };
+// `vorticity`). The cell-centred velocity comes from the faces here (cell_velocity.glsl), so
+// no pass writes it first.
+layout(std430) readonly buffer U { float u[]; };
+layout(std430) readonly buffer V { float v[]; };
+layout(std430) readonly buffer W { float w[]; };
 layout(std430) writeonly buffer OmegaX { float omega_x[]; };
 layout(std430) writeonly buffer OmegaY { float omega_y[]; };
 layout(std430) writeonly buffer OmegaZ { float omega_z[]; };
@@ -12,21 +12,7 @@ layout(std430) writeonly buffer Magnitude { float magnitude[]; };
 
 uniform float inv_h;
 
-// Component c of the cell-centred velocity at cell p: the mean of the cell's two faces.
-float cell_vel(uvec3 p, uint c) {
-    precise float m;
-    if (c == 0u) {
-        uint a = at(face_dims(0u), p);
-        m = 0.5 * (u_face[a] + u_face[a + 1u]);
-    } else if (c == 1u) {
-        uint b = at(face_dims(1u), p);
-        m = 0.5 * (v_face[b] + v_face[b + dims.x]);
-    } else {
-        uint k = at(face_dims(2u), p);
-        m = 0.5 * (w_face[k] + w_face[k + dims.x * dims.y]);
-    }
-    return m;
-}
+#include "cell_velocity.glsl"
 
 // s·(f(hi) − f(lo)) of component c along axis a at cell p.
 float diff(uvec3 p, uint c, uint a) {
@@ -49,7 +35,7 @@ float diff(uvec3 p, uint c, uint a) {
     } else {
         lo[a] = q - 1u;
     }
-    precise float d = s * (cell_vel(hi, c) - cell_vel(lo, c));
+    precise float d = s * (cell_velocity(hi, c) - cell_velocity(lo, c));
     return d;
 }
 

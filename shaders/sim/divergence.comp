@@ -1,29 +1,25 @@
 // The pressure equation's right-hand side: rhs = −(h/dt)·D with D the sum of each cell's
 // outgoing face velocities (as the CPU's `divergence_rhs`). With `limiting`, the speed
-// limit's stage first, as `limit.comp` does it: every face held within ±limit (NaN left as
-// it is), the held ones written back and counted by the cell that owns them (its low face
+// limit's stage first, as `limit.comp` does it (limit.glsl): every face held within the
+// limit, the held ones written back and counted by the cell that owns them (its low face
 // along each axis, and the high one at the grid's end), and D summed from the held values
 // (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
 layout(std430) buffer U { float u[]; };
 layout(std430) buffer V { float v[]; };
 layout(std430) buffer W { float w[]; };
 layout(std430) writeonly buffer Rhs { float rhs[]; };
-layout(std430) buffer Counter { uint held[]; };
+layout(std430) buffer Counter { uint held_count[]; };
 
 uniform float scale;   // −h/dt
 uniform uint limiting;
-uniform float limit;
 
-float hold(float x) {
-    float y = x < -limit ? -limit : x;
-    return y > limit ? limit : y;
-}
+#include "limit.glsl"
 
 // Holds VAL; where it was over the limit and the cell owns the face (OWNED), writes it
 // back to ARR[IDX] and counts it.
 #define HOLD(VAL, ARR, IDX, OWNED) \
-    if (abs(VAL) > limit) { \
-        VAL = hold(VAL); \
+    if (over_limit(VAL)) { \
+        VAL = held(VAL); \
         if (OWNED) { \
             ARR[IDX] = VAL; \
             count_held += 1u; \
@@ -58,7 +54,7 @@ void main() {
         HOLD(w0, w, c, true)
         HOLD(w1, w, c1, last.z)
         if (count_held > 0u) {
-            atomicAdd(held[0], count_held);
+            atomicAdd(held_count[0], count_held);
         }
     }
     float d = u1 - u0 + v1 - v0 + w1 - w0;

@@ -1,9 +1,8 @@
-// The speed limit: every face velocity held within ±limit (NaN left as it is), counting
-// the faces held back.
+// The speed limit (limit.glsl) on one face array, counting the faces held back.
 layout(std430) buffer Face { float face[]; };
-layout(std430) buffer Counter { uint held[]; };
+layout(std430) buffer Counter { uint held_count[]; };
 
-uniform float limit;
+#include "limit.glsl"
 
 void main() {
     uint n = gid();
@@ -11,9 +10,8 @@ void main() {
         return;
     }
     float x = face[n];
-    if (abs(x) > limit) {
-        float y = x < -limit ? -limit : x;
-        face[n] = y > limit ? limit : y;
-        atomicAdd(held[0], 1u);
+    if (over_limit(x)) {
+        face[n] = held(x);
+        atomicAdd(held_count[0], 1u);
     }
 }

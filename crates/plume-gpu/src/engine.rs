@@ -234,8 +234,8 @@ impl Engine {
     pub fn enforce_boundaries(&mut self) {
         self.vmax = None;
         let d = self.grid.dims;
+        let (fixed_lo, fixed_hi) = self.fixed_flags();
         let b = &self.boundaries;
-        let fixed = |s: usize| [0, 1, 2].map(|a| u32::from(b.face(a, s).is_fixed()));
         let speed = |s: usize| [0, 1, 2].map(|a| b.normal_velocity(a, s).unwrap_or(0.0));
         let [nx, ny, nz] = d.as_array();
         let planes = 2 * (ny * nz + nx * nz + nx * ny);
@@ -247,8 +247,8 @@ impl Engine {
                 U: &self.f.vel[0],
                 V: &self.f.vel[1],
                 W: &self.f.vel[2],
-                fixed_lo: fixed(0),
-                fixed_hi: fixed(1),
+                fixed_lo: fixed_lo,
+                fixed_hi: fixed_hi,
                 speed_lo: speed(0),
                 speed_hi: speed(1),
             },
@@ -412,6 +412,13 @@ impl Engine {
             sum: 0.0,
             max_bits: 0,
         })
+    }
+
+    /// Which ends are fixed (walls and inflows): (minimum sides, maximum sides) per axis.
+    pub fn fixed_flags(&self) -> ([u32; 3], [u32; 3]) {
+        let b = &self.boundaries;
+        let fixed = |s: usize| [0, 1, 2].map(|a| u32::from(b.face(a, s).is_fixed()));
+        (fixed(0), fixed(1))
     }
 
     /// Which faces are open: (minimum sides, maximum sides) per axis.

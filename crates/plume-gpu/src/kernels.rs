@@ -10,7 +10,7 @@ use std::rc::Rc;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 7] = [
+const INCLUDES: [(&str, &str); 9] = [
     (
         "solid.glsl",
         include_str!("../../../shaders/sim/solid.glsl"),
@@ -38,6 +38,14 @@ const INCLUDES: [(&str, &str); 7] = [
     (
         "group_sum.glsl",
         include_str!("../../../shaders/sim/group_sum.glsl"),
+    ),
+    (
+        "cell_velocity.glsl",
+        include_str!("../../../shaders/sim/cell_velocity.glsl"),
+    ),
+    (
+        "limit.glsl",
+        include_str!("../../../shaders/sim/limit.glsl"),
     ),
 ];
 

@@ -106,13 +106,13 @@ impl Engine {
     }
 
     /// The smoke before advection (kept for the mass correction; what the sources added is
-    /// what it has more than before them) and this sub-step's outflow, whose reduction
-    /// (`outflow`: its partial sums from `base` on, 0 groups where no face is open) ran
-    /// after the one this issues first: one dispatch of the books for both.
-    pub(crate) fn book_before_advection(&self, outflow: impl FnOnce(&Self, u32) -> u32) {
+    /// what it has more than before them) and this sub-step's outflow (`k_dt` cells per
+    /// unit velocity): the two reductions' partial sums side by side, one dispatch of the
+    /// books for both.
+    pub(crate) fn book_before_advection(&self, k_dt: f32) {
         let n = self.cells();
         let before = self.reduce_at(0, 0, &self.f.density, &self.f.density, n);
-        let out = outflow(self, before);
+        let out = self.outflow(k_dt, before);
         self.ledger_run(5, [0, before], 1.0, (0.0, 0.0), &self.f.density, 1, out);
     }
 

@@ -113,8 +113,7 @@ impl Engine {
                 Err(_) => return,
             }
         }
-        let fixed = |s: usize| [0, 1, 2].map(|a| u32::from(self.boundaries.face(a, s).is_fixed()));
-        let (fixed_lo, fixed_hi) = (fixed(0), fixed(1));
+        let (fixed_lo, fixed_hi) = self.fixed_flags();
         let f = &self.f;
         // Semi-Lagrangian: one pass of all three axes into vel_tmp. MacCormack: an axis at a
         // time, φ̂ into the scratch, then the last step from it into vel_tmp.
@@ -269,7 +268,7 @@ impl Engine {
         let amb = p.ambient_temperature;
         let fade = (-p.fade * dt).exp();
         let cool = (-p.cooling * dt).exp();
-        self.book_before_advection(|e, base| e.outflow(k_dt, base));
+        self.book_before_advection(k_dt);
         let swept = std::mem::take(&mut self.obs.swept);
         if self.has_solids() {
             // Advection reads next to the solids from their border cells: the fluid's values.
@@ -407,7 +406,7 @@ impl Engine {
     /// Smoke leaving through open faces in a sub-step of `k_dt` cells per unit velocity
     /// (Σ density, cell units): reduced on the card, its partial sums from `base` on;
     /// returns how many (none without open faces).
-    fn outflow(&self, k_dt: f32, base: u32) -> u32 {
+    pub(crate) fn outflow(&self, k_dt: f32, base: u32) -> u32 {
         if !self.boundaries.any_open() {
             return 0;
         }
