@@ -478,6 +478,11 @@ pub struct BenchArgs {
     /// below the region's cut-off, 10⁻³ of each field's largest value).
     #[arg(long)]
     pub dense: bool,
+    /// Time every kernel on the card's clock (GPU backend: a timestamp after each dispatch)
+    /// and report them by stage, kernel and size, beside each one's bandwidth floor: which
+    /// kernels are furthest from what the card's memory allows.
+    #[arg(long)]
+    pub kernels: bool,
 }
 
 /// `--simd`'s values.

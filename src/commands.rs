@@ -149,8 +149,15 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         steps: a.steps as usize,
         baseline: a.baseline,
         baseline_steps: 3,
+        kernels: a.kernels,
     };
     let built = build(&cfg.scene, &a.grid)?;
+    if a.kernels && built.backend != "gpu" {
+        anyhow::bail!(
+            "--kernels times the GPU backend's kernels on the card's clock; this run is on the {} backend (use --backend gpu)",
+            built.backend
+        );
+    }
     let info = match built.backend {
         "gpu" => {
             // The card's own bandwidth, on a solver of its own (the measured one is wrapped).

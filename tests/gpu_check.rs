@@ -82,6 +82,13 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         );
         assert!(row["stages"]["project"].as_f64().is_some(), "{row}");
     }
+    // Every kernel on the card's clock, in rows that add up to the stages' time.
+    let kernels = &j["kernels"][0];
+    assert_eq!(kernels["ok"], true, "{kernels}");
+    assert!(
+        kernels["rows"].as_array().is_some_and(|r| r.len() >= 10),
+        "{kernels}"
+    );
     assert_eq!(j["speed"]["cpu"][0]["ok"], true, "{text}");
     assert!(j["speed"]["cpu"][0]["gpu_dispatches_per_step"].is_null());
     // Every correctness part ran: the closed box, GPU against CPU, the pictures, the
@@ -93,6 +100,8 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         .filter_map(|c| c["name"].as_str())
         .collect();
     for part in [
+        "bench --kernels 16³ runs",
+        "kernel clock 16³ agrees",
         "closed box",
         "GPU against CPU",
         "render --backend gpu",
@@ -111,6 +120,8 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert!(md.contains("| gpu | 16³ |"), "{md}");
     assert!(md.contains("## Checks"), "{md}");
     assert!(md.contains("a dependent dispatch"), "{md}");
+    assert!(md.contains("Kernels at 16³ on the card's clock"), "{md}");
+    assert!(md.contains("| project | laplace |"), "{md}");
     // The viewer's frame in parts, which add up to the mean frame.
     let parts = viewer["frame_parts_mean_ms"]
         .as_object()

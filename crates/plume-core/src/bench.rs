@@ -19,6 +19,32 @@ pub struct BenchConfig {
     pub baseline: bool,
     /// Steps timed for each baseline variant.
     pub baseline_steps: usize,
+    /// Time every kernel (GPU backend: [`Simulation::time_kernels`]); an error where the
+    /// backend cannot.
+    pub kernels: bool,
+}
+
+/// One kernel at one size in one stage, over the measured steps (`bench --kernels`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct KernelRow {
+    /// The stage it ran in.
+    pub stage: String,
+    /// The kernel (`shaders/sim/KERNEL.comp`).
+    pub kernel: String,
+    /// Items a dispatch works on.
+    pub items: u64,
+    /// Mean dispatches a step.
+    pub dispatches_per_step: f64,
+    /// Mean ms a step on the card's clock (see `sim::KernelTime`).
+    pub ms_per_step: f64,
+    /// Mean bytes a step in the byte model (each bound array once an item).
+    pub bytes_per_step: f64,
+    /// Those bytes over that time, GB/s.
+    pub model_gb_s: f64,
+    /// The bytes at `memory_bandwidth_gb_s`, ms; null without it.
+    pub floor_ms: Option<f64>,
+    /// µs a dispatch.
+    pub us_per_dispatch: f64,
 }
 
 /// The article port's timings.
@@ -150,6 +176,8 @@ pub struct BenchReport {
     /// `memory_bandwidth_gb_s`, to set beside `stages` ("substeps" is the largest speed read
     /// for the sub-steps); empty on the CPU.
     pub stage_floors_ms: BTreeMap<String, f64>,
+    /// With `--kernels`: every kernel by stage and size, the longest first; null without.
+    pub kernels: Option<Vec<KernelRow>>,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
@@ -236,6 +264,17 @@ pub fn run_with(
     mut solver: Box<dyn Simulation>,
     info: BackendInfo,
 ) -> Result<BenchReport, SimError> {
+    if cfg.kernels && !solver.time_kernels(true) {
+        return Err(SimError::InvalidParameter(format!(
+            "bench --kernels times the kernels on a graphics card's clock: the {} backend {}",
+            solver.backend(),
+            if solver.backend() == "cpu" {
+                "has no kernels (use --backend gpu)"
+            } else {
+                "has no timer queries on this driver"
+            }
+        )));
+    }
     // The up-resolution pass, when the scene asks for it: timed as the stage "detail" (with
     // the copy of the coarse fields it reads) and counted in the step.
     let mut detail = match cfg.scene.detail.enabled {
@@ -273,6 +312,7 @@ pub fn run_with(
     let mut step_bytes: Vec<f64> = Vec::new();
     let mut stage_bytes: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
+    let mut kernels: Vec<KernelRow> = Vec::new();
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
         let mut st = solver.step()?.clone();
@@ -312,6 +352,7 @@ pub fn run_with(
                     .or_default()
                     .push(*b as f64);
             }
+            add_kernels(&mut kernels, &h.kernels);
         }
     }
     let [mut dispatches, mut waits, mut issue] = host;
@@ -352,6 +393,9 @@ pub fn run_with(
                 .collect(),
             _ => BTreeMap::new(),
         },
+        kernels: cfg
+            .kernels
+            .then(|| kernel_rows(kernels, totals.len(), bandwidth)),
         stage_clock: info.stage_clock,
         upres: if cfg.scene.detail.enabled {
             cfg.scene.detail.factor
@@ -396,6 +440,59 @@ pub fn run_with(
         bandwidth_floor_ms: bandwidth.map(|b| 2.0 * memory as f64 / (b * 1e9) * 1e3),
         baseline,
     })
+}
+
+/// Adds a step's kernel times to the sums so far (one row a stage, kernel and size).
+fn add_kernels(rows: &mut Vec<KernelRow>, step: &[crate::sim::KernelTime]) {
+    for k in step {
+        match rows
+            .iter_mut()
+            .find(|r| r.stage == k.stage && r.kernel == k.kernel && r.items == k.items)
+        {
+            Some(r) => {
+                r.dispatches_per_step += f64::from(k.dispatches);
+                r.ms_per_step += k.ms;
+                r.bytes_per_step += k.bytes as f64;
+            }
+            None => rows.push(KernelRow {
+                stage: k.stage.to_string(),
+                kernel: k.kernel.to_string(),
+                items: k.items,
+                dispatches_per_step: f64::from(k.dispatches),
+                ms_per_step: k.ms,
+                bytes_per_step: k.bytes as f64,
+                model_gb_s: 0.0,
+                floor_ms: None,
+                us_per_dispatch: 0.0,
+            }),
+        }
+    }
+}
+
+/// The kernels' sums over `steps` steps as means a step, with their rates and floors at
+/// `bandwidth` GB/s, the longest first.
+fn kernel_rows(mut rows: Vec<KernelRow>, steps: usize, bandwidth: Option<f64>) -> Vec<KernelRow> {
+    let n = steps.max(1) as f64;
+    for r in &mut rows {
+        r.dispatches_per_step /= n;
+        r.ms_per_step /= n;
+        r.bytes_per_step /= n;
+        r.model_gb_s = if r.ms_per_step > 0.0 {
+            r.bytes_per_step / (r.ms_per_step * 1e6)
+        } else {
+            0.0
+        };
+        r.floor_ms = bandwidth
+            .filter(|&b| b > 0.0)
+            .map(|b| r.bytes_per_step / (b * 1e6));
+        r.us_per_dispatch = if r.dispatches_per_step > 0.0 {
+            r.ms_per_step * 1e3 / r.dispatches_per_step
+        } else {
+            0.0
+        };
+    }
+    rows.sort_by(|a, b| b.ms_per_step.total_cmp(&a.ms_per_step));
+    rows
 }
 
 /// Median ms per step of the article's `FluidCubeStep` on an n³ cube with a plume-like source.
@@ -521,6 +618,31 @@ impl BenchReport {
             "pressure: {:.0} iterations (median), worst relative residual {:.2e}, residual reduced {:.1}x per iteration",
             self.pressure_iterations, self.pressure_residual, self.pressure_reduction_per_iteration
         );
+        if let Some(rows) = &self.kernels {
+            let _ = writeln!(
+                s,
+                "kernels on the card's clock, mean a step, the longest first (model bytes; floor at the measured bandwidth):"
+            );
+            let _ = writeln!(
+                s,
+                "  {:<16} {:<14} {:>10} {:>6} {:>9} {:>9} {:>8} {:>9}",
+                "stage", "kernel", "items", "disp.", "ms", "floor ms", "GB/s", "µs/disp."
+            );
+            for r in rows {
+                let _ = writeln!(
+                    s,
+                    "  {:<16} {:<14} {:>10} {:>6.1} {:>9.3} {:>9} {:>8.1} {:>9.1}",
+                    r.stage,
+                    r.kernel,
+                    r.items,
+                    r.dispatches_per_step,
+                    r.ms_per_step,
+                    r.floor_ms.map_or_else(|| "–".into(), |f| format!("{f:.3}")),
+                    r.model_gb_s,
+                    r.us_per_dispatch
+                );
+            }
+        }
         if let Some(b) = &self.baseline {
             let _ = writeln!(
                 s,

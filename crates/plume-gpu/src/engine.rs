@@ -73,6 +73,8 @@ pub(crate) struct Engine {
     pub solid_bits: Buffer<[u32]>,
     /// The OpenGL calls glium does not make (timestamps, barriers).
     pub raw: crate::raw::RawGl,
+    /// Times each dispatch where it is on (see `cost::KernelClock`).
+    pub kernel_clock: Rc<crate::cost::KernelClock>,
     /// The blackbody emission table (rgb per entry) the flame's light is summed with.
     pub blackbody: Buffer<[f32]>,
     /// What has crossed the bus from the card so far.
@@ -106,7 +108,15 @@ impl Engine {
         boundaries: Boundaries,
     ) -> Result<Self, String> {
         let ctx_renderer = ctx.get_opengl_renderer_string().to_string();
-        let k = Kernels::new(&ctx, crate::is_software(ctx_renderer.as_str()))?;
+        let kernel_clock = Rc::new(crate::cost::KernelClock::new(crate::raw::RawGl::new(
+            Rc::clone(&ctx),
+            proc_address,
+        )));
+        let k = Kernels::new(
+            &ctx,
+            crate::is_software(ctx_renderer.as_str()),
+            &kernel_clock,
+        )?;
         let f = Fields::new(&ctx, grid.dims)?;
         let sub_dt = params.dt;
         let solid_bits = Buffer::new(
@@ -157,6 +167,7 @@ impl Engine {
             obs: Default::default(),
             solid_bits,
             raw,
+            kernel_clock,
             blackbody,
             transfers: Default::default(),
         };
@@ -327,7 +338,7 @@ impl Engine {
         let most = fields.iter().map(|f| reduce_groups(f.1)).max().unwrap_or(1);
         let k = &self.k.reduce_fields;
         let items: usize = fields.iter().map(|f| f.1).sum();
-        crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
+        k.dispatch(items, || {
             k.execute(
                 uniform! {
                     F0: field(0),

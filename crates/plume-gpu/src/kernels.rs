@@ -6,6 +6,8 @@ use glium::program::ComputeShader;
 use glium::uniforms::{AsUniformValue, Uniforms, UniformsStorage};
 use std::rc::Rc;
 
+use crate::cost::KernelClock;
+
 /// The GLSL each kernel starts with, after `#version` and the work-group size.
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
@@ -141,10 +143,25 @@ pub(crate) fn groups_of(items: usize, wg: u32) -> u32 {
 /// [`bytes_per_item`]).
 pub(crate) struct Kernel {
     shader: ComputeShader,
+    /// Its file name in `shaders/sim`, without `.comp`.
+    pub name: &'static str,
     /// Invocations in a work group (`WG` in its source).
     pub wg: u32,
     /// Bytes an item reads and writes in the model of [`bytes_per_item`].
     pub bytes: u32,
+    /// The engine's kernel clock, told of every dispatch.
+    clock: Rc<KernelClock>,
+}
+
+impl Kernel {
+    /// Issues `f`, a dispatch of this kernel over `items` items: counted (`cost::dispatch`)
+    /// and timed where the kernel clock is on.
+    pub(crate) fn dispatch<R>(&self, items: usize, f: impl FnOnce() -> R) -> R {
+        let bytes = items as u64 * u64::from(self.bytes);
+        let r = crate::cost::dispatch(bytes, f);
+        self.clock.after(self.name, items as u64, bytes);
+        r
+    }
 }
 
 impl std::ops::Deref for Kernel {
@@ -355,21 +372,23 @@ fn expand(text: &str, out: &mut String, depth: u32) {
 impl Kernels {
     /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
     /// renderer or not); the error names the kernel and carries the compiler's log.
-    pub fn new(ctx: &Rc<Context>, software: bool) -> Result<Self, String> {
+    pub fn new(ctx: &Rc<Context>, software: bool, clock: &Rc<KernelClock>) -> Result<Self, String> {
         let make = |file: &str, wg: u32| {
             let name = file.trim_end_matches(".comp");
-            let text = SOURCES
+            let (name, text) = SOURCES
                 .iter()
                 .find(|(n, _)| *n == name)
-                .map(|(_, t)| *t)
+                .copied()
                 .ok_or_else(|| format!("shaders/sim/{file} is not among the kernels' sources"))?;
             let src = source(text, wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
             Ok::<_, String>(Kernel {
                 shader,
+                name,
                 wg,
                 bytes: bytes_per_item(&src),
+                clock: Rc::clone(clock),
             })
         };
         let per_item = item_wg(software);
@@ -426,7 +445,7 @@ where
         return;
     }
     let (gx, gy) = groups_for(items, k.wg);
-    crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
+    k.dispatch(items, || {
         k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1)
     });
 }
@@ -460,7 +479,7 @@ where
     R: Uniforms,
 {
     let groups = reduce_groups(items);
-    crate::cost::dispatch(items as u64 * u64::from(k.bytes), || {
+    k.dispatch(items, || {
         k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1)
     });
     groups

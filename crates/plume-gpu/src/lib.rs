@@ -454,6 +454,9 @@ impl Simulation for GpuSolver {
     fn pressure_solver(&self) -> &'static str {
         "multigrid PCG (GPU)"
     }
+    fn time_kernels(&mut self, on: bool) -> bool {
+        self.call(move |e| e.kernel_clock.set_on(on))
+    }
     fn params(&self) -> &FluidParams {
         &self.params
     }

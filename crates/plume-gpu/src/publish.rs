@@ -95,7 +95,7 @@ impl Engine {
             .clamp(1, u64::from(REDUCE_GROUPS / FLAME_SUMS)) as u32;
         let (lo, hi) = plume_core::blackbody::TABLE_KELVIN;
         let g = &self.grid;
-        crate::cost::dispatch(n as u64 * u64::from(self.k.flame_light.bytes), || {
+        self.k.flame_light.dispatch(n, || {
             self.k.flame_light.execute(
                 uniform! {
                     Temperature: &self.f.temperature,

@@ -142,6 +142,11 @@ impl RawGl {
             .collect()
     }
 
+    /// Drops the timestamps recorded and not read (their queries are reused).
+    pub fn forget(&mut self) {
+        self.used = 0;
+    }
+
     /// Makes every write of the kernels so far visible to whatever reads next (another
     /// context of the share group included, once this one has finished).
     pub fn barrier(&self) {

@@ -43,6 +43,7 @@ impl Engine {
     pub fn step(&mut self) {
         let before = crate::cost::now();
         crate::cost::take_stage_bytes();
+        self.kernel_clock.start();
         self.open_books();
         self.clock.clear();
         let (p, grid) = (self.params.clone(), self.grid);
@@ -80,6 +81,7 @@ impl Engine {
             waits: cost.waits as u32,
             issue_ms: cost.issue_ns as f64 / 1e6,
             stage_bytes: crate::cost::take_stage_bytes(),
+            kernels: self.kernel_clock.finish(),
         });
         crate::cost::enter("");
         self.stats = total;

@@ -119,6 +119,15 @@ pub trait Simulation: Send {
     /// The simulation without any pass layered on top (itself when there is none), state
     /// kept: what switching the up-resolution pass off or re-making it starts from.
     fn into_coarse(self: Box<Self>) -> Box<dyn Simulation>;
+    /// Turns the kernel clock on or off: with it on, each step's [`HostStats::kernels`]
+    /// times every kernel on the card's clock (a timestamp after each dispatch, which costs
+    /// a little time of its own). Returns whether the backend has such a clock (the CPU
+    /// backend has no kernels; a GPU driver without timer queries has none).
+    ///
+    /// [`HostStats::kernels`]: crate::sim::HostStats::kernels
+    fn time_kernels(&mut self, _on: bool) -> bool {
+        false
+    }
     /// The backend's own type, for what only it offers (the GPU backend's shared textures);
     /// `None` where there is nothing more.
     fn as_any(&self) -> Option<&dyn std::any::Any> {

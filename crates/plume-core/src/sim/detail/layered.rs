@@ -66,6 +66,9 @@ impl Simulation for Detailed {
     fn pressure_solver(&self) -> &'static str {
         self.inner.pressure_solver()
     }
+    fn time_kernels(&mut self, on: bool) -> bool {
+        self.inner.time_kernels(on)
+    }
     fn params(&self) -> &FluidParams {
         self.inner.params()
     }

@@ -81,6 +81,28 @@ pub struct HostStats {
     /// `plume_gpu::kernel_bytes`), by stage name ("substeps": the largest speed for the
     /// sub-steps), in the order they came.
     pub stage_bytes: Vec<(&'static str, u64)>,
+    /// Each kernel's time on the card in the step, where the kernel clock is on (see
+    /// `Simulation::time_kernels`; empty otherwise): one entry a stage, kernel and size.
+    pub kernels: Vec<KernelTime>,
+}
+
+/// What one kernel, at one size, took in one stage of a step: the card's time from the
+/// end of the dispatch before it to the end of its own (so the barrier, the launch and the
+/// drain count, and a gap where the card waited for the host), summed over its dispatches.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct KernelTime {
+    /// The stage it ran in (as in [`StepStats::stages`]; "substeps": the largest speed).
+    pub stage: &'static str,
+    /// The kernel's file name in `shaders/sim` (without `.comp`).
+    pub kernel: &'static str,
+    /// Items a dispatch of it works on.
+    pub items: u64,
+    /// Dispatches of it in the step.
+    pub dispatches: u32,
+    /// Bytes they read and wrote in the backend's model (see `HostStats::stage_bytes`).
+    pub bytes: u64,
+    /// Milliseconds on the card's clock.
+    pub ms: f64,
 }
 
 impl StepStats {
