@@ -139,12 +139,12 @@ pub struct BenchReport {
     /// CPU backend: the vector instructions the passes used: "avx512", "avx2" or "none"
     /// (`--simd`). Null on the GPU backend.
     pub simd: Option<&'static str>,
-    /// CPU backend: whether the scalar advection skipped the cells with only outside air
-    /// within their traces' reach (see `sim::active`): false with `--dense`. Null on the
-    /// GPU backend, which works out every cell.
+    /// Whether the scalar advection skipped the cells with only outside air within their
+    /// traces' reach (see `sim::active`; the GPU backend's on the card, `active.comp`):
+    /// false with `--dense`. Always given (an `Option` for the JSON's older readers).
     pub sparse: Option<bool>,
-    /// CPU backend: median share of the cells the scalar advection worked out (1 with
-    /// `--dense`). Null on the GPU backend.
+    /// Median share of the cells the scalar advection worked out (1 with `--dense`).
+    /// Always given.
     pub scalar_active: Option<f64>,
     /// GPU backend: median compute dispatches a measured step issued; null on the CPU.
     pub gpu_dispatches_per_step: Option<f64>,
@@ -405,11 +405,11 @@ pub fn run_with(
         dims: d.as_array(),
         steps: totals.len(),
         threads: rayon::current_num_threads(),
-        // The CPU's vector paths and active regions: none of them on the GPU backend.
+        // The CPU's vector paths: none of them on the GPU backend (both have active regions).
         vectorised: cpu.then(crate::sim::trace16::simd_available),
         simd: cpu.then(|| crate::sim::trace16::simd_level().name()),
-        sparse: cpu.then(crate::sim::active::sparse_enabled),
-        scalar_active: cpu.then(|| median(&mut active)),
+        sparse: Some(crate::sim::active::sparse_enabled()),
+        scalar_active: Some(median(&mut active)),
         ms_per_step: ms,
         mean_ms_per_step: mean,
         stages: stages

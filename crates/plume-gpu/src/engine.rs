@@ -75,6 +75,8 @@ pub(crate) struct Engine {
     pub raw: crate::raw::RawGl,
     /// Times each dispatch where it is on (see `cost::KernelClock`).
     pub kernel_clock: Rc<crate::cost::KernelClock>,
+    /// The scalars' active region between sub-steps (`region.rs`).
+    pub region: crate::region::RegionState,
     /// The blackbody emission table (rgb per entry) the flame's light is summed with.
     pub blackbody: Buffer<[f32]>,
     /// What has crossed the bus from the card so far.
@@ -168,6 +170,7 @@ impl Engine {
             solid_bits,
             raw,
             kernel_clock,
+            region: Default::default(),
             blackbody,
             transfers: Default::default(),
         };
@@ -204,6 +207,8 @@ impl Engine {
 
     /// Clears the fields and the clock (as the CPU solver's `reset`).
     pub fn reset(&mut self) {
+        // (the active region's cut-offs start again, as the CPU's)
+        self.region.forget();
         let n = self.cells();
         let d = self.grid.dims;
         self.fill(&self.f.density, n, 0.0);
@@ -495,6 +500,8 @@ impl Engine {
 
     /// Replaces the emitters: bodies prepared, plain shapes' coverage uploaded.
     pub fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
+        // (the active region's cut-offs start again, as the CPU's)
+        self.region.forget();
         let mut bodies = Vec::with_capacity(es.len());
         let mut covers = Vec::with_capacity(es.len());
         for e in &es {
@@ -623,6 +630,8 @@ impl Engine {
     /// Replaces every field and the clock.
     pub fn load_state(&mut self, s: &FieldState) -> Result<(), SimError> {
         s.check(&self.grid)?;
+        // (the active region's cut-offs start again, as the CPU's)
+        self.region.forget();
         let d = self.grid.dims;
         let n = d.cells();
         let bad = |what: &str| SimError::InvalidParameter(format!("{what} has the wrong length"));

@@ -53,6 +53,18 @@ pub(crate) struct Fields {
     pub largest: Buffer<[u32]>,
     /// A step's books (`ledger.rs`).
     pub ledger: Buffer<[f64]>,
+    /// The scalars' active region, a span a row in four arrays (`active.comp`).
+    pub rows: Buffer<[u32]>,
+    /// The region's figures: maxima, the reach's face velocities, its cells (`active.comp`).
+    pub active: Buffer<[u32]>,
+}
+
+/// Words of `Fields::active`.
+pub(crate) const ACTIVE_WORDS: usize = 16;
+
+/// The words of `Fields::rows` for a `d` grid: four arrays of two a row, every span empty.
+fn empty_rows(d: Dims) -> Vec<u32> {
+    [u32::MAX, 0].repeat(4 * d.ny * d.nz)
 }
 
 /// The partial results a `d` grid's reductions write, at most: the reductions' side by
@@ -72,7 +84,10 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
     // and flame.
     let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = partial_slots(d) as u64 * 12 + 8 * (SCALARS + LEDGER_SLOTS) as u64 + 8;
+    let small = partial_slots(d) as u64 * 12
+        + 8 * (SCALARS + LEDGER_SLOTS) as u64
+        + 8
+        + 4 * (ACTIVE_WORDS + 8 * d.ny * d.nz) as u64;
     floats * 4 + small
 }
 
@@ -153,6 +168,8 @@ impl Fields {
         let counter = small_from(ctx, &[0u32][..])?;
         let largest = small_from(ctx, &[0u32][..])?;
         let ledger = small_from(ctx, &[0.0f64; LEDGER_SLOTS][..])?;
+        let rows = small_from(ctx, &empty_rows(d)[..])?;
+        let active = small_from(ctx, &[0u32; ACTIVE_WORDS][..])?;
         Ok(Self {
             density: floats(ctx, n)?,
             temperature: floats(ctx, n)?,
@@ -172,6 +189,8 @@ impl Fields {
             counter,
             largest,
             ledger,
+            rows,
+            active,
         })
     }
 }

@@ -157,7 +157,17 @@ impl Kernel {
     /// Issues `f`, a dispatch of this kernel over `items` items: counted (`cost::dispatch`)
     /// and timed where the kernel clock is on.
     pub(crate) fn dispatch<R>(&self, items: usize, f: impl FnOnce() -> R) -> R {
-        let bytes = items as u64 * u64::from(self.bytes);
+        self.dispatch_moving(items, self.bytes, f)
+    }
+
+    /// [`Kernel::dispatch`] with `item_bytes` an item in the byte model.
+    pub(crate) fn dispatch_moving<R>(
+        &self,
+        items: usize,
+        item_bytes: u32,
+        f: impl FnOnce() -> R,
+    ) -> R {
+        let bytes = items as u64 * u64::from(item_bytes);
         let r = crate::cost::dispatch(bytes, f);
         self.clock.after(self.name, items as u64, bytes);
         r
@@ -173,7 +183,9 @@ impl std::ops::Deref for Kernel {
 
 /// Buffers that are not per-item arrays: reductions' partial results and figures, counters,
 /// tables, bit masks (a thirty-second of a float a cell). The byte model leaves them out.
-const SMALL_BUFFERS: [&str; 10] = [
+const SMALL_BUFFERS: [&str; 12] = [
+    "Rows",
+    "Active",
     "PartialSum",
     "Largest",
     "Ledger",
@@ -243,7 +255,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 29] = [
+const SOURCES: [(&str, &str); 30] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -309,6 +321,7 @@ const SOURCES: [(&str, &str); 29] = [
     ),
     ("copy", include_str!("../../../shaders/sim/copy.comp")),
     ("ledger", include_str!("../../../shaders/sim/ledger.comp")),
+    ("active", include_str!("../../../shaders/sim/active.comp")),
 ];
 
 /// Every kernel of the solver.
@@ -343,6 +356,8 @@ pub(crate) struct Kernels {
     pub flame_light: Kernel,
     pub copy: Kernel,
     pub ledger: Kernel,
+    /// The scalars' active region (`active.comp`).
+    pub active: Kernel,
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
@@ -430,6 +445,7 @@ impl Kernels {
             flame_light: k!("flame_light.comp", REDUCE_WG),
             copy: k!("copy.comp"),
             ledger: k!("ledger.comp"),
+            active: k!("active.comp"),
         })
     }
 }
@@ -441,11 +457,27 @@ where
     T: AsUniformValue,
     R: Uniforms,
 {
+    run_moving(k, dims, items, k.bytes, u);
+}
+
+/// [`run`] for a dispatch whose items each move `item_bytes` in the byte model, where that
+/// is not the kernel's own figure (an item of several cells, or one that reads none of the
+/// per-cell arrays it binds).
+pub(crate) fn run_moving<'n, T, R>(
+    k: &Kernel,
+    dims: [u32; 3],
+    items: usize,
+    item_bytes: u32,
+    u: UniformsStorage<'n, T, R>,
+) where
+    T: AsUniformValue,
+    R: Uniforms,
+{
     if items == 0 {
         return;
     }
     let (gx, gy) = groups_for(items, k.wg);
-    k.dispatch(items, || {
+    k.dispatch_moving(items, item_bytes, || {
         k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1)
     });
 }

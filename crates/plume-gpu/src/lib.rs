@@ -24,6 +24,7 @@ mod pressure;
 mod probe;
 mod publish;
 mod raw;
+mod region;
 mod solids;
 mod stages;
 mod step;
@@ -463,7 +464,10 @@ impl Simulation for GpuSolver {
     fn set_params(&mut self, p: FluidParams) -> Result<(), SimError> {
         p.validate()?;
         let q = p.clone();
-        self.call(move |e| e.params = q);
+        self.call(move |e| {
+            e.params = q;
+            e.region.forget();
+        });
         self.params = p;
         Ok(())
     }
@@ -473,7 +477,10 @@ impl Simulation for GpuSolver {
     fn set_fire(&mut self, p: FireParams) -> Result<(), SimError> {
         p.validate()?;
         let q = p.clone();
-        self.call(move |e| e.fire = q);
+        self.call(move |e| {
+            e.fire = q;
+            e.region.forget();
+        });
         self.fire = p;
         Ok(())
     }

@@ -99,6 +99,8 @@ impl Engine {
     /// Replaces the obstacles (as the CPU's `Solver::set_obstacles`): the smoke inside the
     /// new solids is cleared, the flow goes on around them.
     pub fn set_obstacles(&mut self, os: Vec<Obstacle>) -> Result<(), SimError> {
+        // (the active region's cut-offs start again, as the CPU's)
+        self.region.forget();
         let bodies = Solver::resolve_bodies(&os, self.grid.h)?;
         let host = Solids::build(&self.grid, &bodies, self.time, f64::from(self.params.dt));
         self.install(host).map_err(SimError::InvalidParameter)?;

@@ -282,6 +282,8 @@ impl Engine {
                 }
             }
         }
+        // Only the cells within the traces' reach of anything but outside air (`region.rs`).
+        let region = self.scalar_region(k_dt);
         self.cell_velocity();
         let (lo, hi, _, _) = self.exits(false);
         let fields = if self.temp_active { 2u32 } else { 1 };
@@ -296,6 +298,7 @@ impl Engine {
             outside,
             k_dt,
             (lo, hi),
+            region,
         );
         std::mem::swap(&mut self.f.density, &mut self.f.r);
         if self.temp_active {
@@ -308,7 +311,16 @@ impl Engine {
                     std::mem::replace(&mut self.f.density, fu),
                     std::mem::replace(&mut self.f.temperature, fl),
                 );
-                self.advect_pair(mac, 2, [1.0, 1.0], [0.0; 2], [0.0; 2], k_dt, (lo, hi));
+                self.advect_pair(
+                    mac,
+                    2,
+                    [1.0, 1.0],
+                    [0.0; 2],
+                    [0.0; 2],
+                    k_dt,
+                    (lo, hi),
+                    region,
+                );
                 let fuel = std::mem::replace(&mut self.f.density, fu);
                 let flame = std::mem::replace(&mut self.f.temperature, fl);
                 self.f.fuel = Some(std::mem::replace(&mut self.f.r, fuel));
@@ -332,7 +344,8 @@ impl Engine {
     }
 
     /// Advects `density` and (with `fields` 2) `temperature` into `r` and `p` (MacCormack's
-    /// φ̂ in `q` and `vel_tmp[0]`), each as `scale·φ + offset` with `outside` beyond open faces.
+    /// φ̂ in `q` and `vel_tmp[0]`), each as `scale·φ + offset` with `outside` beyond open faces;
+    /// in the active region whose spans are at `region` (`None`: every cell).
     #[allow(clippy::too_many_arguments)]
     fn advect_pair(
         &self,
@@ -343,6 +356,7 @@ impl Engine {
         outside: [f32; 2],
         k_dt: f32,
         (lo, hi): ([u32; 3], [u32; 3]),
+        region: Option<u32>,
     ) {
         let phases: &[u32] = if mac { &[1, 2] } else { &[0] };
         let f = &self.f;
@@ -369,6 +383,10 @@ impl Engine {
                     air_in_hi: hi,
                     Solid: &self.solid_bits,
                     solids: self.solids_flag(),
+                    Rows: &f.rows,
+                    Active: &f.active,
+                    region: u32::from(region.is_some()),
+                    d_at: region.unwrap_or(0),
                 },
             );
         }

@@ -68,6 +68,7 @@ impl Engine {
             self.read_clock(&mut total);
         }
         let books = self.read_books();
+        total.scalar_active = self.region_share();
         let cell = f64::from(self.grid.h).powi(3);
         total.source_added = books.source_added * cell;
         total.outflow = books.outflow * cell;

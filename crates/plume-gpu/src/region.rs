@@ -1,0 +1,150 @@
+//! The scalars' active region on the card (`active.comp`), as the CPU's `sim::active`: the
+//! scalar advection works out only the cells within its traces' reach of anything but
+//! outside air (above a cut-off of each field's largest departure from it, found the
+//! sub-step before), and writes the others as outside air. Three dispatches a sub-step
+//! (the support, and the reach along y and along z), none of them waited for: the advection
+//! reads the spans, and whether to skip at all (the velocity finite, the region under nine
+//! tenths of the grid), on the card.
+
+use glium::uniform;
+use plume_core::sim::active;
+
+use crate::engine::Engine;
+use crate::fields::Field;
+use crate::kernels::run_moving;
+
+/// Cells along x an item of `active.comp`'s support works on (its `CHUNK`).
+const CHUNK: usize = 8;
+
+/// What the region carries from one sub-step to the next.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RegionState {
+    /// Which of the four slots hold a field's largest departure from the last support (the
+    /// CPU's `scalar_maxima`: slots in the order density, temperature, fuel, flame of the
+    /// fields advected; none after anything from outside changed the fields).
+    pub valid: [bool; 4],
+    /// Which support array and which set of maxima the next sub-step writes.
+    pub parity: u32,
+    /// The last scalar advection ran in a region (its share is read with the books).
+    pub used: bool,
+}
+
+impl RegionState {
+    /// Forgets the maxima: the next support compares bits (the CPU's `scalar_maxima =
+    /// [None; 4]`, where its parameters, emitters, obstacles or fields were set).
+    pub fn forget(&mut self) {
+        self.valid = [false; 4];
+    }
+}
+
+impl Engine {
+    /// The advected fields with their outside values, in the CPU's order.
+    fn region_fields(&self) -> Vec<(&Field, f32)> {
+        let mut v = vec![(&self.f.density, 0.0)];
+        if self.temp_active {
+            v.push((&self.f.temperature, self.params.ambient_temperature));
+        }
+        if self.fire_active {
+            if let (Some(fu), Some(fl)) = (&self.f.fuel, &self.f.flame) {
+                v.push((fu, 0.0));
+                v.push((fl, 0.0));
+            }
+        }
+        v
+    }
+
+    /// Works out the region for a scalar advection over `k_dt` cells per unit velocity;
+    /// returns where its spans are in `rows` (in rows), `None` where the region is off
+    /// (`bench --dense`: every cell worked out).
+    pub(crate) fn scalar_region(&mut self, k_dt: f32) -> Option<u32> {
+        self.region.used = active::sparse_enabled();
+        if !self.region.used {
+            return None;
+        }
+        let d = self.grid.dims;
+        let rows = (d.ny * d.nz) as u32;
+        let fields = self.region_fields();
+        let count = fields.len();
+        let parity = self.region.parity;
+        let (cut_at, out_at) = (4 * parity, 4 * (1 - parity));
+        // This sub-step's maxima, the reach's velocities, the cells and the flag start at 0
+        // (queued writes, in order with the dispatches).
+        let zeros = [0u32; 4];
+        if let Some(s) = self.f.active.slice(out_at as usize..out_at as usize + 4) {
+            s.write(&zeros);
+        }
+        if let Some(s) = self.f.active.slice(8..13) {
+            s.write(&[0u32; 5]);
+        }
+        let cut = active::cuts_from(self.region.valid.map(|v| v.then_some(1.0f32)).as_ref());
+        let exact: [u32; 4] = std::array::from_fn(|i| u32::from(cut[i].is_none()));
+        let mut background = [0.0f32; 4];
+        for (b, (_, v)) in background.iter_mut().zip(&fields) {
+            *b = *v;
+        }
+        let field = |i: usize| fields.get(i).map_or(&self.f.density, |f| f.0);
+        let (s_at, other_at, t_at, d_at) = (parity * rows, (1 - parity) * rows, 2 * rows, 3 * rows);
+        // (op 0: an item a run of `CHUNK` cells along a row)
+        let runs = rows as usize * d.nx.div_ceil(CHUNK);
+        // In the byte model op 0 reads what it binds for each of its cells; ops 1 and 2 read
+        // only the spans and figures (small buffers).
+        let chunk = self.k.active.bytes * CHUNK as u32;
+        for (op, items, bytes) in [
+            (0u32, runs, chunk),
+            (1, rows as usize, 0),
+            (2, rows as usize, 0),
+        ] {
+            run_moving(
+                &self.k.active,
+                self.dims(),
+                items,
+                bytes,
+                uniform! {
+                    S0: field(0),
+                    S1: field(1),
+                    S2: field(2),
+                    S3: field(3),
+                    U: &self.f.vel[0],
+                    V: &self.f.vel[1],
+                    W: &self.f.vel[2],
+                    Rows: &self.f.rows,
+                    Active: &self.f.active,
+                    op: op,
+                    fields: count as u32,
+                    background: background,
+                    exact: exact,
+                    cutoff: active::CUTOFF,
+                    cut_at: cut_at,
+                    out_at: out_at,
+                    s_at: s_at,
+                    other_at: other_at,
+                    t_at: t_at,
+                    d_at: d_at,
+                    kt: k_dt,
+                },
+            );
+        }
+        for v in &mut self.region.valid[..count] {
+            *v = true;
+        }
+        self.region.parity = 1 - parity;
+        Some(d_at)
+    }
+
+    /// The share of the cells the last scalar advection worked out (the CPU's
+    /// `scalar_active`): its region's, or all where it had none or worked out every cell.
+    /// Read once the step's work is done, with the books.
+    pub(crate) fn region_share(&self) -> f32 {
+        if !self.region.used {
+            return 1.0;
+        }
+        let v = self.f.active.read().unwrap_or_default();
+        let n = self.cells() as f64;
+        match (v.get(11), v.get(12)) {
+            (Some(&cells), Some(&0)) if f64::from(cells) * 10.0 < n * 9.0 => {
+                (f64::from(cells) / n) as f32
+            }
+            _ => 1.0,
+        }
+    }
+}
