@@ -47,7 +47,10 @@ fn the_gpus_active_region_is_exact_without_its_cut_off_and_the_cpus_with_it() {
             .with_resolution(20),
     ];
     // Without the cut-off: the region leaves out only cells whose result is the outside
-    // air exactly, so the fields are those of working out every cell, bit for bit.
+    // air exactly, so the fields are those of working out every cell, bit for bit. (While
+    // the region holds under half the cells its traces take the cell-centred velocity from
+    // the faces, after that from the stored array: both paths run here, and the dense run
+    // takes the stored one throughout.)
     active::set_cutoff(false);
     for scene in &scenes {
         let (exact, shares) = run(scene, 12);
@@ -60,9 +63,11 @@ fn the_gpus_active_region_is_exact_without_its_cut_off_and_the_cpus_with_it() {
             "{}: the exact skipping changed the fields",
             scene.name
         );
-        if scene.name == "default" || scene.name == "plume" {
-            assert!(shares[0] < 0.5, "{}: {shares:?}", scene.name);
-        }
+        assert!(
+            shares[0] < 0.5 && shares[11] > 0.5,
+            "{}: {shares:?}",
+            scene.name
+        );
         println!("{}: shares without the cut-off {shares:?}", scene.name);
     }
     active::set_cutoff(true);

@@ -5,6 +5,11 @@
 // (a forward trace sampling φ̂ gives φ̃; φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight
 // φⁿ the backtrace interpolated, or φ̂ where the forward trace leaves the cell centres).
 layout(std430) readonly buffer CellVel { float cell_vel[]; };
+// The faces, read instead of CellVel where `from_faces` is 1 (see trace.glsl).
+layout(std430) readonly buffer FaceU { float u[]; };
+layout(std430) readonly buffer FaceV { float v[]; };
+layout(std430) readonly buffer FaceW { float w[]; };
+#define TRACE_FROM_FACES
 layout(std430) readonly buffer Src0 { float src0[]; };
 layout(std430) readonly buffer Src1 { float src1[]; };
 layout(std430) buffer Hat0 { float hat0[]; };
@@ -65,7 +70,7 @@ void main() {
         return;
     }
     vec3 p = vec3(coords(dims, n));
-    vec3 u0 = vec3(cell_vel[3u * n], cell_vel[3u * n + 1u], cell_vel[3u * n + 2u]);
+    vec3 u0 = cell_vel_of(n);
     vec3 last = vec3(dims) - 1.0;
     vec3 back = stop_at_solid(p, rk2(p, u0, -kt));
     Loc l = locate(dims, back);

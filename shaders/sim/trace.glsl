@@ -1,26 +1,42 @@
-// Second-order (RK2) traces through the cell-centred velocity (`cell_vel`, three floats a
-// cell, the mean of each cell's two faces along each axis), as the CPU's `sample::rk2`.
-// Needs a block `CellVel { float cell_vel[]; }` declared before it.
+// Second-order (RK2) traces through the cell-centred velocity (three floats a cell, the mean
+// of each cell's two faces along each axis), as the CPU's `sample::rk2`. Needs a block
+// `CellVel { float cell_vel[]; }` declared before it. An includer that defines
+// TRACE_FROM_FACES (with the face blocks `cell_velocity.glsl` needs) may take the cell-centred
+// velocity from the faces instead where `from_faces` is 1: the same values (`precise`),
+// without a pass storing them first, for traces from a few cells.
 
 #include "solid.glsl"
 
+#ifdef TRACE_FROM_FACES
+uniform uint from_faces;
+#include "cell_velocity.glsl"
+#endif
+
+// The cell-centred velocity of cell q (its index).
+vec3 cell_vel_of(uint q) {
+#ifdef TRACE_FROM_FACES
+    if (from_faces != 0u) {
+        uvec3 c = coords(dims, q);
+        return vec3(cell_velocity(c, 0u), cell_velocity(c, 1u), cell_velocity(c, 2u));
+    }
+#endif
+    return vec3(cell_vel[3u * q], cell_vel[3u * q + 1u], cell_vel[3u * q + 2u]);
+}
+
 vec3 cell_velocity_at(vec3 p) {
     Loc l = locate(dims, p);
-    vec3 r;
-    for (int a = 0; a < 3; a++) {
-        float v[8];
-        uint b = 3u * l.b + uint(a);
-        v[0] = cell_vel[b];
-        v[1] = cell_vel[b + 3u * l.di];
-        v[2] = cell_vel[b + 3u * l.dj];
-        v[3] = cell_vel[b + 3u * (l.dj + l.di)];
-        v[4] = cell_vel[b + 3u * l.dk];
-        v[5] = cell_vel[b + 3u * (l.dk + l.di)];
-        v[6] = cell_vel[b + 3u * (l.dk + l.dj)];
-        v[7] = cell_vel[b + 3u * (l.dk + l.dj + l.di)];
-        r[a] = lerp8(v, l.t);
+    uint at8[8] = uint[8](l.b, l.b + l.di, l.b + l.dj, l.b + l.dj + l.di, l.b + l.dk,
+        l.b + l.dk + l.di, l.b + l.dk + l.dj, l.b + l.dk + l.dj + l.di);
+    float x[8];
+    float y[8];
+    float z[8];
+    for (int c = 0; c < 8; c++) {
+        vec3 cv = cell_vel_of(at8[c]);
+        x[c] = cv.x;
+        y[c] = cv.y;
+        z[c] = cv.z;
     }
-    return r;
+    return vec3(lerp8(x, l.t), lerp8(y, l.t), lerp8(z, l.t));
 }
 
 // From p (cell-array coordinates) over k cells per unit velocity (negative: backwards),

@@ -200,8 +200,12 @@ const SMALL_BUFFERS: [&str; 12] = [
 
 /// Arrays an item reads or writes instead of another the model counts: `reduce_fields.comp`
 /// reads one of F0 to F7 an item (one field a row of work groups), counted as F0;
-/// `advect_faces.comp` writes one of Out0 to Out2 (its face's axis), counted as Out0.
-const READ_INSTEAD: [&str; 9] = ["F1", "F2", "F3", "F4", "F5", "F6", "F7", "Out1", "Out2"];
+/// `advect_faces.comp` writes one of Out0 to Out2 (its face's axis), counted as Out0;
+/// `advect_cells.comp` reads the faces FaceU to FaceW instead of CellVel where it traces
+/// from the faces (as many bytes a cell), counted as CellVel.
+const READ_INSTEAD: [&str; 12] = [
+    "F1", "F2", "F3", "F4", "F5", "F6", "F7", "Out1", "Out2", "FaceU", "FaceV", "FaceW",
+];
 
 /// The bytes one item of a kernel reads and writes, from the arrays its source binds, in
 /// an ideal-cache model: each per-item array read once and written once per item (a

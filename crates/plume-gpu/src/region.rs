@@ -27,7 +27,15 @@ pub(crate) struct RegionState {
     pub parity: u32,
     /// The last scalar advection ran in a region (its share is read with the books).
     pub used: bool,
+    /// The share of the cells the last step's region held (0 before any): where it is
+    /// small, the traces take the cell-centred velocity from the faces and no pass stores
+    /// it for every cell first.
+    pub last_share: f32,
 }
+
+/// Below this share of the cells in the region the scalar traces read the faces (see
+/// `RegionState::last_share`); the same values either way.
+pub(crate) const TRACE_FROM_FACES_BELOW: f32 = 0.5;
 
 impl RegionState {
     /// Forgets the maxima: the next support compares bits (the CPU's `scalar_maxima =
@@ -134,17 +142,20 @@ impl Engine {
     /// The share of the cells the last scalar advection worked out (the CPU's
     /// `scalar_active`): its region's, or all where it had none or worked out every cell.
     /// Read once the step's work is done, with the books.
-    pub(crate) fn region_share(&self) -> f32 {
+    pub(crate) fn region_share(&mut self) -> f32 {
         if !self.region.used {
+            self.region.last_share = 1.0;
             return 1.0;
         }
         let v = self.f.active.read().unwrap_or_default();
         let n = self.cells() as f64;
-        match (v.get(11), v.get(12)) {
+        let share = match (v.get(11), v.get(12)) {
             (Some(&cells), Some(&0)) if f64::from(cells) * 10.0 < n * 9.0 => {
                 (f64::from(cells) / n) as f32
             }
             _ => 1.0,
-        }
+        };
+        self.region.last_share = share;
+        share
     }
 }

@@ -284,7 +284,13 @@ impl Engine {
         }
         // Only the cells within the traces' reach of anything but outside air (`region.rs`).
         let region = self.scalar_region(k_dt);
-        self.cell_velocity();
+        // With few cells to trace, they take the cell-centred velocity from the faces (the
+        // same values) and no pass stores it for every cell.
+        let from_faces =
+            region.is_some() && self.region.last_share < crate::region::TRACE_FROM_FACES_BELOW;
+        if !from_faces {
+            self.cell_velocity();
+        }
         let (lo, hi, _, _) = self.exits(false);
         let fields = if self.temp_active { 2u32 } else { 1 };
         let scale = [fade, cool];
@@ -298,7 +304,7 @@ impl Engine {
             outside,
             k_dt,
             (lo, hi),
-            region,
+            (region, from_faces),
         );
         std::mem::swap(&mut self.f.density, &mut self.f.r);
         if self.temp_active {
@@ -319,7 +325,7 @@ impl Engine {
                     [0.0; 2],
                     k_dt,
                     (lo, hi),
-                    region,
+                    (region, from_faces),
                 );
                 let fuel = std::mem::replace(&mut self.f.density, fu);
                 let flame = std::mem::replace(&mut self.f.temperature, fl);
@@ -345,7 +351,8 @@ impl Engine {
 
     /// Advects `density` and (with `fields` 2) `temperature` into `r` and `p` (MacCormack's
     /// φ̂ in `q` and `vel_tmp[0]`), each as `scale·φ + offset` with `outside` beyond open faces;
-    /// in the active region whose spans are at `region` (`None`: every cell).
+    /// in the active region whose spans are at `region` (`None`: every cell), the traces
+    /// reading the faces where `from_faces` (else the stored cell-centred velocity).
     #[allow(clippy::too_many_arguments)]
     fn advect_pair(
         &self,
@@ -356,7 +363,7 @@ impl Engine {
         outside: [f32; 2],
         k_dt: f32,
         (lo, hi): ([u32; 3], [u32; 3]),
-        region: Option<u32>,
+        (region, from_faces): (Option<u32>, bool),
     ) {
         let phases: &[u32] = if mac { &[1, 2] } else { &[0] };
         let f = &self.f;
@@ -387,6 +394,10 @@ impl Engine {
                     Active: &f.active,
                     region: u32::from(region.is_some()),
                     d_at: region.unwrap_or(0),
+                    FaceU: &f.vel[0],
+                    FaceV: &f.vel[1],
+                    FaceW: &f.vel[2],
+                    from_faces: u32::from(from_faces),
                 },
             );
         }
