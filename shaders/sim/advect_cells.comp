@@ -5,11 +5,13 @@
 // (a forward trace sampling φ̂ gives φ̃; φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight
 // φⁿ the backtrace interpolated, or φ̂ where the forward trace leaves the cell centres).
 layout(std430) readonly buffer CellVel { float cell_vel[]; };
-// The faces, read instead of CellVel where `from_faces` is 1 (see trace.glsl).
+// The faces, read instead of CellVel in the variant compiled with TRACE_FROM_FACES (see
+// trace.glsl).
+#ifdef TRACE_FROM_FACES
 layout(std430) readonly buffer FaceU { float u[]; };
 layout(std430) readonly buffer FaceV { float v[]; };
 layout(std430) readonly buffer FaceW { float w[]; };
-#define TRACE_FROM_FACES
+#endif
 layout(std430) readonly buffer Src0 { float src0[]; };
 layout(std430) readonly buffer Src1 { float src1[]; };
 layout(std430) buffer Hat0 { float hat0[]; };
@@ -29,6 +31,7 @@ uniform vec2 offset;    // and added after it
 uniform vec2 outside;   // the field's value in the outside air
 uniform uint region;    // 1: skip the cells outside the region (D at `d_at` in Rows)
 uniform uint d_at;
+uniform uint dense_from;  // a region of this many cells or more is worked out whole
 
 #include "trace.glsl"
 
@@ -40,7 +43,7 @@ GATHER(gather_hat1, hat1)
 // Whether cell n is worked out: everywhere without a region, where the velocity is not
 // finite, or where the region holds nine tenths of the grid or more (the CPU's rule).
 bool in_region(uint n) {
-    if (region == 0u || act[12] != 0u || double(act[11]) * 10.0lf >= double(count) * 9.0lf) {
+    if (region == 0u || act[12] != 0u || act[11] >= dense_from) {
         return true;
     }
     uint row = n / dims.x;

@@ -1,42 +1,74 @@
 // Second-order (RK2) traces through the cell-centred velocity (three floats a cell, the mean
 // of each cell's two faces along each axis), as the CPU's `sample::rk2`. Needs a block
-// `CellVel { float cell_vel[]; }` declared before it. An includer that defines
-// TRACE_FROM_FACES (with the face blocks `cell_velocity.glsl` needs) may take the cell-centred
-// velocity from the faces instead where `from_faces` is 1: the same values (`precise`),
-// without a pass storing them first, for traces from a few cells.
+// `CellVel { float cell_vel[]; }` declared before it. A kernel compiled with
+// TRACE_FROM_FACES defined (and the face blocks `cell_velocity.glsl` needs) takes the
+// cell-centred velocity from the faces instead: the same values (`precise`), without a pass
+// storing them first, for traces from a few cells.
 
 #include "solid.glsl"
 
 #ifdef TRACE_FROM_FACES
-uniform uint from_faces;
 #include "cell_velocity.glsl"
 #endif
 
-// The cell-centred velocity of cell q (its index).
-vec3 cell_vel_of(uint q) {
-#ifdef TRACE_FROM_FACES
-    if (from_faces != 0u) {
-        uvec3 c = coords(dims, q);
-        return vec3(cell_velocity(c, 0u), cell_velocity(c, 1u), cell_velocity(c, 2u));
-    }
-#endif
+// The cell-centred velocity of cell q (its index), stored.
+vec3 stored_cell_vel(uint q) {
     return vec3(cell_vel[3u * q], cell_vel[3u * q + 1u], cell_vel[3u * q + 2u]);
 }
 
-vec3 cell_velocity_at(vec3 p) {
-    Loc l = locate(dims, p);
+// The same from the faces (the same values).
+#ifdef TRACE_FROM_FACES
+vec3 face_cell_vel(uint q) {
+    uvec3 c = coords(dims, q);
+    return vec3(cell_velocity(c, 0u), cell_velocity(c, 1u), cell_velocity(c, 2u));
+}
+
+vec3 cell_velocity_from_faces(Loc l) {
     uint at8[8] = uint[8](l.b, l.b + l.di, l.b + l.dj, l.b + l.dj + l.di, l.b + l.dk,
         l.b + l.dk + l.di, l.b + l.dk + l.dj, l.b + l.dk + l.dj + l.di);
     float x[8];
     float y[8];
     float z[8];
     for (int c = 0; c < 8; c++) {
-        vec3 cv = cell_vel_of(at8[c]);
+        vec3 cv = face_cell_vel(at8[c]);
         x[c] = cv.x;
         y[c] = cv.y;
         z[c] = cv.z;
     }
     return vec3(lerp8(x, l.t), lerp8(y, l.t), lerp8(z, l.t));
+}
+#endif
+
+// The cell-centred velocity of cell q (its index).
+vec3 cell_vel_of(uint q) {
+#ifdef TRACE_FROM_FACES
+    return face_cell_vel(q);
+#else
+    return stored_cell_vel(q);
+#endif
+}
+
+vec3 cell_velocity_at(vec3 p) {
+    Loc l = locate(dims, p);
+#ifdef TRACE_FROM_FACES
+    return cell_velocity_from_faces(l);
+#else
+    vec3 r;
+    for (int a = 0; a < 3; a++) {
+        float v[8];
+        uint b = 3u * l.b + uint(a);
+        v[0] = cell_vel[b];
+        v[1] = cell_vel[b + 3u * l.di];
+        v[2] = cell_vel[b + 3u * l.dj];
+        v[3] = cell_vel[b + 3u * (l.dj + l.di)];
+        v[4] = cell_vel[b + 3u * l.dk];
+        v[5] = cell_vel[b + 3u * (l.dk + l.di)];
+        v[6] = cell_vel[b + 3u * (l.dk + l.dj)];
+        v[7] = cell_vel[b + 3u * (l.dk + l.dj + l.di)];
+        r[a] = lerp8(v, l.t);
+    }
+    return r;
+#endif
 }
 
 // From p (cell-array coordinates) over k cells per unit velocity (negative: backwards),

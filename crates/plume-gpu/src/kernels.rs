@@ -333,6 +333,8 @@ pub(crate) struct Kernels {
     pub cell_velocity: Kernel,
     pub advect_faces: Kernel,
     pub advect_cells: Kernel,
+    /// The same, its traces taking the cell-centred velocity from the faces.
+    pub advect_cells_from_faces: Kernel,
     pub buoyancy: Kernel,
     pub curl: Kernel,
     pub confine: Kernel,
@@ -392,14 +394,14 @@ impl Kernels {
     /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
     /// renderer or not); the error names the kernel and carries the compiler's log.
     pub fn new(ctx: &Rc<Context>, software: bool, clock: &Rc<KernelClock>) -> Result<Self, String> {
-        let make = |file: &str, wg: u32| {
+        let make_with = |file: &str, wg: u32, defines: &str| {
             let name = file.trim_end_matches(".comp");
             let (name, text) = SOURCES
                 .iter()
                 .find(|(n, _)| *n == name)
                 .copied()
                 .ok_or_else(|| format!("shaders/sim/{file} is not among the kernels' sources"))?;
-            let src = source(text, wg);
+            let src = source(&format!("{defines}{text}"), wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
             Ok::<_, String>(Kernel {
@@ -410,6 +412,7 @@ impl Kernels {
                 clock: Rc::clone(clock),
             })
         };
+        let make = |file: &str, wg: u32| make_with(file, wg, "");
         let per_item = item_wg(software);
         macro_rules! k {
             ($file:literal) => {
@@ -423,6 +426,11 @@ impl Kernels {
             cell_velocity: k!("cell_velocity.comp"),
             advect_faces: k!("advect_faces.comp"),
             advect_cells: k!("advect_cells.comp"),
+            advect_cells_from_faces: make_with(
+                "advect_cells.comp",
+                per_item,
+                "#define TRACE_FROM_FACES\n",
+            )?,
             buoyancy: k!("buoyancy.comp"),
             curl: k!("curl.comp"),
             confine: k!("confine.comp"),

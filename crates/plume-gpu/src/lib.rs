@@ -610,13 +610,14 @@ mod tests {
 
     #[test]
     fn the_fields_take_at_most_64_bytes_a_cell() {
-        // 15 floats a cell and the face arrays' extra planes: 60.1 B at 256³ and 512³.
+        // 15 floats a cell, the face arrays' extra planes and the active region's spans (32
+        // bytes a row): 60.3 B at 256³, 60.2 at 512³.
         for n in [256, 512] {
             let d = plume_core::sim::Dims::cube(n);
             let per_cell = bytes_for(d, false) as f64 / d.cells() as f64;
-            assert!((60.0..60.2).contains(&per_cell), "{n}: {per_cell}");
+            assert!((60.0..60.35).contains(&per_cell), "{n}: {per_cell}");
             let fire = bytes_for(d, true) as f64 / d.cells() as f64;
-            assert!(fire <= 68.2, "{n}: {fire} with fuel and flame");
+            assert!(fire <= 68.35, "{n}: {fire} with fuel and flame");
         }
     }
 

@@ -37,6 +37,12 @@ pub(crate) struct RegionState {
 /// `RegionState::last_share`); the same values either way.
 pub(crate) const TRACE_FROM_FACES_BELOW: f32 = 0.5;
 
+/// The cells from which a region of an `n`-cell grid is worked out whole (the CPU's rule:
+/// a region is used where `cells · 10 < n · 9`).
+pub(crate) fn dense_from(n: usize) -> u32 {
+    (n as u64 * 9).div_ceil(10).min(u64::from(u32::MAX)) as u32
+}
+
 impl RegionState {
     /// Forgets the maxima: the next support compares bits (the CPU's `scalar_maxima =
     /// [None; 4]`, where its parameters, emitters, obstacles or fields were set).
@@ -150,7 +156,7 @@ impl Engine {
         let v = self.f.active.read().unwrap_or_default();
         let n = self.cells() as f64;
         let share = match (v.get(11), v.get(12)) {
-            (Some(&cells), Some(&0)) if f64::from(cells) * 10.0 < n * 9.0 => {
+            (Some(&cells), Some(&0)) if cells < dense_from(self.cells()) => {
                 (f64::from(cells) / n) as f32
             }
             _ => 1.0,

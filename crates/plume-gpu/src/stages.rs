@@ -369,7 +369,11 @@ impl Engine {
         let f = &self.f;
         for &phase in phases {
             run(
-                &self.k.advect_cells,
+                if from_faces {
+                    &self.k.advect_cells_from_faces
+                } else {
+                    &self.k.advect_cells
+                },
                 self.dims(),
                 self.cells(),
                 uniform! {
@@ -394,10 +398,10 @@ impl Engine {
                     Active: &f.active,
                     region: u32::from(region.is_some()),
                     d_at: region.unwrap_or(0),
+                    dense_from: crate::region::dense_from(self.cells()),
                     FaceU: &f.vel[0],
                     FaceV: &f.vel[1],
                     FaceW: &f.vel[2],
-                    from_faces: u32::from(from_faces),
                 },
             );
         }
