@@ -73,10 +73,10 @@ pub(crate) struct Engine {
     pub solid_bits: Buffer<[u32]>,
     /// The OpenGL calls glium does not make (timestamps, barriers).
     pub raw: crate::raw::RawGl,
-    /// Times each dispatch where it is on (see `cost::KernelClock`).
-    pub kernel_clock: Rc<crate::cost::KernelClock>,
+    /// Times each dispatch where it is on (see `clock::KernelClock`).
+    pub kernel_clock: Rc<crate::clock::KernelClock>,
     /// The scalars' active region between sub-steps (`region.rs`).
-    pub region: crate::region::RegionState,
+    pub region: crate::lists::RegionState,
     /// The blackbody emission table (rgb per entry) the flame's light is summed with.
     pub blackbody: Buffer<[f32]>,
     /// What has crossed the bus from the card so far.
@@ -110,7 +110,7 @@ impl Engine {
         boundaries: Boundaries,
     ) -> Result<Self, String> {
         let ctx_renderer = ctx.get_opengl_renderer_string().to_string();
-        let kernel_clock = Rc::new(crate::cost::KernelClock::new(crate::raw::RawGl::new(
+        let kernel_clock = Rc::new(crate::clock::KernelClock::new(crate::raw::RawGl::new(
             Rc::clone(&ctx),
             proc_address,
         )));

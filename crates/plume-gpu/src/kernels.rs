@@ -6,7 +6,7 @@ use glium::program::ComputeShader;
 use glium::uniforms::{AsUniformValue, Uniforms, UniformsStorage};
 use std::rc::Rc;
 
-use crate::cost::KernelClock;
+use crate::clock::KernelClock;
 
 /// The GLSL each kernel starts with, after `#version` and the work-group size.
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");

@@ -12,6 +12,7 @@
 
 #![deny(unsafe_code)]
 
+mod clock;
 pub mod cost;
 mod diffuse;
 mod engine;

@@ -1,5 +1,6 @@
 //! The lists the solver keeps on the card besides its fields: what emitters and the brush
-//! cover, and the obstacles' cells, faces and extrapolation plans. Data only; `engine.rs`
+//! cover, and the obstacles' cells, faces and extrapolation plans, and what the scalars' active
+//! region carries between sub-steps (`region.rs` works it out). Data only; `engine.rs`
 //! and `solids.rs` fill and apply them.
 
 use glium::buffer::Buffer;
@@ -88,4 +89,39 @@ pub(crate) struct Multigrid {
     pub bits: Buffer<[u32]>,
     /// The levels' figures for the fused cycle (`multigrid.rs`'s `table`).
     pub table: Buffer<[u32]>,
+}
+
+/// What the region carries from one sub-step to the next.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RegionState {
+    /// Which of the four slots hold a field's largest departure from the last support (the
+    /// CPU's `scalar_maxima`: slots in the order density, temperature, fuel, flame of the
+    /// fields advected; none after anything from outside changed the fields).
+    pub valid: [bool; 4],
+    /// Which support array and which set of maxima the next sub-step writes.
+    pub parity: u32,
+    /// The last scalar advection ran in a region (its share is read with the books).
+    pub used: bool,
+    /// The share of the cells the last step's region held (0 before any): where it is
+    /// small, the traces take the cell-centred velocity from the faces and no pass stores
+    /// it for every cell first.
+    pub last_share: f32,
+}
+
+/// Below this share of the cells in the region the scalar traces read the faces (see
+/// `RegionState::last_share`); the same values either way.
+pub(crate) const TRACE_FROM_FACES_BELOW: f32 = 0.5;
+
+/// The cells from which a region of an `n`-cell grid is worked out whole (the CPU's rule:
+/// a region is used where `cells · 10 < n · 9`).
+pub(crate) fn dense_from(n: usize) -> u32 {
+    (n as u64 * 9).div_ceil(10).min(u64::from(u32::MAX)) as u32
+}
+
+impl RegionState {
+    /// Forgets the maxima: the next support compares bits (the CPU's `scalar_maxima =
+    /// [None; 4]`, where its parameters, emitters, obstacles or fields were set).
+    pub fn forget(&mut self) {
+        self.valid = [false; 4];
+    }
 }

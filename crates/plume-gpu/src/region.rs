@@ -12,44 +12,10 @@ use plume_core::sim::active;
 use crate::engine::Engine;
 use crate::fields::Field;
 use crate::kernels::run_moving;
+use crate::lists::dense_from;
 
 /// Cells along x an item of `active.comp`'s support works on (its `CHUNK`).
 const CHUNK: usize = 8;
-
-/// What the region carries from one sub-step to the next.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct RegionState {
-    /// Which of the four slots hold a field's largest departure from the last support (the
-    /// CPU's `scalar_maxima`: slots in the order density, temperature, fuel, flame of the
-    /// fields advected; none after anything from outside changed the fields).
-    pub valid: [bool; 4],
-    /// Which support array and which set of maxima the next sub-step writes.
-    pub parity: u32,
-    /// The last scalar advection ran in a region (its share is read with the books).
-    pub used: bool,
-    /// The share of the cells the last step's region held (0 before any): where it is
-    /// small, the traces take the cell-centred velocity from the faces and no pass stores
-    /// it for every cell first.
-    pub last_share: f32,
-}
-
-/// Below this share of the cells in the region the scalar traces read the faces (see
-/// `RegionState::last_share`); the same values either way.
-pub(crate) const TRACE_FROM_FACES_BELOW: f32 = 0.5;
-
-/// The cells from which a region of an `n`-cell grid is worked out whole (the CPU's rule:
-/// a region is used where `cells · 10 < n · 9`).
-pub(crate) fn dense_from(n: usize) -> u32 {
-    (n as u64 * 9).div_ceil(10).min(u64::from(u32::MAX)) as u32
-}
-
-impl RegionState {
-    /// Forgets the maxima: the next support compares bits (the CPU's `scalar_maxima =
-    /// [None; 4]`, where its parameters, emitters, obstacles or fields were set).
-    pub fn forget(&mut self) {
-        self.valid = [false; 4];
-    }
-}
 
 impl Engine {
     /// The advected fields with their outside values, in the CPU's order.

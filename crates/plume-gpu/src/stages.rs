@@ -287,7 +287,7 @@ impl Engine {
         // With few cells to trace, they take the cell-centred velocity from the faces (the
         // same values) and no pass stores it for every cell.
         let from_faces =
-            region.is_some() && self.region.last_share < crate::region::TRACE_FROM_FACES_BELOW;
+            region.is_some() && self.region.last_share < crate::lists::TRACE_FROM_FACES_BELOW;
         if !from_faces {
             self.cell_velocity();
         }
@@ -398,7 +398,7 @@ impl Engine {
                     Active: &f.active,
                     region: u32::from(region.is_some()),
                     d_at: region.unwrap_or(0),
-                    dense_from: crate::region::dense_from(self.cells()),
+                    dense_from: crate::lists::dense_from(self.cells()),
                     FaceU: &f.vel[0],
                     FaceV: &f.vel[1],
                     FaceW: &f.vel[2],
