@@ -12,6 +12,8 @@
 // by the reach along x, into T; the other support array cleared for the next sub-step.
 // op 2 (an item a row): T's rows within the reach along z joined into D, the region, and
 // its cells counted.
+// op 3 (one item, first): this sub-step's maxima, the reach's slots, the count and the flag
+// cleared.
 //
 // Active: [0, 8) two sets of four maxima (the last sub-step's at `cut_at`, this one's at
 // `out_at`), [8, 11) the largest |face velocity| along each axis, [11] the region's cells,
@@ -161,6 +163,18 @@ void support() {
 void main() {
     if (op == 0u) {
         support();
+        return;
+    }
+    if (op == 3u) {
+        // (one item) this sub-step's figures start at 0
+        if (gid() == 0u) {
+            for (uint q = 0u; q < 4u; q++) {
+                act[out_at + q] = 0u;
+            }
+            for (uint q = 8u; q < 13u; q++) {
+                act[q] = 0u;
+            }
+        }
         return;
     }
     uint row = gid();

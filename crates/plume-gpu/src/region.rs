@@ -1,8 +1,9 @@
 //! The scalars' active region on the card (`active.comp`), as the CPU's `sim::active`: the
 //! scalar advection works out only the cells within its traces' reach of anything but
 //! outside air (above a cut-off of each field's largest departure from it, found the
-//! sub-step before), and writes the others as outside air. Three dispatches a sub-step
-//! (the support, and the reach along y and along z), none of them waited for: the advection
+//! sub-step before), and writes the others as outside air. Four dispatches a sub-step
+//! (the figures cleared, the support, and the reach along y and along z), none of them
+//! waited for: the advection
 //! reads the spans, and whether to skip at all (the velocity finite, the region under nine
 //! tenths of the grid), on the card.
 
@@ -47,15 +48,6 @@ impl Engine {
         let count = fields.len();
         let parity = self.region.parity;
         let (cut_at, out_at) = (4 * parity, 4 * (1 - parity));
-        // This sub-step's maxima, the reach's velocities, the cells and the flag start at 0
-        // (queued writes, in order with the dispatches).
-        let zeros = [0u32; 4];
-        if let Some(s) = self.f.active.slice(out_at as usize..out_at as usize + 4) {
-            s.write(&zeros);
-        }
-        if let Some(s) = self.f.active.slice(8..13) {
-            s.write(&[0u32; 5]);
-        }
         let cut = active::cuts_from(self.region.valid.map(|v| v.then_some(1.0f32)).as_ref());
         let exact: [u32; 4] = std::array::from_fn(|i| u32::from(cut[i].is_none()));
         let mut background = [0.0f32; 4];
@@ -69,8 +61,12 @@ impl Engine {
         // In the byte model op 0 reads what it binds for each of its cells; ops 1 and 2 read
         // only the spans and figures (small buffers).
         let chunk = self.k.active.bytes * CHUNK as u32;
+        // Op 3 first, one item: this sub-step's maxima, the reach's velocities, the cells and
+        // the flag start at 0 (on the card: a write from the host into a buffer the card
+        // still reads would wait for it).
         for (op, items, bytes) in [
-            (0u32, runs, chunk),
+            (3u32, 1, 0),
+            (0, runs, chunk),
             (1, rows as usize, 0),
             (2, rows as usize, 0),
         ] {
