@@ -18,10 +18,10 @@ layout(std430) buffer Hat0 { float hat0[]; };
 layout(std430) buffer Hat1 { float hat1[]; };
 layout(std430) writeonly buffer Dst0 { float dst0[]; };
 layout(std430) writeonly buffer Dst1 { float dst1[]; };
-// The active region (`active.comp`): a cell outside it is written as the outside air
-// without tracing (φ̂ = outside; the result scale·outside + offset), as the CPU's passes do.
-layout(std430) readonly buffer Rows { uint rows_[]; };
-layout(std430) readonly buffer Active { uint act[]; };
+// The active region (`active.comp`, region.glsl): a cell outside it is written as the
+// outside air without tracing (φ̂ = outside; the result scale·outside + offset), as the
+// CPU's passes do.
+#include "region.glsl"
 
 uniform uint phase;
 uniform uint fields;    // 1 or 2
@@ -29,9 +29,6 @@ uniform float kt;       // dt/h: cells per unit velocity
 uniform vec2 scale;     // per field: factor applied to the advected value (fade, cooling)
 uniform vec2 offset;    // and added after it
 uniform vec2 outside;   // the field's value in the outside air
-uniform uint region;    // 1: skip the cells outside the region (D at `d_at` in Rows)
-uniform uint d_at;
-uniform uint dense_from;  // a region of this many cells or more is worked out whole
 
 #include "trace.glsl"
 
@@ -39,17 +36,6 @@ GATHER(gather0, src0)
 GATHER(gather1, src1)
 GATHER(gather_hat0, hat0)
 GATHER(gather_hat1, hat1)
-
-// Whether cell n is worked out: everywhere without a region, where the velocity is not
-// finite, or where the region holds nine tenths of the grid or more (the CPU's rule).
-bool in_region(uint n) {
-    if (region == 0u || act[12] != 0u || act[11] >= dense_from) {
-        return true;
-    }
-    uint row = n / dims.x;
-    uint x = n - row * dims.x;
-    return x >= rows_[2u * (d_at + row)] && x < rows_[2u * (d_at + row) + 1u];
-}
 
 void main() {
     uint n = gid();

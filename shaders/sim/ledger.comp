@@ -24,11 +24,15 @@ uniform float fade;
 uniform double swept;
 uniform dvec2 bounds;
 
+// (op 4 scales only the scalars' region, where it is given: the cells outside hold +0)
+#include "region.glsl"
+
 void main() {
     uint n = gid();
     if (op == 4u) {
+        // (the cells outside the scalars' region hold +0, which scaling keeps)
         float f = float(ledger[6]);
-        if (n < count && f != 1.0) {
+        if (n < count && f != 1.0 && in_region(n)) {
             field[n] *= f;
         }
         return;

@@ -7,10 +7,12 @@ layout(std430) readonly buffer B { float b[]; };
 uniform uint mode;
 
 #include "pressure.glsl"
+// (mode 0 over the advected density: the cells outside the region hold +0, unread)
+#include "region.glsl"
 
 double item_sum(uint i) {
     if (mode == 0u) {
-        return double(a[i]);
+        return in_region(i) ? double(a[i]) : 0.0lf;
     } else if (mode == 1u) {
         return double(a[i]) * double(b[i]);
     }
@@ -18,6 +20,6 @@ double item_sum(uint i) {
     return d > 0.0 ? double(a[i]) * double(a[i] / d) : 0.0;
 }
 
-uint item_bits(uint i) { return floatBitsToUint(a[i]) & 0x7fffffffu; }
+uint item_bits(uint i) { return in_region(i) ? floatBitsToUint(a[i]) & 0x7fffffffu : 0u; }
 
 #include "reduce.glsl"

@@ -400,6 +400,21 @@ impl Engine {
 
     /// Runs a reduction writing its partial results from `base` on; returns how many.
     pub(crate) fn reduce_at(&self, base: u32, mode: u32, a: &Field, b: &Field, n: usize) -> u32 {
+        self.reduce_in(base, mode, a, b, n, None)
+    }
+
+    /// [`Engine::reduce_at`] of the advected density, reading only the scalars' region
+    /// whose spans are at `region` (the cells outside hold +0: the same sums), where given.
+    /// (Every call sets the region's uniforms: a program keeps the last ones it was given.)
+    pub(crate) fn reduce_in(
+        &self,
+        base: u32,
+        mode: u32,
+        a: &Field,
+        b: &Field,
+        n: usize,
+        region: Option<u32>,
+    ) -> u32 {
         let (lo, hi) = self.open_flags();
         run_reduce(
             &self.k.reduce,
@@ -416,6 +431,11 @@ impl Engine {
                 open_hi: hi,
                 Solid: &self.solid_bits,
                 solids: self.solids_flag(),
+                Rows: &self.f.rows,
+                Active: &self.f.active,
+                region: u32::from(region.is_some()),
+                d_at: region.unwrap_or(0),
+                dense_from: crate::lists::dense_from(n),
             },
         )
     }

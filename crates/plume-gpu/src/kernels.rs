@@ -12,7 +12,11 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 9] = [
+const INCLUDES: [(&str, &str); 10] = [
+    (
+        "region.glsl",
+        include_str!("../../../shaders/sim/region.glsl"),
+    ),
     (
         "solid.glsl",
         include_str!("../../../shaders/sim/solid.glsl"),

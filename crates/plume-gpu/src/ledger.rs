@@ -71,12 +71,29 @@ impl Engine {
     fn ledger_run(
         &self,
         op: u32,
+        slots: [u32; 2],
+        k: f32,
+        fade_swept: (f32, f64),
+        field: &Field,
+        items: usize,
+        groups2: u32,
+    ) {
+        self.ledger_in(op, slots, k, fade_swept, field, items, groups2, None);
+    }
+
+    /// [`Engine::ledger_run`], op 4 scaling only the scalars' region (spans at `region`)
+    /// where given. (Every call sets the region's uniforms: a program keeps the last ones.)
+    #[allow(clippy::too_many_arguments)]
+    fn ledger_in(
+        &self,
+        op: u32,
         [slot, groups]: [u32; 2],
         k: f32,
         (fade, swept): (f32, f64),
         field: &Field,
         items: usize,
         groups2: u32,
+        region: Option<u32>,
     ) {
         run(
             &self.k.ledger,
@@ -94,6 +111,11 @@ impl Engine {
                 fade: fade,
                 swept: swept,
                 bounds: MASS_CORRECTION_BOUNDS,
+                Rows: &self.f.rows,
+                Active: &self.f.active,
+                region: u32::from(region.is_some()),
+                d_at: region.unwrap_or(0),
+                dense_from: crate::lists::dense_from(self.cells()),
             },
         );
     }
@@ -126,10 +148,13 @@ impl Engine {
     /// The mass correction (the CPU's `correct_mass`) worked out and applied to `density`
     /// on the card: what the smoke should be (what it was before advection, plus what
     /// moving solids swept in, less the outflow, faded) against what it is.
-    pub(crate) fn correct_mass(&self, density: &Field, fade: f32, swept: f64) {
+    /// Where the scalars' region (spans at `region`) was used, only its cells are read and
+    /// scaled: the others came out +0, which adds nothing and scales to itself.
+    pub(crate) fn correct_mass(&self, density: &Field, fade: f32, swept: f64, region: Option<u32>) {
         let n = self.cells();
-        self.reduce(0, density, density, n, false);
-        self.ledger_op(3, 0, 1.0, self.last_groups.get(), fade, swept);
-        self.ledger_run(4, [0, 0], 1.0, (fade, swept), density, n, 0);
+        let groups = self.reduce_in(0, 0, density, density, n, region);
+        self.last_groups.set(groups);
+        self.ledger_op(3, 0, 1.0, groups, fade, swept);
+        self.ledger_in(4, [0, 0], 1.0, (fade, swept), density, n, 0, region);
     }
 }

@@ -345,7 +345,7 @@ impl Engine {
             self.fill_solid_cells(&self.f.density, 0.0);
         }
         // The mass correction (as the CPU's `correct_mass`), on the card.
-        self.correct_mass(&self.f.density, fade, swept);
+        self.correct_mass(&self.f.density, fade, swept, region);
         stats.scalar_active = 1.0;
     }
 
