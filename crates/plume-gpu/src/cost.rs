@@ -64,7 +64,7 @@ pub(crate) fn dispatch<R>(bytes: u64, f: impl FnOnce() -> R) -> R {
         v.issue_ns += ns;
         c.set(v);
     });
-    let stage = STAGE.with(Cell::get);
+    let stage = stage();
     BYTES.with(|b| {
         let mut b = b.borrow_mut();
         match b.iter_mut().find(|(s, _)| *s == stage) {

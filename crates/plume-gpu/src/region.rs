@@ -3,9 +3,8 @@
 //! outside air (above a cut-off of each field's largest departure from it, found the
 //! sub-step before), and writes the others as outside air. Four dispatches a sub-step
 //! (the figures cleared, the support, and the reach along y and along z), none of them
-//! waited for: the advection
-//! reads the spans, and whether to skip at all (the velocity finite, the region under nine
-//! tenths of the grid), on the card.
+//! waited for: the advection reads the spans, and whether to skip at all (the velocity
+//! finite, the region under nine tenths of the grid), on the card.
 
 use glium::uniform;
 use plume_core::sim::active;
