@@ -225,18 +225,48 @@ pub fn gpu_kernel_reference() -> String {
          `plume_gpu::kernel_bytes`) by `src/docs.rs`; do not edit by hand \
          (`PLUME_BLESS=1 cargo test --release --test docs` rewrites it, and the test fails \
          when it differs).\n\n\
-         The model: every per-item array a kernel binds is read once (`readonly`), written \
-         once (`writeonly`) or both (neither) for each item it works on, a float being 4 \
-         bytes (a double 8) and the cell velocity 3 floats a cell; the neighbours a stencil \
-         or a trace reads come from the cache, and reductions' partial results, counters, \
-         tables and bit masks count nothing. It is a lower bound of what the card moves. A \
-         step's dispatches add items × bytes an item to their stage: `bench --json` reports \
-         the sum as `bytes_per_step` and each stage's floor at the measured bandwidth as \
-         `stage_floors_ms`, beside the stage's time.\n\n\
-         | kernel | bytes an item |\n|---|---|\n",
+         The model (`crates/plume-gpu/src/bytes.rs`): an ideal cache, in which a dispatch \
+         reads each array element it needs once and writes each it changes once, a float \
+         being 4 bytes (a double 8) and the cell velocity 3 floats a cell; the neighbours a \
+         stencil or a trace reads come from the cache, and reductions' partial results, \
+         counters, tables and bit masks count nothing. By default an item reads once each \
+         per-item array its kernel binds `readonly`, writes once each it binds \
+         `writeonly`, and both for the others. Where a dispatch touches fewer arrays (a \
+         phase that reads two of the four bound) or more (an item of eight fine cells), \
+         the kernel's source says so in `// bytes` cases: the first whose uniforms the \
+         dispatch has counts, `a cell` marking arrays a dispatch reads whole however many \
+         items it has (counted a grid cell). It is a lower bound of what the card moves, \
+         with one exception: `advect_cells.comp` is counted as tracing every cell, where \
+         the cells outside the scalars' active region read nothing (the host cannot know \
+         the region without reading it back). A step's dispatches add their bytes to their \
+         stage: `bench --json` reports the sum as `bytes_per_step` and each stage's floor \
+         at the measured bandwidth as `stage_floors_ms`, beside the stage's time; `bench \
+         --kernels` gives each kernel's.\n\n\
+         | kernel | bytes an item by default | cases (bytes an item, + bytes a cell) |\n|---|---|---|\n",
     );
-    for (name, bytes) in plume_gpu::kernel_bytes() {
-        out.push_str(&format!("| `{name}.comp` | {bytes} |\n"));
+    for (name, model) in plume_gpu::kernel_bytes() {
+        let cases: Vec<String> = model
+            .cases
+            .iter()
+            .map(|c| {
+                let mut bytes = c.per_item.to_string();
+                if c.per_cell > 0 {
+                    bytes.push_str(&format!(" + {} a cell", c.per_cell));
+                }
+                // (a case without `when` is the kernel's every other dispatch)
+                let text = match c.text.strip_prefix(':') {
+                    Some(terms) if model.cases.len() == 1 => format!("always:{terms}"),
+                    Some(terms) => format!("otherwise:{terms}"),
+                    None => c.text.clone(),
+                };
+                format!("`{text}` ({bytes})")
+            })
+            .collect();
+        out.push_str(&format!(
+            "| `{name}.comp` | {} | {} |\n",
+            model.default_per_item,
+            cases.join("<br>")
+        ));
     }
     out
 }

@@ -19,6 +19,14 @@
 // `out_at`), [8, 11) the largest |face velocity| along each axis, [11] the region's cells,
 // [12] 1 where the velocity is not finite (no cell may be skipped). Rows: four arrays of
 // one span (first, end) a row: support A, support B, T, D.
+//
+// In the byte model op 0 reads its CHUNK cells of each field it works on and of the faces;
+// the other ops read only the spans and figures.
+// bytes when op=0 fields=1: S0 r ×8, U r ×8, V r ×8, W r ×8
+// bytes when op=0 fields=2: S0 r ×8, S1 r ×8, U r ×8, V r ×8, W r ×8
+// bytes when op=0 fields=3: S0 r ×8, S1 r ×8, S2 r ×8, U r ×8, V r ×8, W r ×8
+// bytes when op=0 fields=4: S0 r ×8, S1 r ×8, S2 r ×8, S3 r ×8, U r ×8, V r ×8, W r ×8
+// bytes: none
 layout(std430) readonly buffer S0 { float s0[]; };
 layout(std430) readonly buffer S1 { float s1[]; };
 layout(std430) readonly buffer S2 { float s2[]; };

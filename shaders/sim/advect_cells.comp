@@ -4,6 +4,16 @@
 // φ̂ (backwards, outside air blended in, unscaled) into Hat. 2: MacCormack's result from φ̂
 // (a forward trace sampling φ̂ gives φ̃; φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight
 // φⁿ the backtrace interpolated, or φ̂ where the forward trace leaves the cell centres).
+// In the byte model an item (a cell) traces through the cell velocity (or the faces, as
+// many bytes), reads each field it advects and writes it (phase 0), its φ̂ (1), or reads
+// φ̂ and writes the result (2). The cells outside the active region read nothing and only
+// write: the model counts every cell as traced (it cannot know the region).
+// bytes when phase=0 fields=1: CellVel r, Src0 r, Dst0 w
+// bytes when phase=0 fields=2: CellVel r, Src0 r, Src1 r, Dst0 w, Dst1 w
+// bytes when phase=1 fields=1: CellVel r, Src0 r, Hat0 w
+// bytes when phase=1 fields=2: CellVel r, Src0 r, Src1 r, Hat0 w, Hat1 w
+// bytes when phase=2 fields=1: CellVel r, Src0 r, Hat0 r, Dst0 w
+// bytes when phase=2 fields=2: CellVel r, Src0 r, Src1 r, Hat0 r, Hat1 r, Dst0 w, Dst1 w
 layout(std430) readonly buffer CellVel { float cell_vel[]; };
 // The faces, read instead of CellVel in the variant compiled with TRACE_FROM_FACES (see
 // trace.glsl).

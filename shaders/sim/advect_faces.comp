@@ -6,6 +6,12 @@
 // backtrace interpolated (and the outside air where it blended), or φ̂ where the forward
 // trace leaves the samples or touches a solid cell. Faces on the ends of `axis` keep their
 // value (the boundary pass sets walls and inflows afterwards).
+// In the byte model an item is a face of the axes the dispatch advects, and the faces around
+// it and the cell velocity its trace reads are read whole by every dispatch (counted a
+// cell, however many axes it takes); an item writes its face, and MacCormack's last phase
+// reads its φ̂.
+// bytes when phase=2: U r a cell, V r a cell, W r a cell, CellVel r a cell, Hat r, Out0 w
+// bytes: U r a cell, V r a cell, W r a cell, CellVel r a cell, Out0 w
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };

@@ -1,6 +1,8 @@
 // Sets the normal velocity on the fixed faces at both ends of each axis: 0 on walls, the
 // inflow speed along the inward normal on inflows. One thread a face of the six end planes:
 // the x-faces' two planes first, then the y-faces', then the z-faces'.
+// In the byte model an item writes its face (of one axis; counted as U).
+// bytes: U w
 layout(std430) buffer U { float u_face[]; };
 layout(std430) buffer V { float v_face[]; };
 layout(std430) buffer W { float w_face[]; };

@@ -5,6 +5,13 @@
 // Scalars[10]). Where there was nothing to solve (Scalars[11]), phase 0 sets x = 0; once
 // the solve has converged (Scalars[4]) phases 0 and 1 do nothing. α, β and the mean come
 // from the Scalars block (worked out on the card).
+// In the byte model (crates/plume-gpu/src/bytes.rs): phase 0 reads x, p, r and q and
+// writes x and r; phase 1 reads z (in Q, or r for Jacobi) and p and writes p; phase 2
+// reads and writes x.
+// bytes when phase=0: X rw, R rw, P r, Q r
+// bytes when phase=1 precond=1: Q r, P rw
+// bytes when phase=1 precond=0: R r, P rw
+// bytes when phase=2: X rw
 layout(std430) buffer X { float x[]; };
 layout(std430) buffer R { float r[]; };
 layout(std430) buffer P { float pdir[]; };

@@ -4,6 +4,9 @@
 // limit, the held ones written back and counted by the cell that owns them (its low face
 // along each axis, and the high one at the grid's end), and D summed from the held values
 // (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
+// In the byte model the faces are read and the right-hand side written: with `limiting`
+// only faces over the limit are written back (a few, or none), not counted.
+// bytes: U r, V r, W r, Rhs w
 layout(std430) buffer U { float u[]; };
 layout(std430) buffer V { float v[]; };
 layout(std430) buffer W { float w[]; };

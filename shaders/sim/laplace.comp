@@ -3,6 +3,9 @@
 // Without `residual` it is an iteration of the solve: each work group also writes its
 // Σ x·(A·x) (p·q, for α) to PartialSum at its number, and it does nothing once the solve
 // has converged (Scalars[4]: the card decides; a batch's later iterations change nothing).
+// In the byte model an iteration's A·p reads x and writes the result (b is not read); the
+// residual reads all three.
+// bytes when residual=0: X r, Out w
 layout(std430) readonly buffer X { float x[]; };
 layout(std430) readonly buffer B { float b[]; };
 layout(std430) writeonly buffer Out { float result[]; };

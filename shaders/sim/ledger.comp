@@ -11,6 +11,9 @@
 // where either is 0, into [6] and [3]. op 4 (every item): Field ×= [6], unless it is 1.
 // op 5: ops 1 and 2 in one, from two reductions side by side: the first `groups` partial
 // sums are op 1's, the `groups2` after them op 2's.
+// In the byte model op 4 reads and writes the field; the others finish partial sums.
+// bytes when op=4: Field rw
+// bytes: none
 layout(std430) readonly buffer PartialSum { double partial_sum[]; };
 layout(std430) buffer Ledger { double ledger[]; };
 layout(std430) buffer Field { float field[]; };

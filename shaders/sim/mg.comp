@@ -6,6 +6,18 @@
 // cells wide, the open face being half a fine cell beyond the last one): 2 is what
 // restriction·operator·prolongation gives per level for smooth fields.
 // Arrays are addressed by offsets into the blocks, so every level lives in one buffer.
+// In the byte model (an item a cell of the level worked on): op 0 reads b and writes x; ops
+// 1 and 2 read x and b and write the result; op 3 (an item a coarse cell) reads its eight
+// fine cells' residual and writes one value; op 4 reads and writes the fine cell (the
+// coarse correction, an eighth, not counted); op 5 copies; ops 6 and 7 (one work group)
+// work levels of a few thousand cells at most, not counted.
+// bytes when op=0: B r, Dst w
+// bytes when op=1: Src r, B r, Dst w
+// bytes when op=2: Src r, B r, Dst w
+// bytes when op=3: Dst r ×8, Dst w
+// bytes when op=4: Dst rw
+// bytes when op=5: Src r, Dst w
+// bytes: none
 layout(std430) readonly buffer Src { float src[]; };
 layout(std430) buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };

@@ -1,6 +1,9 @@
 // Σ a (mode 0), Σ a·b (mode 1) or Σ a²/diagonal (mode 2: r·z of the Jacobi-preconditioned
 // conjugate gradients), and the largest |a| as bits (NaN above infinity above every finite
 // value: the finite check and the largest speed in one).
+// In the byte model mode 1 reads both arrays, modes 0 and 2 only A.
+// bytes when mode=1: A r, B r
+// bytes: A r
 layout(std430) readonly buffer A { float a[]; };
 layout(std430) readonly buffer B { float b[]; };
 

@@ -11,6 +11,11 @@
 // level, where b is the solve's r and the result its z) each work group also writes its
 // Σ r·z (ρ, for β) to PartialSum at its tile's number. The work group must have 512
 // invocations; shared memory is 29 KB (OpenGL promises 32).
+// In the byte model (an item a cell): before the correction a pass reads b and writes x and
+// the residual (both in Dst); after it, reads x and b and writes the result (the coarse
+// correction it prolongs, an eighth, not counted). The tile's halo comes from the cache.
+// bytes when mode=0: B r, Dst w ×2
+// bytes: Src r, B r, Dst w
 layout(std430) readonly buffer Src { float src[]; };
 layout(std430) writeonly buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };

@@ -168,9 +168,9 @@ pub struct BenchReport {
     /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`); empty on
     /// the CPU.
     pub copy_bandwidths: BTreeMap<String, f64>,
-    /// GPU backend: median bytes a measured step's kernels read and wrote, in the model of
-    /// `plume_gpu::bytes_per_item` (each bound array once an item; a lower bound); null on
-    /// the CPU.
+    /// GPU backend: median bytes a measured step's kernels read and wrote, in the byte model
+    /// of `plume_gpu::bytes` (an ideal cache: what each dispatch touches, once; a lower
+    /// bound but for the scalars' advection, counted whole); null on the CPU.
     pub bytes_per_step: Option<f64>,
     /// GPU backend: each stage's floor, ms: its median bytes a step at
     /// `memory_bandwidth_gb_s`, to set beside `stages` ("substeps" is the largest speed read

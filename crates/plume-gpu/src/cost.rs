@@ -2,7 +2,7 @@
 //! makes (every `glFinish`, read-back and timestamp read, each of which stalls the CPU until
 //! the card has caught up), the time spent inside the dispatch calls themselves (glium
 //! binding the uniforms, the driver queueing the work), and the bytes each stage's kernels
-//! move in the model of `kernels::bytes_per_item`. Counted per thread: the engine and its
+//! move in the byte model (`bytes.rs`). Counted per thread: the engine and its
 //! context live on one.
 
 use std::cell::{Cell, RefCell};

@@ -343,31 +343,26 @@ impl Engine {
         let most = fields.iter().map(|f| reduce_groups(f.1)).max().unwrap_or(1);
         let k = &self.k.reduce_fields;
         let items: usize = fields.iter().map(|f| f.1).sum();
-        k.dispatch(items, || {
-            k.execute(
-                uniform! {
-                    F0: field(0),
-                    F1: field(1),
-                    F2: field(2),
-                    F3: field(3),
-                    F4: field(4),
-                    F5: field(5),
-                    F6: field(6),
-                    F7: field(7),
-                    counts_lo: quad(&counts, 0),
-                    counts_hi: quad(&counts, 4),
-                    bases_lo: quad(&bases, 0),
-                    bases_hi: quad(&bases, 4),
-                    max_groups: REDUCE_GROUPS,
-                    PartialSum: &self.f.partial_sum,
-                    PartialMax: &self.f.partial_max,
-                    dims: self.dims(),
-                },
-                most,
-                rows,
-                1,
-            )
-        });
+        let u = uniform! {
+            F0: field(0),
+            F1: field(1),
+            F2: field(2),
+            F3: field(3),
+            F4: field(4),
+            F5: field(5),
+            F6: field(6),
+            F7: field(7),
+            counts_lo: quad(&counts, 0),
+            counts_hi: quad(&counts, 4),
+            bases_lo: quad(&bases, 0),
+            bases_hi: quad(&bases, 4),
+            max_groups: REDUCE_GROUPS,
+            PartialSum: &self.f.partial_sum,
+            PartialMax: &self.f.partial_max,
+            dims: self.dims(),
+        };
+        let bytes = k.bytes_of(items, self.dims(), &u);
+        k.dispatch(items, bytes, || k.execute(u, most, rows, 1));
         spans
     }
 

@@ -3,9 +3,11 @@
 
 use glium::backend::Context;
 use glium::program::ComputeShader;
-use glium::uniforms::{AsUniformValue, Uniforms, UniformsStorage};
+use glium::uniforms::{AsUniformValue, UniformValue, Uniforms, UniformsStorage};
+use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::bytes::ByteModel;
 use crate::clock::KernelClock;
 
 /// The GLSL each kernel starts with, after `#version` and the work-group size.
@@ -143,35 +145,39 @@ pub(crate) fn groups_of(items: usize, wg: u32) -> u32 {
     gx * gy
 }
 
-/// A compiled kernel, its work-group size and the bytes an item of it moves (see
-/// [`bytes_per_item`]).
+/// A compiled kernel, its work-group size and its byte model (`bytes.rs`).
 pub(crate) struct Kernel {
     shader: ComputeShader,
     /// Its file name in `shaders/sim`, without `.comp`.
     pub name: &'static str,
     /// Invocations in a work group (`WG` in its source).
     pub wg: u32,
-    /// Bytes an item reads and writes in the model of [`bytes_per_item`].
-    pub bytes: u32,
+    /// The byte model, with the source's `// bytes` cases.
+    model: ByteModel,
     /// The engine's kernel clock, told of every dispatch.
     clock: Rc<KernelClock>,
 }
 
 impl Kernel {
-    /// Issues `f`, a dispatch of this kernel over `items` items: counted (`cost::dispatch`)
-    /// and timed where the kernel clock is on.
-    pub(crate) fn dispatch<R>(&self, items: usize, f: impl FnOnce() -> R) -> R {
-        self.dispatch_moving(items, self.bytes, f)
+    /// The bytes of a dispatch over `items` items of the grid of `dims` with the uniforms
+    /// `u`, in the byte model (its first `// bytes` case that matches `u`'s unsigned
+    /// uniforms, else every array bound once an item).
+    pub(crate) fn bytes_of(&self, items: usize, dims: [u32; 3], u: &impl Uniforms) -> u64 {
+        let mut values = HashMap::new();
+        if self.model.needs_uniforms() {
+            u.visit_values(|name, v| {
+                if let UniformValue::UnsignedInt(x) = v {
+                    values.insert(name.to_string(), x);
+                }
+            });
+        }
+        let cells = dims.iter().map(|&v| u64::from(v)).product();
+        self.model.bytes(items as u64, cells, &values)
     }
 
-    /// [`Kernel::dispatch`] with `item_bytes` an item in the byte model.
-    pub(crate) fn dispatch_moving<R>(
-        &self,
-        items: usize,
-        item_bytes: u32,
-        f: impl FnOnce() -> R,
-    ) -> R {
-        let bytes = items as u64 * u64::from(item_bytes);
+    /// Issues `f`, a dispatch of this kernel over `items` items that moves `bytes` in the
+    /// byte model: counted (`cost::dispatch`) and timed where the kernel clock is on.
+    pub(crate) fn dispatch<R>(&self, items: usize, bytes: u64, f: impl FnOnce() -> R) -> R {
         let r = crate::cost::dispatch(bytes, f);
         self.clock.after(self.name, items as u64, bytes);
         r
@@ -185,79 +191,18 @@ impl std::ops::Deref for Kernel {
     }
 }
 
-/// Buffers that are not per-item arrays: reductions' partial results and figures, counters,
-/// tables, bit masks (a thirty-second of a float a cell). The byte model leaves them out.
-const SMALL_BUFFERS: [&str; 12] = [
-    "Rows",
-    "Active",
-    "PartialSum",
-    "Largest",
-    "Ledger",
-    "PartialMax",
-    "Scalars",
-    "Counter",
-    "Table",
-    "Levels",
-    "Solid",
-    "Entries",
-];
-
-/// Arrays an item reads or writes instead of another the model counts: `reduce_fields.comp`
-/// reads one of F0 to F7 an item (one field a row of work groups), counted as F0;
-/// `advect_faces.comp` writes one of Out0 to Out2 (its face's axis), counted as Out0;
-/// `advect_cells.comp` reads the faces FaceU to FaceW instead of CellVel where it traces
-/// from the faces (as many bytes a cell), counted as CellVel.
-const READ_INSTEAD: [&str; 12] = [
-    "F1", "F2", "F3", "F4", "F5", "F6", "F7", "Out1", "Out2", "FaceU", "FaceV", "FaceW",
-];
-
-/// The bytes one item of a kernel reads and writes, from the arrays its source binds, in
-/// an ideal-cache model: each per-item array read once and written once per item (a
-/// stencil's or a trace's neighbours come from the cache), three floats for the cell
-/// velocity (`CellVel`, three a cell), none for [`SMALL_BUFFERS`]. `readonly` counts one
-/// pass, `writeonly` one, a buffer with neither two (read and written). A lower bound of
-/// what the card moves; `docs/performance.md` lists it for every kernel.
-pub fn bytes_per_item(source: &str) -> u32 {
-    let mut bytes = 0;
-    for line in source.lines() {
-        let line = line.trim();
-        let Some(rest) = line.strip_prefix("layout(std430)") else {
-            continue;
-        };
-        let rest = rest.trim();
-        let (passes, rest) = if let Some(r) = rest.strip_prefix("readonly ") {
-            (1, r)
-        } else if let Some(r) = rest.strip_prefix("writeonly ") {
-            (1, r)
-        } else {
-            (2, rest)
-        };
-        let Some(decl) = rest.trim().strip_prefix("buffer ") else {
-            continue;
-        };
-        let name = decl.split_whitespace().next().unwrap_or("");
-        if SMALL_BUFFERS.contains(&name) || READ_INSTEAD.contains(&name) {
-            continue;
-        }
-        let width = if decl.contains("double ") || decl.contains("vec2 ") {
-            8
-        } else {
-            4
-        };
-        let per_item = if name == "CellVel" { 3 } else { 1 };
-        bytes += passes * width * per_item;
-    }
-    bytes
-}
-
-/// Every kernel's file name and [`bytes_per_item`], from the sources (no context needed).
-pub fn kernel_bytes() -> Vec<(&'static str, u32)> {
+/// Every kernel's file name and byte model (its default bytes an item and its `// bytes`
+/// cases), from the sources (no context needed). A case that contradicts its source's
+/// declarations panics: `kernels_byte_cases_agree_with_their_declarations` checks them all.
+pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
     SOURCES
         .iter()
         .map(|(name, text)| {
             let mut body = String::new();
             expand(text, &mut body, 0);
-            (*name, bytes_per_item(&body))
+            let model =
+                ByteModel::of(&body).unwrap_or_else(|e| panic!("shaders/sim/{name}.comp: {e}"));
+            (*name, model)
         })
         .collect()
 }
@@ -412,7 +357,7 @@ impl Kernels {
                 shader,
                 name,
                 wg,
-                bytes: bytes_per_item(&src),
+                model: ByteModel::of(&src).map_err(|e| format!("shaders/sim/{file}: {e}"))?,
                 clock: Rc::clone(clock),
             })
         };
@@ -473,27 +418,12 @@ where
     T: AsUniformValue,
     R: Uniforms,
 {
-    run_moving(k, dims, items, k.bytes, u);
-}
-
-/// [`run`] for a dispatch whose items each move `item_bytes` in the byte model, where that
-/// is not the kernel's own figure (an item of several cells, or one that reads none of the
-/// per-cell arrays it binds).
-pub(crate) fn run_moving<'n, T, R>(
-    k: &Kernel,
-    dims: [u32; 3],
-    items: usize,
-    item_bytes: u32,
-    u: UniformsStorage<'n, T, R>,
-) where
-    T: AsUniformValue,
-    R: Uniforms,
-{
     if items == 0 {
         return;
     }
     let (gx, gy) = groups_for(items, k.wg);
-    k.dispatch_moving(items, item_bytes, || {
+    let bytes = k.bytes_of(items, dims, &u);
+    k.dispatch(items, bytes, || {
         k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1)
     });
 }
@@ -527,7 +457,8 @@ where
     R: Uniforms,
 {
     let groups = reduce_groups(items);
-    k.dispatch(items, || {
+    let bytes = k.bytes_of(items, dims, &u);
+    k.dispatch(items, bytes, || {
         k.execute(u.add("dims", dims).add("count", items as u32), groups, 1, 1)
     });
     groups
@@ -536,6 +467,56 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernels_byte_cases_agree_with_their_declarations() {
+        // Every case names arrays its kernel binds, with passes their qualifiers allow
+        // (`ByteModel::of` checks), and looks only at unsigned uniforms the kernel declares
+        // (a case on a name the dispatch never sets would never apply).
+        let models = kernel_bytes();
+        assert_eq!(models.len(), SOURCES.len());
+        let mut cases = 0;
+        for ((name, model), (_, text)) in models.iter().zip(SOURCES) {
+            let mut body = String::new();
+            expand(text, &mut body, 0);
+            for case in &model.cases {
+                for (uniform, _) in &case.when {
+                    let decl = format!("uniform uint {uniform};");
+                    assert!(
+                        body.lines().any(|l| l.trim().starts_with(&decl)),
+                        "{name}: `{}` looks at `{uniform}`, which it does not declare as a uint",
+                        case.text
+                    );
+                }
+                cases += 1;
+            }
+        }
+        // (the kernels that say more than their bindings: cg_step, laplace, divergence,
+        // reduce, mg, smooth, advect_faces, advect_cells, ledger, active)
+        assert!(cases >= 30, "{cases} cases");
+    }
+
+    #[test]
+    fn the_solves_vector_updates_move_what_they_touch() {
+        let models: std::collections::HashMap<_, _> = kernel_bytes().into_iter().collect();
+        let values = |pairs: &[(&str, u32)]| -> HashMap<String, u32> {
+            pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        };
+        let per_item =
+            |kernel: &str, pairs: &[(&str, u32)]| models[kernel].bytes(1, 0, &values(pairs));
+        // x += α·p, r −= α·q: x and r read and written, p and q read.
+        assert_eq!(per_item("cg_step", &[("phase", 0)]), 24);
+        // p = z + β·p: z read, p read and written.
+        assert_eq!(per_item("cg_step", &[("phase", 1), ("precond", 1)]), 12);
+        assert_eq!(per_item("laplace", &[("residual", 0)]), 8);
+        assert_eq!(per_item("laplace", &[("residual", 1)]), 12);
+        // The restriction reads eight fine cells an item.
+        assert_eq!(per_item("mg", &[("op", 3)]), 36);
+        // A face of the three axes: its own written, the faces and cell velocity a cell.
+        let faces =
+            |items: u64| models["advect_faces"].bytes(items, 1000, &values(&[("phase", 0)]));
+        assert_eq!(faces(3000), 3000 * 4 + 1000 * 24);
+    }
 
     #[test]
     fn dispatches_of_the_largest_grids_stay_within_the_work_group_limits() {

@@ -12,6 +12,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod bytes;
 mod clock;
 pub mod cost;
 mod diffuse;
@@ -41,8 +42,9 @@ use std::rc::Rc;
 use std::sync::mpsc::{channel, Sender};
 use std::thread::JoinHandle;
 
+pub use bytes::{bytes_per_item, ByteCase, ByteModel};
 pub use fields::bytes_for;
-pub use kernels::{bytes_per_item, kernel_bytes};
+pub use kernels::kernel_bytes;
 
 /// The name in [`GpuSolver::copy_bandwidths`] of the copy kernel on buffers made as the
 /// fields are: the bandwidth [`GpuSolver::copy_bandwidth_gb_s`] measures.

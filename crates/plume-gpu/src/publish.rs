@@ -95,26 +95,23 @@ impl Engine {
             .clamp(1, u64::from(REDUCE_GROUPS / FLAME_SUMS)) as u32;
         let (lo, hi) = plume_core::blackbody::TABLE_KELVIN;
         let g = &self.grid;
-        self.k.flame_light.dispatch(n, || {
-            self.k.flame_light.execute(
-                uniform! {
-                    Temperature: &self.f.temperature,
-                    Flame: flame,
-                    Table: &self.blackbody,
-                    PartialSum: &self.f.partial_sum,
-                    kelvin_per_unit: kelvin_per_unit,
-                    table_kelvin: [lo, hi],
-                    table_len: plume_core::blackbody::TABLE_LEN as u32,
-                    h: g.h,
-                    origin: g.origin,
-                    dims: self.dims(),
-                    count: n as u32,
-                },
-                groups,
-                1,
-                1,
-            )
-        });
+        let u = uniform! {
+            Temperature: &self.f.temperature,
+            Flame: flame,
+            Table: &self.blackbody,
+            PartialSum: &self.f.partial_sum,
+            kelvin_per_unit: kelvin_per_unit,
+            table_kelvin: [lo, hi],
+            table_len: plume_core::blackbody::TABLE_LEN as u32,
+            h: g.h,
+            origin: g.origin,
+            dims: self.dims(),
+            count: n as u32,
+        };
+        let bytes = self.k.flame_light.bytes_of(n, self.dims(), &u);
+        self.k
+            .flame_light
+            .dispatch(n, bytes, || self.k.flame_light.execute(u, groups, 1, 1));
         let len = (groups * FLAME_SUMS) as usize;
         let partials: Vec<f64> = self
             .f

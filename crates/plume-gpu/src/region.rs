@@ -11,7 +11,7 @@ use plume_core::sim::active;
 
 use crate::engine::Engine;
 use crate::fields::Field;
-use crate::kernels::run_moving;
+use crate::kernels::run;
 use crate::lists::dense_from;
 
 /// Cells along x an item of `active.comp`'s support works on (its `CHUNK`).
@@ -57,23 +57,14 @@ impl Engine {
         let (s_at, other_at, t_at, d_at) = (parity * rows, (1 - parity) * rows, 2 * rows, 3 * rows);
         // (op 0: an item a run of `CHUNK` cells along a row)
         let runs = rows as usize * d.nx.div_ceil(CHUNK);
-        // In the byte model op 0 reads what it binds for each of its cells; ops 1 and 2 read
-        // only the spans and figures (small buffers).
-        let chunk = self.k.active.bytes * CHUNK as u32;
         // Op 3 first, one item: this sub-step's maxima, the reach's velocities, the cells and
         // the flag start at 0 (on the card: a write from the host into a buffer the card
         // still reads would wait for it).
-        for (op, items, bytes) in [
-            (3u32, 1, 0),
-            (0, runs, chunk),
-            (1, rows as usize, 0),
-            (2, rows as usize, 0),
-        ] {
-            run_moving(
+        for (op, items) in [(3u32, 1), (0, runs), (1, rows as usize), (2, rows as usize)] {
+            run(
                 &self.k.active,
                 self.dims(),
                 items,
-                bytes,
                 uniform! {
                     S0: field(0),
                     S1: field(1),
