@@ -209,3 +209,69 @@ fn the_finite_check_reduces_each_field_in_its_own_row() {
         .collect();
     assert_eq!(bad, ["flame"]);
 }
+
+/// The vorticity's curl and confinement in one pass by tiles (`vorticity.comp`: ω in shared
+/// memory, the faces written to the other set of arrays and swapped in) give the bits of the
+/// two passes (`curl.comp` storing ω, then `confine.comp`): the stage alone on random flow,
+/// over grids whose sides are not multiples of the tile's 8, and whole steps of scenes with
+/// obstacles and fire.
+#[test]
+fn the_vorticity_by_tiles_gives_the_two_passes_bits() {
+    let mut rng = common::Rng::new(7);
+    let scenes = [
+        Scene::default_plume().with_resolution(21),
+        Scene::preset("wind_tunnel")
+            .expect("wind_tunnel")
+            .with_resolution(19),
+        Scene::preset("campfire")
+            .expect("campfire")
+            .with_resolution(13),
+    ];
+    for scene in scenes {
+        assert!(scene.fluid.vorticity > 0.0, "{}", scene.name);
+        let mut two = gpu(&scene);
+        two.set_tiled_vorticity(false);
+        let mut tiled = gpu(&scene);
+        tiled.set_tiled_vorticity(true);
+        // The stage alone, from the same random flow.
+        let mut st = two.state();
+        for v in &mut st.velocity {
+            for x in v.iter_mut() {
+                *x = rng.range(-0.5, 0.5);
+            }
+        }
+        let dt = scene.fluid.dt;
+        let mut after = Vec::new();
+        for g in [&mut two, &mut tiled] {
+            g.set_state(st.clone()).expect("random flow");
+            assert!(g.run_stage("vorticity", dt), "{}", scene.name);
+            after.push(g.state());
+        }
+        let moved = after[0]
+            .velocity
+            .iter()
+            .zip(&st.velocity)
+            .flat_map(|(a, b)| a.iter().zip(b))
+            .filter(|(a, b)| a != b)
+            .count();
+        let faces: usize = st.velocity.iter().map(Vec::len).sum();
+        println!(
+            "{}: the confinement moved {moved} of {faces} faces",
+            scene.name
+        );
+        assert!(moved > faces / 2, "{}: {moved} of {faces}", scene.name);
+        assert!(after[0] == after[1], "{}: the stage alone", scene.name);
+        // Whole steps (the faces swapped in, then the other stages on them).
+        for g in [&mut two, &mut tiled] {
+            g.reset();
+            for _ in 0..6 {
+                g.step().expect("step");
+            }
+        }
+        assert!(
+            two.state() == tiled.state(),
+            "{}: after 6 steps",
+            scene.name
+        );
+    }
+}

@@ -64,6 +64,8 @@ pub(crate) struct Engine {
     pub fused_cells: u32,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub tiled_smoothing: bool,
+    /// The vorticity's curl and confinement in one pass by tiles (`vorticity.comp`).
+    pub tiled_vorticity: bool,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
     pub mg: Option<crate::lists::Multigrid>,
@@ -165,6 +167,7 @@ impl Engine {
             software: crate::is_software(ctx_renderer.as_str()),
             fused_cells: crate::kernels::fused_cells(crate::is_software(ctx_renderer.as_str())),
             tiled_smoothing: crate::kernels::tiled_smoothing(),
+            tiled_vorticity: crate::kernels::tiled_vorticity(),
             mg: None,
             obs: Default::default(),
             solid_bits,

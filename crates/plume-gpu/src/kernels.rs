@@ -14,7 +14,12 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 10] = [
+const INCLUDES: [(&str, &str); 12] = [
+    ("curl.glsl", include_str!("../../../shaders/sim/curl.glsl")),
+    (
+        "confinement.glsl",
+        include_str!("../../../shaders/sim/confinement.glsl"),
+    ),
     (
         "region.glsl",
         include_str!("../../../shaders/sim/region.glsl"),
@@ -138,6 +143,22 @@ pub(crate) fn tiled_smoothing() -> bool {
         .unwrap_or(true)
 }
 
+/// Whether the vorticity's curl and confinement go in one pass by tiles (`vorticity.comp`:
+/// no ω stored, the faces read once and written once): `PLUME_GPU_TILED_VORTICITY` (0 or 1)
+/// where set, else yes. The same results either way.
+pub(crate) fn tiled_vorticity() -> bool {
+    static FROM_ENV: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    FROM_ENV
+        .get_or_init(
+            || match std::env::var("PLUME_GPU_TILED_VORTICITY").as_deref() {
+                Ok("0") => Some(false),
+                Ok("1") => Some(true),
+                _ => None,
+            },
+        )
+        .unwrap_or(true)
+}
+
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
 /// result each where the kernel writes one a group).
 pub(crate) fn groups_of(items: usize, wg: u32) -> u32 {
@@ -208,7 +229,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 30] = [
+const SOURCES: [(&str, &str); 31] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -275,6 +296,10 @@ const SOURCES: [(&str, &str); 30] = [
     ("copy", include_str!("../../../shaders/sim/copy.comp")),
     ("ledger", include_str!("../../../shaders/sim/ledger.comp")),
     ("active", include_str!("../../../shaders/sim/active.comp")),
+    (
+        "vorticity",
+        include_str!("../../../shaders/sim/vorticity.comp"),
+    ),
 ];
 
 /// Every kernel of the solver.
@@ -287,6 +312,8 @@ pub(crate) struct Kernels {
     pub buoyancy: Kernel,
     pub curl: Kernel,
     pub confine: Kernel,
+    /// The curl and the confinement in one pass by tiles (`vorticity.comp`).
+    pub vorticity: Kernel,
     pub boundary: Kernel,
     pub limit: Kernel,
     pub divergence: Kernel,
@@ -383,6 +410,7 @@ impl Kernels {
             buoyancy: k!("buoyancy.comp"),
             curl: k!("curl.comp"),
             confine: k!("confine.comp"),
+            vorticity: k!("vorticity.comp", TILE_WG),
             boundary: k!("boundary.comp"),
             limit: k!("limit.comp"),
             divergence: k!("divergence.comp"),

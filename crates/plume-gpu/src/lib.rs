@@ -362,6 +362,14 @@ impl GpuSolver {
         self.call(move |e| e.tiled_smoothing = on);
     }
 
+    /// Works out the vorticity's curl and confinement in one pass by tiles
+    /// (`vorticity.comp`: ω kept in shared memory, the faces read once and written once) or
+    /// in two (the curl's four fields stored, then the confinement), instead of the default
+    /// (tiles; `PLUME_GPU_TILED_VORTICITY=0`: two passes). The same results either way.
+    pub fn set_tiled_vorticity(&mut self, on: bool) {
+        self.call(move |e| e.tiled_vorticity = on);
+    }
+
     /// Each field the finite check reads (density, temperature, fuel and flame where they
     /// are in use, the three face arrays of the velocity, the pressure), in its order, with
     /// its Σ and largest |value| as the check's one dispatch finds them.

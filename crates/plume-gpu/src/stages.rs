@@ -6,7 +6,7 @@ use plume_core::sim::cover;
 use plume_core::sim::{Advection, Face, StepStats};
 
 use crate::engine::Engine;
-use crate::kernels::run;
+use crate::kernels::{run, tile_count, TILE, TILE_WG};
 
 impl Engine {
     /// For each axis: whether each end lets outside air in, and that air's velocity along
@@ -199,6 +199,30 @@ impl Engine {
     pub(crate) fn stage_vorticity(&mut self, _: &mut StepStats) {
         let f = &self.f;
         let n = self.cells();
+        if self.tiled_vorticity {
+            // One pass by tiles into the other set of face arrays, swapped in.
+            let dims = self.dims();
+            run(
+                &self.k.vorticity,
+                dims,
+                (tile_count(dims) * TILE_WG) as usize,
+                uniform! {
+                    U: &f.vel[0],
+                    V: &f.vel[1],
+                    W: &f.vel[2],
+                    OutU: &f.vel_tmp[0],
+                    OutV: &f.vel_tmp[1],
+                    OutW: &f.vel_tmp[2],
+                    inv_h: 1.0 / self.grid.h,
+                    scale: self.params.vorticity * self.grid.h,
+                    dt: self.sub_dt,
+                    tiles: dims.map(|v| v.div_ceil(TILE)),
+                },
+            );
+            std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
+            self.enforce_boundaries();
+            return;
+        }
         run(
             &self.k.curl,
             self.dims(),
