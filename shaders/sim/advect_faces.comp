@@ -4,8 +4,9 @@
 // φ̂, the same, into the axis' Out). `phase` 2 finishes MacCormack from φ̂ (Hat): a forward trace
 // samples φ̂ to φ̃, and φ = φ̂ + ½(φⁿ − φ̃) clamped to the range of the eight φⁿ the
 // backtrace interpolated (and the outside air where it blended), or φ̂ where the forward
-// trace leaves the samples or touches a solid cell. Faces on the ends of `axis` keep their
-// value (the boundary pass sets walls and inflows afterwards).
+// trace leaves the samples or touches a solid cell. Faces on the ends of `axis` that are
+// walls or inflows get their normal velocity (`speed_lo`, `speed_hi`: what the boundary
+// pass would set, so none runs after this stage), or in φ̂ keep their value.
 // In the byte model an item is a face of the axes the dispatch advects, and the faces around
 // it and the cell velocity its trace reads are read whole by every dispatch (counted a
 // cell, however many axes it takes); an item writes its face, and MacCormack's last phase
@@ -30,6 +31,8 @@ uniform vec3 air_hi;
 uniform uint phase;
 uniform uvec3 fixed_lo;  // 1 where the minimum / maximum end of an axis is a wall or an
 uniform uvec3 fixed_hi;  // inflow
+uniform vec3 speed_lo;   // their normal velocity
+uniform vec3 speed_hi;
 
 // The axis of the faces this invocation works on (set first thing in main).
 uint axis;
@@ -127,8 +130,9 @@ void main() {
     uvec3 p = coords(fd, n);
     // Walls and inflows at the ends of the axis keep their value (the boundary pass sets
     // them); open faces are traced like the others.
-    if ((p[axis] == 0u && fixed_lo[axis] != 0u) || (p[axis] == dims[axis] && fixed_hi[axis] != 0u)) {
-        put(n, face(axis, p));
+    bool at_lo = p[axis] == 0u && fixed_lo[axis] != 0u;
+    if (at_lo || (p[axis] == dims[axis] && fixed_hi[axis] != 0u)) {
+        put(n, phase == 1u ? face(axis, p) : (at_lo ? speed_lo[axis] : speed_hi[axis]));
         return;
     }
     vec3 shift = vec3(axis == 0u ? -0.5 : 0.0, axis == 1u ? -0.5 : 0.0, axis == 2u ? -0.5 : 0.0);

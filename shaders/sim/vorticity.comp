@@ -5,9 +5,10 @@
 // were. A work group takes a tile of T³ cells: ω and |ω| over the tile and two cells around
 // it ((T + 3)³: the force at a cell below the tile reads |ω| a cell further), the force over
 // the tile and the cells one below it ((T + 1)³), then each cell's faces: its low face along
-// each axis (an inner face gets ½·dt·(f below + f here) of its component, a face on the
-// grid's low end is copied) and, on the grid's high end, its high face (copied). Shared
-// memory: 23 KB.
+// each axis (an inner face gets ½·dt·(f below + f here) of its component) and, on the
+// grid's high end, its high face. The faces on the grid's ends are copied, or where they
+// are walls or inflows get their normal velocity (`speed_lo`, `speed_hi`: what the boundary
+// pass would set, so none runs after this one). Shared memory: 23 KB.
 //
 // In the byte model the faces are read once and written once (their neighbours' and the
 // halo's reads come from the cache): 24 bytes a cell.
@@ -23,6 +24,10 @@ uniform float inv_h;
 uniform float scale;   // ε·h
 uniform float dt;
 uniform uvec3 tiles;   // tiles along each axis
+uniform uvec3 fixed_lo;  // 1 where the minimum / maximum end of an axis is a wall or an
+uniform uvec3 fixed_hi;  // inflow
+uniform vec3 speed_lo;   // their normal velocity
+uniform vec3 speed_hi;
 
 #include "cell_velocity.glsl"
 #include "curl.glsl"
@@ -102,23 +107,26 @@ void main() {
         uint f = at(face_dims(a), c);
         // The face one cell up along a (the high face).
         uint up = a == 0u ? 1u : (a == 1u ? dims.x : dims.x * dims.y);
+        bool low = c[a] == 0u;
         bool top = c[a] + 1u == dims[a];
+        bool fixed_low = low && fixed_lo[a] != 0u;
+        bool fixed_top = fixed_hi[a] != 0u;
         ivec3 lo = p;
         lo[a] -= 1;
         if (a == 0u) {
-            out_u[f] = c.x > 0u ? confined_face(u[f], force_at(lo).x, here.x) : u[f];
+            out_u[f] = fixed_low ? speed_lo.x : (low ? u[f] : confined_face(u[f], force_at(lo).x, here.x));
             if (top) {
-                out_u[f + up] = u[f + up];
+                out_u[f + up] = fixed_top ? speed_hi.x : u[f + up];
             }
         } else if (a == 1u) {
-            out_v[f] = c.y > 0u ? confined_face(v[f], force_at(lo).y, here.y) : v[f];
+            out_v[f] = fixed_low ? speed_lo.y : (low ? v[f] : confined_face(v[f], force_at(lo).y, here.y));
             if (top) {
-                out_v[f + up] = v[f + up];
+                out_v[f + up] = fixed_top ? speed_hi.y : v[f + up];
             }
         } else {
-            out_w[f] = c.z > 0u ? confined_face(w[f], force_at(lo).z, here.z) : w[f];
+            out_w[f] = fixed_low ? speed_lo.z : (low ? w[f] : confined_face(w[f], force_at(lo).z, here.z));
             if (top) {
-                out_w[f + up] = w[f + up];
+                out_w[f + up] = fixed_top ? speed_hi.z : w[f + up];
             }
         }
     }

@@ -254,8 +254,7 @@ impl Engine {
         self.vmax = None;
         let d = self.grid.dims;
         let (fixed_lo, fixed_hi) = self.fixed_flags();
-        let b = &self.boundaries;
-        let speed = |s: usize| [0, 1, 2].map(|a| b.normal_velocity(a, s).unwrap_or(0.0));
+        let (speed_lo, speed_hi) = self.fixed_speeds();
         let [nx, ny, nz] = d.as_array();
         let planes = 2 * (ny * nz + nx * nz + nx * ny);
         run(
@@ -268,11 +267,28 @@ impl Engine {
                 W: &self.f.vel[2],
                 fixed_lo: fixed_lo,
                 fixed_hi: fixed_hi,
-                speed_lo: speed(0),
-                speed_hi: speed(1),
+                speed_lo: speed_lo,
+                speed_hi: speed_hi,
             },
         );
         self.set_solid_faces();
+    }
+
+    /// [`Engine::enforce_boundaries`] after a kernel that set the walls' and inflows' faces
+    /// itself (from [`Engine::fixed_speeds`], as the boundary pass would): only the solids'
+    /// faces are left to set.
+    pub fn boundaries_set(&mut self) {
+        self.vmax = None;
+        self.set_solid_faces();
+    }
+
+    /// The normal velocity of the faces on each axis' ends, (minimum, maximum) sides: the
+    /// inflow speed along the inward normal, 0 on walls and open sides (the boundary pass
+    /// sets it on the fixed ones).
+    pub fn fixed_speeds(&self) -> ([f32; 3], [f32; 3]) {
+        let b = &self.boundaries;
+        let speed = |s: usize| [0, 1, 2].map(|a| b.normal_velocity(a, s).unwrap_or(0.0));
+        (speed(0), speed(1))
     }
 
     /// Whether solid cells exist, as the kernels' `solids` uniform.

@@ -114,6 +114,7 @@ impl Engine {
             }
         }
         let (fixed_lo, fixed_hi) = self.fixed_flags();
+        let (speed_lo, speed_hi) = self.fixed_speeds();
         let f = &self.f;
         // Semi-Lagrangian: one pass of all three axes into vel_tmp. MacCormack: an axis at a
         // time, φ̂ into the scratch, then the last step from it into vel_tmp.
@@ -160,6 +161,8 @@ impl Engine {
                         air_hi: air_hi,
                         fixed_lo: fixed_lo,
                         fixed_hi: fixed_hi,
+                        speed_lo: speed_lo,
+                        speed_hi: speed_hi,
                         Solid: &self.solid_bits,
                         solids: self.solids_flag(),
                     },
@@ -167,7 +170,8 @@ impl Engine {
             }
         }
         std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
-        self.enforce_boundaries();
+        // (the walls' and inflows' faces are set: advect_faces.comp wrote them)
+        self.boundaries_set();
     }
 
     pub(crate) fn stage_forces(&mut self, _: &mut StepStats) {
@@ -200,8 +204,11 @@ impl Engine {
         let f = &self.f;
         let n = self.cells();
         if self.tiled_vorticity {
-            // One pass by tiles into the other set of face arrays, swapped in.
+            // One pass by tiles into the other set of face arrays, swapped in (with the
+            // walls' and inflows' faces set).
             let dims = self.dims();
+            let (fixed_lo, fixed_hi) = self.fixed_flags();
+            let (speed_lo, speed_hi) = self.fixed_speeds();
             run(
                 &self.k.vorticity,
                 dims,
@@ -217,10 +224,14 @@ impl Engine {
                     scale: self.params.vorticity * self.grid.h,
                     dt: self.sub_dt,
                     tiles: dims.map(|v| v.div_ceil(TILE)),
+                    fixed_lo: fixed_lo,
+                    fixed_hi: fixed_hi,
+                    speed_lo: speed_lo,
+                    speed_hi: speed_hi,
                 },
             );
             std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
-            self.enforce_boundaries();
+            self.boundaries_set();
             return;
         }
         run(
