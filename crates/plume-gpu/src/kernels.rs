@@ -229,7 +229,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 31] = [
+const SOURCES: [(&str, &str); 32] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -300,6 +300,7 @@ const SOURCES: [(&str, &str); 31] = [
         "vorticity",
         include_str!("../../../shaders/sim/vorticity.comp"),
     ),
+    ("emit", include_str!("../../../shaders/sim/emit.comp")),
 ];
 
 /// Every kernel of the solver.
@@ -326,6 +327,8 @@ pub(crate) struct Kernels {
     pub reduce_fields: Kernel,
     pub outflow: Kernel,
     pub cover: Kernel,
+    /// An emitter's sources, every field in one dispatch (`emit.comp`).
+    pub emit: Kernel,
     pub burn: Kernel,
     pub expansion: Kernel,
     pub average: Kernel,
@@ -423,6 +426,7 @@ impl Kernels {
             reduce_fields: k!("reduce_fields.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),
             cover: k!("cover.comp"),
+            emit: k!("emit.comp"),
             burn: k!("burn.comp"),
             expansion: k!("expansion.comp"),
             average: k!("average.comp"),

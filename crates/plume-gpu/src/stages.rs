@@ -65,23 +65,10 @@ impl Engine {
                 continue;
             };
             let e = &self.emitters[i];
-            if e.density > 0.0 {
-                self.apply(&c.0[0], &self.f.density, 0, e.density * dt);
-            }
-            for (rate, which) in [(e.fuel, 0), (e.flame, 1)] {
-                let add = rate * dt;
-                if let (true, Some(f)) = (add > 0.0, self.fire_field(which)) {
-                    self.apply(&c.0[0], f, 0, add);
-                }
-            }
-            if let Some(te) = e.temperature {
+            // (every field it feeds in one dispatch: `emit.rs`)
+            self.emit(c, e, dt, lim);
+            if e.temperature.is_some() {
                 self.temp_active = true;
-                self.apply(&c.0[0], &self.f.temperature, 1, te);
-            }
-            if let Some(ev) = e.velocity {
-                for (a, v) in ev.into_iter().enumerate() {
-                    self.apply(&c.0[a + 1], &self.f.vel[a], 1, v.clamp(-lim, lim));
-                }
             }
         }
         if self.has_solids() {
