@@ -97,7 +97,8 @@ fn the_command_line_reference_is_what_clap_generates() {
 fn the_gpu_kernel_byte_table_is_what_the_shaders_give() {
     let text = plume::docs::gpu_kernel_reference();
     // Every kernel file is on the page, and a plain one counts what it binds: the copy
-    // kernel reads one float and writes one.
+    // kernel reads one float and writes one. The Laplacian's cases: an iteration's A·p reads
+    // one array and writes one, the residual reads two.
     let files = std::fs::read_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("shaders/sim"))
         .expect("shaders/sim")
         .filter_map(|e| e.ok())
@@ -105,7 +106,8 @@ fn the_gpu_kernel_byte_table_is_what_the_shaders_give() {
         .count();
     assert_eq!(plume_gpu::kernel_bytes().len(), files);
     assert!(text.contains("| `copy.comp` | 8 |"), "{text}");
-    assert!(text.contains("| `laplace.comp` | 12 |"), "{text}");
+    assert!(text.contains("`when residual=0: X r, Out w` (8)"), "{text}");
+    assert!(text.contains("`otherwise: X r, B r, Out w` (12)"), "{text}");
     matches_committed("gpu-kernels.md", &text);
 }
 

@@ -47,7 +47,8 @@ void main() {
         }
         float beta = float(scalars[3]);
         // The first direction is z itself (whatever p held, NaN too, is not read).
-        pdir[n] = beta == 0.0 ? z : z + beta * pdir[n];
+        precise float pn = beta == 0.0 ? z : z + beta * pdir[n];
+        pdir[n] = pn;
         return;
     }
     // Nothing to solve (max|rhs| 0 or not finite): no pressure, as the CPU's (every solve

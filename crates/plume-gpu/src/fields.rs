@@ -25,9 +25,11 @@ pub(crate) const AT_ONCE: u32 = 8;
 /// Every buffer the solver holds. The scratch buffers `r`, `p` and `q` are the conjugate
 /// gradients' vectors during the projection (`r` first holds the right-hand side, then the
 /// residual, in place), the vorticity's ω during the confinement, and the scalar
-/// advection's outputs and MacCormack's φ̂ during that stage; `vel_tmp` (the last step's
-/// velocity once the advected one is swapped in) holds |ω| and the second φ̂: 15 floats a
-/// cell in all (the face arrays have one more plane along their axis).
+/// advection's outputs and MacCormack's φ̂ during that stage; `vel_tmp` (the other set of
+/// face arrays: the advection and the vorticity write the new faces there and swap them
+/// in) holds the pressure solve's second search direction and its q = A·p (z being in `q`),
+/// and the second φ̂: 15 floats a cell in all (the face arrays have one more plane along
+/// their axis).
 pub(crate) struct Fields {
     pub density: Field,
     pub temperature: Field,

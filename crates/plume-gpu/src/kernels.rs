@@ -320,6 +320,8 @@ pub(crate) struct Kernels {
     pub divergence: Kernel,
     pub add_constant: Kernel,
     pub laplace: Kernel,
+    /// The same, an iteration's new search direction worked out in the pass (`DIRECTION`).
+    pub laplace_direction: Kernel,
     pub cg_step: Kernel,
     pub cg_scalars: Kernel,
     pub gradient: Kernel,
@@ -419,6 +421,7 @@ impl Kernels {
             divergence: k!("divergence.comp"),
             add_constant: k!("add_constant.comp"),
             laplace: k!("laplace.comp", DOT_WG),
+            laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,
             cg_step: k!("cg_step.comp"),
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),

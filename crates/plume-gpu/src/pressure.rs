@@ -175,6 +175,13 @@ impl Engine {
                 },
             );
         };
+        // With the V-cycle, an iteration's new search direction is worked out in the
+        // Laplacian's pass (`laplace.comp`'s DIRECTION): the directions alternate between p
+        // and the first of the spare face arrays (the stencil reads the last one while the
+        // new one is written), and q goes to the second (z = M·r is in f.q). The spare
+        // arrays hold nothing the step needs during the projection.
+        let dirs = [&f.p, &f.vel_tmp[0]];
+        let q_aside = &f.vel_tmp[1];
         let fluid = (n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len())) as f32;
         // (ops 0 and 6 read no partial results: the residual's largest |value| is merged
         // into `largest` by the kernel that writes it)
@@ -195,7 +202,7 @@ impl Engine {
                 },
             );
         };
-        let step = |phase: u32| {
+        let step = |phase: u32, p: &crate::fields::Field, q: &crate::fields::Field| {
             run(
                 &self.k.cg_step,
                 dims,
@@ -203,8 +210,8 @@ impl Engine {
                 uniform! {
                     X: &f.pressure,
                     R: &f.r,
-                    P: &f.p,
-                    Q: &f.q,
+                    P: p,
+                    Q: q,
                     Scalars: &f.scalars,
                     Largest: &f.largest,
                     phase: phase,
@@ -245,15 +252,48 @@ impl Engine {
         let figures = loop {
             // (at least one iteration: its update sets x = 0 where there is nothing to solve)
             for _ in 0..batch.min(max_it - issued) {
-                // z = M·r; ρ' = r·z; β = ρ'/ρ; p = z + β·p (p = z the first time).
+                // z = M·r; ρ' = r·z; β = ρ'/ρ.
                 rz();
                 scalars(2, self.last_groups.get());
-                step(1);
-                // q = A·p (and p·q's partial sums, one a work group); α = ρ / p·q;
-                // x += α·p; r −= α·q; the residual checked.
-                laplace(&f.p, &f.q, 0);
+                // p = z + β·p (p = z the first time); q = A·p (and p·q's partial sums, one a
+                // work group); α = ρ / p·q; x += α·p; r −= α·q; the residual checked.
+                let (p, q) = match mg {
+                    Some(_) => {
+                        // (the new direction inside the Laplacian's pass, into the other
+                        // array of the two, q beside them: z is in f.q)
+                        let (old, new) =
+                            (dirs[issued as usize % 2], dirs[(issued as usize + 1) % 2]);
+                        run(
+                            &self.k.laplace_direction,
+                            dims,
+                            n,
+                            uniform! {
+                                X: old,
+                                Z: &f.q,
+                                PNew: new,
+                                B: &f.r,
+                                Out: q_aside,
+                                Scalars: &f.scalars,
+                                Largest: &f.largest,
+                                PartialSum: &f.partial_sum,
+                                residual: 0u32,
+                                direction: 1u32,
+                                open_lo: lo,
+                                open_hi: hi,
+                                Solid: &self.solid_bits,
+                                solids: solids,
+                            },
+                        );
+                        (new, q_aside)
+                    }
+                    None => {
+                        step(1, &f.p, &f.q);
+                        laplace(&f.p, &f.q, 0);
+                        (&f.p, &f.q)
+                    }
+                };
                 scalars(1, groups_of(n, self.k.laplace.wg));
-                step(0);
+                step(0, p, q);
                 scalars(6, 0);
                 issued += 1;
             }
@@ -266,7 +306,7 @@ impl Engine {
         if closed {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(4, self.last_groups.get());
-            step(2);
+            step(2, &f.p, &f.q);
         }
         if trace {
             eprintln!("trace: solve done after {issued} issued: scalars {figures:?}");
