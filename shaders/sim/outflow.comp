@@ -1,9 +1,11 @@
-// Smoke leaving through the open faces in a sub-step (as the CPU's `outflow_estimate`): at
-// every open boundary face whose velocity points out, the inside cell's density times the
-// cells the flow carries past the face (at most one).
-// In the byte model nothing: of the cells it runs over, only those on the open sides read
-// their faces and density (a few per cent of the grid at 48³, fewer above).
-// bytes: none
+// The smoke before advection and the smoke leaving through the open faces in a sub-step,
+// two reductions in one dispatch: Σ density (its partials at `base`, with its largest
+// |value| as bits, as `reduce.comp`'s mode 0 gives them), and the outflow (at `base2`; as
+// the CPU's `outflow_estimate`): at every open boundary face whose velocity points out,
+// the inside cell's density times the cells the flow carries past the face (at most one).
+// In the byte model the density is read; only the cells on the open sides read their faces
+// (a few per cent of the grid at 48³, fewer above), not counted.
+// bytes: Density r
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };
@@ -22,7 +24,11 @@ float normal_face(uint a, uvec3 f) {
     return w[at(face_dims(2u), f)];
 }
 
-double item_sum(uint i) {
+double item_sum(uint i) { return double(density[i]); }
+
+uint item_bits(uint i) { return floatBitsToUint(density[i]) & 0x7fffffffu; }
+
+double item_sum2(uint i) {
     uvec3 p = coords(dims, i);
     double s = 0.0;
     for (uint a = 0u; a < 3u; a++) {
@@ -43,6 +49,5 @@ double item_sum(uint i) {
     return s;
 }
 
-uint item_bits(uint i) { return 0u; }
-
+#define REDUCE_SECOND
 #include "reduce.glsl"

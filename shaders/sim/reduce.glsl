@@ -7,6 +7,9 @@
 // REDUCE_GROUP (this group's number in its reduction), REDUCE_GROUPS_NOW (the groups its
 // reduction is spread over), REDUCE_COUNT (its items), REDUCE_BASE (where its partials go)
 // and REDUCE_SKIP (a group the reduction does not use); by default they are the dispatch's.
+// An includer that defines REDUCE_SECOND and `item_sum2(i)` makes a second sum over the
+// same items in the same order, its partials at `base2` + the group's number (two
+// reductions in one dispatch, each the bits it would have alone).
 layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
 layout(std430) writeonly buffer PartialMax { uint partial_max[]; };
 
@@ -21,6 +24,10 @@ uniform uint base;
 
 shared double sums[WG];
 shared uint maxes[WG];
+#ifdef REDUCE_SECOND
+uniform uint base2;
+shared double sums2[WG];
+#endif
 
 void main() {
     // (the same for the whole work group: none is left waiting at a barrier)
@@ -31,22 +38,37 @@ void main() {
     uint stride = REDUCE_GROUPS_NOW * uint(WG);
     double s = 0.0;
     uint m = 0u;
+#ifdef REDUCE_SECOND
+    double s2 = 0.0;
+#endif
     for (uint i = REDUCE_GROUP * uint(WG) + t; i < REDUCE_COUNT; i += stride) {
         s += item_sum(i);
         m = max(m, item_bits(i));
+#ifdef REDUCE_SECOND
+        s2 += item_sum2(i);
+#endif
     }
     sums[t] = s;
     maxes[t] = m;
+#ifdef REDUCE_SECOND
+    sums2[t] = s2;
+#endif
     barrier();
     for (uint half_ = uint(WG) / 2u; half_ > 0u; half_ /= 2u) {
         if (t < half_) {
             sums[t] += sums[t + half_];
             maxes[t] = max(maxes[t], maxes[t + half_]);
+#ifdef REDUCE_SECOND
+            sums2[t] += sums2[t + half_];
+#endif
         }
         barrier();
     }
     if (t == 0u) {
         partial_sum[REDUCE_BASE + REDUCE_GROUP] = sums[0];
         partial_max[REDUCE_BASE + REDUCE_GROUP] = maxes[0];
+#ifdef REDUCE_SECOND
+        partial_sum[base2 + REDUCE_GROUP] = sums2[0];
+#endif
     }
 }

@@ -131,10 +131,13 @@ impl Engine {
     /// what it has more than before them) and this sub-step's outflow (`k_dt` cells per
     /// unit velocity): the two reductions' partial sums side by side, one dispatch of the
     /// books for both.
+    /// Where a side is open both reductions are one dispatch (`outflow.comp`).
     pub(crate) fn book_before_advection(&self, k_dt: f32) {
         let n = self.cells();
-        let before = self.reduce_at(0, 0, &self.f.density, &self.f.density, n);
-        let out = self.outflow(k_dt, before);
+        let (before, out) = match self.outflow(k_dt) {
+            Some(groups) => (groups, groups),
+            None => (self.reduce_at(0, 0, &self.f.density, &self.f.density, n), 0),
+        };
         self.ledger_run(5, [0, before], 1.0, (0.0, 0.0), &self.f.density, 1, out);
     }
 

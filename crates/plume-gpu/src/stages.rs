@@ -458,13 +458,16 @@ impl Engine {
         self.book_burned(self.last_groups.get(), self.fire.smoke);
     }
 
-    /// Smoke leaving through open faces in a sub-step of `k_dt` cells per unit velocity
-    /// (Σ density, cell units): reduced on the card, its partial sums from `base` on;
-    /// returns how many (none without open faces).
-    pub(crate) fn outflow(&self, k_dt: f32, base: u32) -> u32 {
+    /// The smoke now (Σ density, its partial sums from 0 on, as `reduce_at(0, 0, density…)`
+    /// gives them) and the smoke leaving through open faces in a sub-step of `k_dt` cells
+    /// per unit velocity (Σ density, cell units; its partial sums after those), both in one
+    /// dispatch: returns how many partial sums each has (`None` without open faces, and no
+    /// dispatch).
+    pub(crate) fn outflow(&self, k_dt: f32) -> Option<u32> {
         if !self.boundaries.any_open() {
-            return 0;
+            return None;
         }
+        let base2 = crate::kernels::reduce_groups(self.cells());
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         let groups = crate::kernels::run_reduce(
@@ -478,12 +481,14 @@ impl Engine {
                 Density: &f.density,
                 PartialSum: &f.partial_sum,
                 PartialMax: &f.partial_max,
-                base: base,
+                base: 0u32,
+                base2: base2,
                 open_lo: lo,
                 open_hi: hi,
                 kt: k_dt,
             },
         );
-        groups
+        debug_assert_eq!(groups, base2);
+        Some(groups)
     }
 }
