@@ -6,9 +6,11 @@
 // wrote the residual: the residual's `laplace`, the update's `cg_step`), which the op
 // before each of them sets to 0. An iteration: z = M·r, op 2, p = z + β·p; q = A·p, op 1,
 // x += α·p and r −= α·q, op 6 (the CPU's order: no preconditioning once converged).
-// op 5: the right-hand side's largest |value| (its float's bits, as a double) into [11];
-// where it is 0 or not finite there is nothing to solve: op 0 stops at once.
-// op 0: the starting residual checked (β = 0, no iterations yet).
+// op 0: the right-hand side's largest |value| (its float's bits, as a double, from the
+// partial results of a reduction of it) into [11]; where it is 0 or not finite there is
+// nothing to solve and the solve stops at once; else the starting residual checked (β = 0,
+// no iterations yet). (`largest[0]` was set to 0 by `divergence.comp` before the
+// residual's Laplacian.)
 // op 2: ρ' = r·z, β = ρ'/ρ (0 the first time: p = z), ρ = ρ'. op 1: α = ρ / p·q (0 once
 // converged). op 6: one more iteration done and the residual checked.
 // op 3: Σx of the starting pressure. op 4: what the solve added to the fluid cells' mean
@@ -54,10 +56,8 @@ void main() {
     }
     s = sums[0];
     m = maxes[0];
-    if (op == 5u) {
+    if (op == 0u) {
         scalars[11] = double(m);
-        largest[0] = 0u;
-        return;
     }
     uint bm = uint(scalars[11]);
     float target = tol * uintBitsToFloat(bm);

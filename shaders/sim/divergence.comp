@@ -4,6 +4,8 @@
 // limit, the held ones written back and counted by the cell that owns them (its low face
 // along each axis, and the high one at the grid's end), and D summed from the held values
 // (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
+// Item 0 also sets the pressure solve's largest |residual| to 0, before the solve's first
+// Laplacian merges into it (`cg_scalars.comp`'s op 0 reads it).
 // In the byte model the faces are read and the right-hand side written: with `limiting`
 // only faces over the limit are written back (a few, or none), not counted.
 // bytes: U r, V r, W r, Rhs w
@@ -12,6 +14,7 @@ layout(std430) buffer V { float v[]; };
 layout(std430) buffer W { float w[]; };
 layout(std430) writeonly buffer Rhs { float rhs[]; };
 layout(std430) buffer Counter { uint held_count[]; };
+layout(std430) writeonly buffer Largest { uint largest[]; };
 
 uniform float scale;   // −h/dt
 uniform uint limiting;
@@ -33,6 +36,9 @@ void main() {
     uint n = gid();
     if (n >= count) {
         return;
+    }
+    if (n == 0u) {
+        largest[0] = 0u;
     }
     uvec3 p = coords(dims, n);
     uint a = at(face_dims(0u), p);

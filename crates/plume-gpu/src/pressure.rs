@@ -31,6 +31,7 @@ impl Engine {
                 W: &f.vel[2],
                 Rhs: &f.r,
                 Counter: &f.counter,
+                Largest: &f.largest,
                 scale: -h / dt,
                 limiting: limiting,
                 limit: limit,
@@ -183,8 +184,8 @@ impl Engine {
         let dirs = [&f.p, &f.vel_tmp[0]];
         let q_aside = &f.vel_tmp[1];
         let fluid = (n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len())) as f32;
-        // (ops 0 and 6 read no partial results: the residual's largest |value| is merged
-        // into `largest` by the kernel that writes it)
+        // (op 6 reads no partial results and op 0 only max|rhs|'s: the residual's largest
+        // |value| is merged into `largest` by the kernel that writes it)
         let scalars = |op: u32, groups: u32| {
             run(
                 &self.k.cg_scalars,
@@ -230,12 +231,12 @@ impl Engine {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(3, self.last_groups.get());
         }
-        // max|rhs|, kept on the card for the stopping rule.
+        // max|rhs|'s partial results, for the stopping rule (op 0 keeps it on the card).
         self.reduce(0, &f.r, &f.r, n, false);
-        scalars(5, self.last_groups.get());
-        // r = b − A·x (b is in r: each cell reads its own before writing it), checked.
+        // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
+        // |value| merged where the divergence's pass set 0), checked.
         laplace(&f.pressure, &f.r, 1);
-        scalars(0, 0);
+        scalars(0, self.last_groups.get());
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
         if trace {
             eprintln!("trace: after op 0: scalars {:?}", self.read_scalars());
