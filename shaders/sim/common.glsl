@@ -20,6 +20,24 @@ uvec3 face_dims(uint a) {
 
 uint at(uvec3 d, uvec3 p) { return p.x + d.x * (p.y + d.y * p.z); }
 
+// The cells a difference along axis a at cell p takes, lo and hi (central, one-sided at the
+// grid's ends, as the CPU's), and its factor: ½ central, 1 one-sided, 0 along an axis one
+// cell long (no difference).
+float diff_cells(uvec3 p, uint a, out uvec3 lo, out uvec3 hi) {
+    uint q = p[a];
+    bool below = q > 0u;
+    bool above = q + 1u < dims[a];
+    lo = p;
+    hi = p;
+    if (below) {
+        lo[a] = q - 1u;
+    }
+    if (above) {
+        hi[a] = q + 1u;
+    }
+    return below && above ? 0.5 : (below || above ? 1.0 : 0.0);
+}
+
 uvec3 coords(uvec3 d, uint n) { return uvec3(n % d.x, (n / d.x) % d.y, n / (d.x * d.y)); }
 
 // Clamped to [0, hi]; NaN to 0 (as the CPU sampler: a comparison with NaN is false).

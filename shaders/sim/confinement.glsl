@@ -8,26 +8,13 @@
 #ifndef CONFINEMENT_GLSL
 #define CONFINEMENT_GLSL
 
-// s·(|ω|(hi) − |ω|(lo)) along axis a at cell p (central, one-sided at the grid's ends).
+// s·(|ω|(hi) − |ω|(lo)) along axis a at cell p (see `diff_cells`).
 float diff_mag(uvec3 p, uint a) {
-    uint q = p[a];
-    uint n = dims[a];
-    bool below = q > 0u;
-    bool above = q + 1u < n;
-    if (!below && !above) {
+    uvec3 lo;
+    uvec3 hi;
+    float s = diff_cells(p, a, lo, hi);
+    if (s == 0.0) {
         return 0.0;
-    }
-    uvec3 lo = p;
-    uvec3 hi = p;
-    float s = 1.0;
-    if (below && above) {
-        lo[a] = q - 1u;
-        hi[a] = q + 1u;
-        s = 0.5;
-    } else if (above) {
-        hi[a] = q + 1u;
-    } else {
-        lo[a] = q - 1u;
     }
     precise float d = s * (MAGNITUDE(hi) - MAGNITUDE(lo));
     return d;

@@ -127,36 +127,30 @@ pub(crate) fn tile_count(dims: [u32; 3]) -> u32 {
     dims.iter().map(|v| v.div_ceil(TILE)).product()
 }
 
+/// A switch the environment may set for experiments on a card: `name` as 0 (off) or 1
+/// (on), else `default`.
+fn env_switch(name: &str, default: bool) -> bool {
+    match std::env::var(name).as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => default,
+    }
+}
+
 /// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
 /// level): `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else yes (on llvmpipe too, where
 /// the projection took half the time at 64³). The same results either way.
 pub(crate) fn tiled_smoothing() -> bool {
-    static FROM_ENV: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    FROM_ENV
-        .get_or_init(
-            || match std::env::var("PLUME_GPU_TILED_SMOOTH").as_deref() {
-                Ok("0") => Some(false),
-                Ok("1") => Some(true),
-                _ => None,
-            },
-        )
-        .unwrap_or(true)
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_switch("PLUME_GPU_TILED_SMOOTH", true))
 }
 
 /// Whether the vorticity's curl and confinement go in one pass by tiles (`vorticity.comp`:
 /// no ω stored, the faces read once and written once): `PLUME_GPU_TILED_VORTICITY` (0 or 1)
 /// where set, else yes. The same results either way.
 pub(crate) fn tiled_vorticity() -> bool {
-    static FROM_ENV: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    FROM_ENV
-        .get_or_init(
-            || match std::env::var("PLUME_GPU_TILED_VORTICITY").as_deref() {
-                Ok("0") => Some(false),
-                Ok("1") => Some(true),
-                _ => None,
-            },
-        )
-        .unwrap_or(true)
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_switch("PLUME_GPU_TILED_VORTICITY", true))
 }
 
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
