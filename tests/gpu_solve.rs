@@ -66,9 +66,20 @@ fn a_step_waits_for_the_card_only_for_the_solve_and_at_its_end() {
     for batched in [false, true] {
         let mut g = gpu(&scene);
         g.set_batched_solve(batched);
+        let mut last_iterations = u32::MAX;
         for step in 1..=12 {
             let st = g.step().expect("gpu step").clone();
             let host = st.host.clone().expect("host stats");
+            // In batches, a solve that takes no more iterations than the last (of at most
+            // four) issues them all before it reads: one read-back, and one at the end.
+            if batched && step > 1 && st.pressure_iterations <= last_iterations.min(4) {
+                assert_eq!(
+                    host.waits, 2,
+                    "step {step}: {} iterations",
+                    st.pressure_iterations
+                );
+            }
+            last_iterations = st.pressure_iterations;
             // (the first step also reads the largest speed: no step has left it yet)
             let first = u32::from(step == 1);
             let solve_reads = first + if batched { 2 } else { st.pressure_iterations };

@@ -11,6 +11,12 @@ use plume_core::sim::StepStats;
 use crate::engine::Engine;
 use crate::kernels::{groups_of, run};
 
+/// A solve whose last took at most this many iterations issues that many before its first
+/// read-back: a wait a solve where the count holds (the default scene's 2 a sub-step at 128³
+/// and 256³, 3 or 4 at 512³), where three quarters of it waited twice. A solve that needs
+/// fewer this time issues an iteration or so that only launches and returns.
+const WHOLE_BATCH: u32 = 4;
+
 impl Engine {
     pub(crate) fn stage_project(&mut self, stats: &mut StepStats) {
         let d = self.grid.dims;
@@ -130,9 +136,11 @@ impl Engine {
     /// of k iterations runs k V-cycles (not k + 1). The iterations run in batches without
     /// waiting for the card: each decides there whether the residual is small enough (after
     /// that, the remaining iterations of its batch do nothing), and only the solve's figures
-    /// are read back after a batch. The first batch is three quarters of what the last solve
-    /// took, the next ones an eighth: a read-back or two a solve, and at most an eighth more
-    /// iterations issued than needed. On a software renderer every batch is one iteration.
+    /// are read back after a batch. The first batch is what the last solve took where that
+    /// was at most [`WHOLE_BATCH`] iterations (one read-back a solve while the count holds),
+    /// else three quarters of it; the next ones an eighth: a read-back or two a solve, and
+    /// few iterations issued past the need (those do nothing but launch). On a software
+    /// renderer every batch is one iteration.
     fn solve(&mut self) -> (u32, f32, f32, f32) {
         let n = self.cells();
         let tol = self.params.pressure_tolerance;
@@ -247,6 +255,8 @@ impl Engine {
         let last = self.last_pressure_iterations;
         let mut batch = if self.software {
             1
+        } else if last <= WHOLE_BATCH {
+            last.clamp(1, max_it)
         } else {
             (last * 3 / 4).clamp(1, max_it)
         };
