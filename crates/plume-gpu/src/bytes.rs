@@ -127,11 +127,16 @@ pub struct ByteCase {
 }
 
 impl ByteCase {
-    /// Whether the case applies to a dispatch whose unsigned uniforms are `values`.
-    fn applies(&self, values: &HashMap<String, u32>) -> bool {
-        self.when.iter().all(|(k, v)| values.get(k) == Some(v))
+    /// Whether the case applies to a dispatch whose unsigned uniform called `k` is
+    /// `value(k)`.
+    fn applies(&self, value: &impl Fn(&str) -> Option<u32>) -> bool {
+        self.when.iter().all(|(k, v)| value(k) == Some(*v))
     }
 }
+
+/// The most uniforms a kernel's cases may look at together (a dispatch collects their values
+/// into an array of this size, on the hot path: no allocation).
+pub const MAX_KEYS: usize = 4;
 
 /// The `// bytes` cases of a source, checked against its declarations: an error names the
 /// line and what is wrong (an array it does not bind, a pass its qualifier forbids, a term
@@ -227,29 +232,56 @@ pub struct ByteModel {
     pub default_per_item: u32,
     /// The source's `// bytes` cases, in its order.
     pub cases: Vec<ByteCase>,
+    /// The uniforms the cases look at, each once (at most [`MAX_KEYS`]).
+    keys: Vec<String>,
 }
 
 impl ByteModel {
     /// The model of a complete source (includes expanded).
     pub fn of(source: &str) -> Result<Self, String> {
+        let cases = byte_cases(source)?;
+        let mut keys: Vec<String> = Vec::new();
+        for (k, _) in cases.iter().flat_map(|c| &c.when) {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+        if keys.len() > MAX_KEYS {
+            return Err(format!(
+                "the `// bytes` cases look at {} uniforms ({}); at most {MAX_KEYS}",
+                keys.len(),
+                keys.join(", ")
+            ));
+        }
         Ok(Self {
             default_per_item: bytes_per_item(source),
-            cases: byte_cases(source)?,
+            cases,
+            keys,
         })
     }
 
     /// The bytes of a dispatch of `items` items over a grid of `cells` cells whose unsigned
     /// uniforms are `values`.
     pub fn bytes(&self, items: u64, cells: u64, values: &HashMap<String, u32>) -> u64 {
-        match self.cases.iter().find(|c| c.applies(values)) {
+        self.bytes_given(items, cells, |k| values.get(k).copied())
+    }
+
+    /// [`ByteModel::bytes`] with the unsigned uniform called `k` given as `value(k)`.
+    pub fn bytes_given(&self, items: u64, cells: u64, value: impl Fn(&str) -> Option<u32>) -> u64 {
+        match self.cases.iter().find(|c| c.applies(&value)) {
             Some(c) => items * u64::from(c.per_item) + cells * u64::from(c.per_cell),
             None => items * u64::from(self.default_per_item),
         }
     }
 
+    /// The uniforms the cases look at, each once.
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
     /// Whether any case looks at the uniforms (so a dispatch must be asked for them).
     pub fn needs_uniforms(&self) -> bool {
-        !self.cases.is_empty()
+        !self.keys.is_empty()
     }
 }
 

@@ -4,10 +4,9 @@
 use glium::backend::Context;
 use glium::program::ComputeShader;
 use glium::uniforms::{AsUniformValue, UniformValue, Uniforms, UniformsStorage};
-use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::bytes::ByteModel;
+use crate::bytes::{ByteModel, MAX_KEYS};
 use crate::clock::KernelClock;
 
 /// The GLSL each kernel starts with, after `#version` and the work-group size.
@@ -177,17 +176,24 @@ impl Kernel {
     /// The bytes of a dispatch over `items` items of the grid of `dims` with the uniforms
     /// `u`, in the byte model (its first `// bytes` case that matches `u`'s unsigned
     /// uniforms, else every array bound once an item).
+    /// (Issued with every dispatch: the values the cases look at are collected into an
+    /// array, nothing allocated.)
     pub(crate) fn bytes_of(&self, items: usize, dims: [u32; 3], u: &impl Uniforms) -> u64 {
-        let mut values = HashMap::new();
-        if self.model.needs_uniforms() {
+        let keys = self.model.keys();
+        let mut found = [None; MAX_KEYS];
+        if !keys.is_empty() {
             u.visit_values(|name, v| {
-                if let UniformValue::UnsignedInt(x) = v {
-                    values.insert(name.to_string(), x);
+                if let (UniformValue::UnsignedInt(x), Some(i)) =
+                    (v, keys.iter().position(|k| k == name))
+                {
+                    found[i] = Some(x);
                 }
             });
         }
         let cells = dims.iter().map(|&v| u64::from(v)).product();
-        self.model.bytes(items as u64, cells, &values)
+        self.model.bytes_given(items as u64, cells, |k| {
+            keys.iter().position(|q| q == k).and_then(|i| found[i])
+        })
     }
 
     /// Issues `f`, a dispatch of this kernel over `items` items that moves `bytes` in the
@@ -496,6 +502,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn kernels_byte_cases_agree_with_their_declarations() {
