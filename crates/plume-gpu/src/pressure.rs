@@ -164,26 +164,42 @@ impl Engine {
                 self.reduce(2, &f.r, &f.r, n, false);
             }
         };
-        let laplace = |x: &crate::fields::Field, out: &crate::fields::Field, residual: u32| {
-            run(
-                &self.k.laplace,
-                dims,
-                n,
-                uniform! {
-                    X: x,
-                    B: &f.r,
-                    Out: out,
-                    Scalars: &f.scalars,
-                    Largest: &f.largest,
-                    PartialSum: &f.partial_sum,
-                    residual: residual,
-                    open_lo: lo,
-                    open_hi: hi,
-                    Solid: &self.solid_bits,
-                    solids: solids,
-                },
-            );
-        };
+        // out = A·x (`residual` 0) or b − A·x (1); with `direction` (z, p') x is the last
+        // direction and the pass works out and writes the new one, p' = z + β·p, as the
+        // stencil reads it (`laplace.comp`'s DIRECTION variant; without it Z and PNew are
+        // bound to arrays it does not declare).
+        let laplace =
+            |x: &crate::fields::Field,
+             out: &crate::fields::Field,
+             residual: u32,
+             direction: Option<(&crate::fields::Field, &crate::fields::Field)>| {
+                let (z, p_new) = direction.unwrap_or((x, out));
+                run(
+                    if direction.is_some() {
+                        &self.k.laplace_direction
+                    } else {
+                        &self.k.laplace
+                    },
+                    dims,
+                    n,
+                    uniform! {
+                        X: x,
+                        B: &f.r,
+                        Out: out,
+                        Z: z,
+                        PNew: p_new,
+                        Scalars: &f.scalars,
+                        Largest: &f.largest,
+                        PartialSum: &f.partial_sum,
+                        residual: residual,
+                        direction: u32::from(direction.is_some()),
+                        open_lo: lo,
+                        open_hi: hi,
+                        Solid: &self.solid_bits,
+                        solids: solids,
+                    },
+                );
+            };
         // With the V-cycle, an iteration's new search direction is worked out in the
         // Laplacian's pass (`laplace.comp`'s DIRECTION): the directions alternate between p
         // and the first of the spare face arrays (the stencil reads the last one while the
@@ -243,7 +259,7 @@ impl Engine {
         self.reduce(0, &f.r, &f.r, n, false);
         // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
         // |value| merged where the divergence's pass set 0), checked.
-        laplace(&f.pressure, &f.r, 1);
+        laplace(&f.pressure, &f.r, 1, None);
         scalars(0, self.last_groups.get());
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
         if trace {
@@ -274,32 +290,12 @@ impl Engine {
                         // array of the two, q beside them: z is in f.q)
                         let (old, new) =
                             (dirs[issued as usize % 2], dirs[(issued as usize + 1) % 2]);
-                        run(
-                            &self.k.laplace_direction,
-                            dims,
-                            n,
-                            uniform! {
-                                X: old,
-                                Z: &f.q,
-                                PNew: new,
-                                B: &f.r,
-                                Out: q_aside,
-                                Scalars: &f.scalars,
-                                Largest: &f.largest,
-                                PartialSum: &f.partial_sum,
-                                residual: 0u32,
-                                direction: 1u32,
-                                open_lo: lo,
-                                open_hi: hi,
-                                Solid: &self.solid_bits,
-                                solids: solids,
-                            },
-                        );
+                        laplace(old, q_aside, 0, Some((&f.q, new)));
                         (new, q_aside)
                     }
                     None => {
                         step(1, &f.p, &f.q);
-                        laplace(&f.p, &f.q, 0);
+                        laplace(&f.p, &f.q, 0, None);
                         (&f.p, &f.q)
                     }
                 };
