@@ -9,6 +9,8 @@ layout(std430) buffer Field { float field[]; };
 uniform uint mode;
 uniform float amount;
 
+#include "cover.glsl"
+
 void main() {
     uint n = gid();
     if (n >= count) {
@@ -18,11 +20,11 @@ void main() {
     float c = weight[n];
     float v = field[i];
     if (mode == 0u) {
-        field[i] = v + c * amount;
+        field[i] = cover_add(v, c, amount);
     } else if (mode == 1u) {
-        field[i] = v + c * (amount - v);
+        field[i] = cover_blend(v, c, amount);
     } else if (mode == 2u) {
-        field[i] = max(v + c * amount, 0.0);
+        field[i] = max(cover_add(v, c, amount), 0.0);
     } else if (mode == 3u) {
         field[i] = amount;
     } else {

@@ -31,6 +31,8 @@ uniform vec4 cells_amount;
 uniform uvec3 faces_on;
 uniform vec3 faces_amount;
 
+#include "cover.glsl"
+
 void main() {
     uint n = gid();
     if (n >= count) {
@@ -41,19 +43,19 @@ void main() {
         float c = weight0[n];
         if (cells_on.x != 0u) {
             float x = f0[i];
-            f0[i] = x + c * cells_amount.x;
+            f0[i] = cover_add(x, c, cells_amount.x);
         }
         if (cells_on.y != 0u) {
             float x = f1[i];
-            f1[i] = x + c * cells_amount.y;
+            f1[i] = cover_add(x, c, cells_amount.y);
         }
         if (cells_on.z != 0u) {
             float x = f2[i];
-            f2[i] = x + c * cells_amount.z;
+            f2[i] = cover_add(x, c, cells_amount.z);
         }
         if (cells_on.w != 0u) {
             float x = f3[i];
-            f3[i] = x + c * (cells_amount.w - x);
+            f3[i] = cover_blend(x, c, cells_amount.w);
         }
         return;
     }
@@ -62,7 +64,7 @@ void main() {
         if (faces_on.x != 0u) {
             uint i = index1[n];
             float x = u[i];
-            u[i] = x + weight1[n] * (faces_amount.x - x);
+            u[i] = cover_blend(x, weight1[n], faces_amount.x);
         }
         return;
     }
@@ -71,7 +73,7 @@ void main() {
         if (faces_on.y != 0u) {
             uint i = index2[n];
             float x = v[i];
-            v[i] = x + weight2[n] * (faces_amount.y - x);
+            v[i] = cover_blend(x, weight2[n], faces_amount.y);
         }
         return;
     }
@@ -79,6 +81,6 @@ void main() {
     if (faces_on.z != 0u) {
         uint i = index3[n];
         float x = w[i];
-        w[i] = x + weight3[n] * (faces_amount.z - x);
+        w[i] = cover_blend(x, weight3[n], faces_amount.z);
     }
 }

@@ -13,7 +13,11 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 12] = [
+const INCLUDES: [(&str, &str); 13] = [
+    (
+        "cover.glsl",
+        include_str!("../../../shaders/sim/cover.glsl"),
+    ),
     ("curl.glsl", include_str!("../../../shaders/sim/curl.glsl")),
     (
         "confinement.glsl",
