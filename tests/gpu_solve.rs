@@ -287,6 +287,58 @@ fn the_vorticity_by_tiles_gives_the_two_passes_bits() {
     }
 }
 
+/// The solve's starting residual worked out in the divergence's pass (`divergence.comp`'s
+/// RESIDUAL: r = b − A·x written in b's place, the maxima of |b| and |r| from its work
+/// groups) gives the bits of the passes it replaces (a reduction of b, then the residual's
+/// Laplacian), with the same figures a step, in two dispatches fewer a solve: an open top
+/// (the default plume, its speed limit's clamps in the same pass) and three open sides
+/// (the jets).
+#[test]
+fn the_starting_residual_in_the_divergences_pass_gives_the_same_bits() {
+    let scenes = [
+        Scene::default_plume().with_resolution(20),
+        Scene::preset("jets").expect("jets").with_resolution(17),
+    ];
+    for scene in scenes {
+        let mut apart = gpu(&scene);
+        apart.set_residual_in_divergence(false);
+        let mut fused = gpu(&scene);
+        for step in 1..=8 {
+            let a = apart.step().expect("step").clone();
+            let f = fused.step().expect("step").clone();
+            let name = &scene.name;
+            assert!(a.pressure_iterations > 0, "{name}, step {step}: a solve");
+            assert_eq!(
+                (
+                    a.pressure_iterations,
+                    a.pressure_initial_residual,
+                    a.pressure_residual,
+                    a.divergence_before
+                ),
+                (
+                    f.pressure_iterations,
+                    f.pressure_initial_residual,
+                    f.pressure_residual,
+                    f.divergence_before
+                ),
+                "{name}, step {step}: the solve's figures"
+            );
+            let (ha, hf) = (a.host.expect("host"), f.host.expect("host"));
+            // (a sub-step's solve each: the same sub-steps both ways, the states being equal)
+            assert!(
+                hf.dispatches + 2 <= ha.dispatches,
+                "{name}, step {step}: {} dispatches against {}",
+                hf.dispatches,
+                ha.dispatches
+            );
+            assert!(
+                apart.state() == fused.state(),
+                "{name}, step {step}: the fields"
+            );
+        }
+    }
+}
+
 /// Each solve checks its own starting residual: the residual's largest |value| starts from 0
 /// (the divergence's pass sets it) before the first Laplacian merges into it. A solve cut
 /// short after one iteration leaves a large residual behind; the next, from the same flow a

@@ -10,7 +10,9 @@
 // partial results of a reduction of it) into [11]; where it is 0 or not finite there is
 // nothing to solve and the solve stops at once; else the starting residual checked (β = 0,
 // no iterations yet). (`largest[0]` was set to 0 by `divergence.comp` before the
-// residual's Laplacian.)
+// residual's Laplacian.) With `residual_groups`, the starting residual was worked out in
+// the divergence's pass (its RESIDUAL variant): its largest |value| is finished from the
+// partial maxima after the right-hand side's (at `groups`), not read from `largest[0]`.
 // op 2: ρ' = r·z, β = ρ'/ρ (0 the first time: p = z), ρ = ρ'. op 1: α = ρ / p·q (0 once
 // converged). op 6: one more iteration done and the residual checked.
 // op 3: Σx of the starting pressure. op 4: what the solve added to the fluid cells' mean
@@ -27,9 +29,11 @@ uniform uint op;
 uniform uint groups;
 uniform float tol;      // the relative tolerance: stop at max|r| ≤ tol · max|rhs|
 uniform float fluid;    // op 4: the fluid cells
+uniform uint residual_groups;  // op 0: see above (0: the residual's maximum in largest[0])
 
 shared double sums[WG];
 shared uint maxes[WG];
+shared uint maxes_r[WG];
 
 void main() {
     // The partial results summed by the work group in a fixed order (each invocation a
@@ -41,13 +45,19 @@ void main() {
         s += partial_sum[g];
         m = max(m, partial_max[g]);
     }
+    uint mr = 0u;
+    for (uint g = t; g < residual_groups; g += uint(WG)) {
+        mr = max(mr, partial_max[groups + g]);
+    }
     sums[t] = s;
     maxes[t] = m;
+    maxes_r[t] = mr;
     barrier();
     for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
         if (t < h) {
             sums[t] += sums[t + h];
             maxes[t] = max(maxes[t], maxes[t + h]);
+            maxes_r[t] = max(maxes_r[t], maxes_r[t + h]);
         }
         barrier();
     }
@@ -61,7 +71,7 @@ void main() {
     }
     uint bm = uint(scalars[11]);
     float target = tol * uintBitsToFloat(bm);
-    uint rbits = largest[0];
+    uint rbits = residual_groups != 0u ? maxes_r[0] : largest[0];
     float rmax = uintBitsToFloat(rbits);
     // Not finite (bits at or above infinity's): stop, the finite check reports it.
     bool stop = rmax <= target || rbits >= 0x7f800000u;

@@ -6,8 +6,17 @@
 // (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
 // Item 0 also sets the pressure solve's largest |residual| to 0, before the solve's first
 // Laplacian merges into it (`cg_scalars.comp`'s op 0 reads it).
+// Compiled with RESIDUAL (where nothing changes the right-hand side before the solve: an
+// open domain, no obstacles, no gas expansion), the solve's starting residual is worked out
+// in the same pass: r = b − A·x from the pressure's warm start X is written in b's place
+// (b itself is not stored), and each work group writes its largest |b| and |r| (a float's
+// bits) to PartialMax at its number g and at groups + g, where `cg_scalars.comp`'s op 0
+// finishes both (maxima: the same in any order). Two dispatches fewer (the right-hand
+// side's reduction and the residual's Laplacian) and one pass over the grid.
 // In the byte model the faces are read and the right-hand side written: with `limiting`
-// only faces over the limit are written back (a few, or none), not counted.
+// only faces over the limit are written back (a few, or none), not counted; with RESIDUAL
+// the warm start is read too.
+// bytes when residual=1: U r, V r, W r, X r, Rhs w
 // bytes: U r, V r, W r, Rhs w
 layout(std430) buffer U { float u[]; };
 layout(std430) buffer V { float v[]; };
@@ -18,6 +27,18 @@ layout(std430) writeonly buffer Largest { uint largest[]; };
 
 uniform float scale;   // −h/dt
 uniform uint limiting;
+uniform uint residual;  // 1 in the RESIDUAL variant (for the byte model)
+
+#ifdef RESIDUAL
+layout(std430) readonly buffer X { float x[]; };
+layout(std430) writeonly buffer PartialMax { uint partial_max[]; };
+
+float warm_start(uint m) { return x[m]; }
+
+#define STENCIL_VALUE warm_start
+#include "pressure.glsl"
+#include "group_top.glsl"
+#endif
 
 #include "limit.glsl"
 
@@ -32,14 +53,11 @@ uniform uint limiting;
         } \
     }
 
-void main() {
-    uint n = gid();
-    if (n >= count) {
-        return;
-    }
-    if (n == 0u) {
-        largest[0] = 0u;
-    }
+// Cell n's right-hand side (the speed limit held first, with `limiting`), written to Rhs;
+// with RESIDUAL the residual written in its place and both |values|' bits set.
+void divergence(uint n, out uint b_bits, out uint r_bits) {
+    b_bits = 0u;
+    r_bits = 0u;
     uvec3 p = coords(dims, n);
     uint a = at(face_dims(0u), p);
     uint b = at(face_dims(1u), p);
@@ -67,5 +85,44 @@ void main() {
         }
     }
     float d = u1 - u0 + v1 - v0 + w1 - w0;
+#ifdef RESIDUAL
+    // (b's product kept apart: it must round as the stored b did)
+    precise float bn = scale * d;
+    float r = bn - apply(n);
+    rhs[n] = r;
+    b_bits = floatBitsToUint(bn) & 0x7fffffffu;
+    r_bits = floatBitsToUint(r) & 0x7fffffffu;
+#else
     rhs[n] = scale * d;
+#endif
+}
+
+void main() {
+    uint n = gid();
+#ifdef RESIDUAL
+    // (every invocation reaches the work group's maxima: they wait at barriers)
+    uint b_bits = 0u;
+    uint r_bits = 0u;
+    if (n < count) {
+        divergence(n, b_bits, r_bits);
+    }
+    uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint top_b = group_largest_of(b_bits);
+    uint top_r = group_largest_of(r_bits);
+    if (gl_LocalInvocationID.x == 0u) {
+        partial_max[g] = top_b;
+        partial_max[groups + g] = top_r;
+    }
+#else
+    if (n >= count) {
+        return;
+    }
+    if (n == 0u) {
+        largest[0] = 0u;
+    }
+    uint b_bits;
+    uint r_bits;
+    divergence(n, b_bits, r_bits);
+#endif
 }

@@ -3,19 +3,11 @@
 // the group must call it, those past the end with 0 (it waits at barriers).
 layout(std430) buffer Largest { uint largest[]; };
 
-shared uint group_largest[WG];
+#include "group_top.glsl"
 
 void merge_largest(uint bits) {
-    uint t = gl_LocalInvocationID.x;
-    group_largest[t] = bits;
-    barrier();
-    for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
-        if (t < h) {
-            group_largest[t] = max(group_largest[t], group_largest[t + h]);
-        }
-        barrier();
-    }
-    if (t == 0u) {
-        atomicMax(largest[0], group_largest[0]);
+    uint top = group_largest_of(bits);
+    if (gl_LocalInvocationID.x == 0u) {
+        atomicMax(largest[0], top);
     }
 }

@@ -25,10 +25,6 @@ layout(std430) writeonly buffer PNew { float p_new[]; };
 uniform uint residual;
 uniform uint direction;  // 1 in the DIRECTION variant (for the byte model)
 
-#include "pressure.glsl"
-#include "group_max.glsl"
-#include "group_sum.glsl"
-
 #ifdef DIRECTION
 // β, read once (set in main).
 float beta;
@@ -44,20 +40,10 @@ float value(uint m) {
 }
 #endif
 
-float apply(uint n) {
-    uvec3 p = coords(dims, n);
-    float s = 0.0;
-    uint sy = dims.x;
-    uint sz = dims.x * dims.y;
-    // Solid neighbours have no pressure of their own: they are left out.
-    if (p.x > 0u && !solid_at(n - 1u)) s += value(n - 1u);
-    if (p.x + 1u < dims.x && !solid_at(n + 1u)) s += value(n + 1u);
-    if (p.y > 0u && !solid_at(n - sy)) s += value(n - sy);
-    if (p.y + 1u < dims.y && !solid_at(n + sy)) s += value(n + sy);
-    if (p.z > 0u && !solid_at(n - sz)) s += value(n - sz);
-    if (p.z + 1u < dims.z && !solid_at(n + sz)) s += value(n + sz);
-    return solid_at(n) ? 0.0 : diagonal(p) * value(n) - s;
-}
+#define STENCIL_VALUE value
+#include "pressure.glsl"
+#include "group_max.glsl"
+#include "group_sum.glsl"
 
 void main() {
     uint n = gid();

@@ -19,3 +19,22 @@ float diagonal(uvec3 p) {
     }
     return n;
 }
+
+#ifdef STENCIL_VALUE
+// (A·x)[n] with x's values from STENCIL_VALUE(m), which the including kernel defines first:
+// the stored x, or a value worked out as it is read (laplace.comp's DIRECTION).
+float apply(uint n) {
+    uvec3 p = coords(dims, n);
+    float s = 0.0;
+    uint sy = dims.x;
+    uint sz = dims.x * dims.y;
+    // Solid neighbours have no pressure of their own: they are left out.
+    if (p.x > 0u && !solid_at(n - 1u)) s += STENCIL_VALUE(n - 1u);
+    if (p.x + 1u < dims.x && !solid_at(n + 1u)) s += STENCIL_VALUE(n + 1u);
+    if (p.y > 0u && !solid_at(n - sy)) s += STENCIL_VALUE(n - sy);
+    if (p.y + 1u < dims.y && !solid_at(n + sy)) s += STENCIL_VALUE(n + sy);
+    if (p.z > 0u && !solid_at(n - sz)) s += STENCIL_VALUE(n - sz);
+    if (p.z + 1u < dims.z && !solid_at(n + sz)) s += STENCIL_VALUE(n + sz);
+    return solid_at(n) ? 0.0 : diagonal(p) * STENCIL_VALUE(n) - s;
+}
+#endif

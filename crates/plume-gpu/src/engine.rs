@@ -66,6 +66,9 @@ pub(crate) struct Engine {
     pub tiled_smoothing: bool,
     /// The vorticity's curl and confinement in one pass by tiles (`vorticity.comp`).
     pub tiled_vorticity: bool,
+    /// The solve's starting residual in the divergence's pass, where nothing changes the
+    /// right-hand side between them (`divergence.comp`'s RESIDUAL).
+    pub residual_in_divergence: bool,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
     pub mg: Option<crate::lists::Multigrid>,
@@ -168,6 +171,7 @@ impl Engine {
             fused_cells: crate::kernels::fused_cells(crate::is_software(ctx_renderer.as_str())),
             tiled_smoothing: crate::kernels::tiled_smoothing(),
             tiled_vorticity: crate::kernels::tiled_vorticity(),
+            residual_in_divergence: true,
             mg: None,
             obs: Default::default(),
             solid_bits,

@@ -86,7 +86,7 @@ pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
     // and flame.
     let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
-    let small = partial_slots(d) as u64 * 12
+    let small = partial_slots(d) as u64 * 16
         + 8 * (SCALARS + LEDGER_SLOTS) as u64
         + 8
         + 4 * (ACTIVE_WORDS + 8 * d.ny * d.nz) as u64;
@@ -164,7 +164,9 @@ impl Fields {
         let slots = partial_slots(d);
         let (t, m, b) = small(slots * 8);
         let partial_sum = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
-        let (t, m, b) = small(slots * 4);
+        // (two spans: the divergence's pass writes its groups' maxima of |rhs| and of the
+        // starting residual side by side)
+        let (t, m, b) = small(slots * 4 * 2);
         let partial_max = Buffer::empty_unsized(ctx, t, b, m).map_err(|e| format!("{e:?}"))?;
         let scalars = small_from(ctx, &[0.0f64; SCALARS][..])?;
         let counter = small_from(ctx, &[0u32][..])?;

@@ -13,7 +13,7 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 13] = [
+const INCLUDES: [(&str, &str); 14] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -46,6 +46,10 @@ const INCLUDES: [(&str, &str); 13] = [
     (
         "group_max.glsl",
         include_str!("../../../shaders/sim/group_max.glsl"),
+    ),
+    (
+        "group_top.glsl",
+        include_str!("../../../shaders/sim/group_top.glsl"),
     ),
     (
         "levels.glsl",
@@ -322,6 +326,8 @@ pub(crate) struct Kernels {
     pub boundary: Kernel,
     pub limit: Kernel,
     pub divergence: Kernel,
+    /// The same, the solve's starting residual worked out in the pass (`RESIDUAL`).
+    pub divergence_residual: Kernel,
     pub add_constant: Kernel,
     pub laplace: Kernel,
     /// The same, an iteration's new search direction worked out in the pass (`DIRECTION`).
@@ -423,6 +429,7 @@ impl Kernels {
             boundary: k!("boundary.comp"),
             limit: k!("limit.comp"),
             divergence: k!("divergence.comp"),
+            divergence_residual: make_with("divergence.comp", DOT_WG, "#define RESIDUAL\n")?,
             add_constant: k!("add_constant.comp"),
             laplace: k!("laplace.comp", DOT_WG),
             laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,

@@ -371,6 +371,15 @@ impl GpuSolver {
         self.call(move |e| e.tiled_vorticity = on);
     }
 
+    /// Works out the pressure solve's starting residual in the divergence's pass where
+    /// nothing changes the right-hand side between them (an open domain, no obstacles, no
+    /// gas expansion: `divergence.comp`'s RESIDUAL, two dispatches fewer), or always in a
+    /// pass of its own after a reduction of the right-hand side. The same results either
+    /// way (the default: in the divergence's pass).
+    pub fn set_residual_in_divergence(&mut self, on: bool) {
+        self.call(move |e| e.residual_in_divergence = on);
+    }
+
     /// Each field the finite check reads (density, temperature, fuel and flame where they
     /// are in use, the three face arrays of the velocity, the pressure), in its order, with
     /// its Σ and largest |value| as the check's one dispatch finds them.

@@ -26,9 +26,22 @@ impl Engine {
         // `stage_speed_limit`).
         let limiting = u32::from(std::mem::take(&mut self.limit_pending));
         let limit = self.speed_limit();
+        let closed = !self.boundaries.any_open();
+        let solids = self.has_solids();
+        let expanding = self.fire_active && self.fire.expansion > 0.0 && self.f.fuel.is_some();
+        // Where nothing changes the right-hand side after this pass (an open domain, no
+        // obstacles, no expansion), the pass works out the solve's starting residual too
+        // (`divergence.comp`'s RESIDUAL): its work groups' maxima are the solve's start.
+        let fused = self.residual_in_divergence && !closed && !solids && !expanding;
+        let (lo, hi) = self.open_flags();
         let f = &self.f;
+        let kernel = if fused {
+            &self.k.divergence_residual
+        } else {
+            &self.k.divergence
+        };
         run(
-            &self.k.divergence,
+            kernel,
             self.dims(),
             n,
             uniform! {
@@ -38,17 +51,23 @@ impl Engine {
                 Rhs: &f.r,
                 Counter: &f.counter,
                 Largest: &f.largest,
+                X: &f.pressure,
+                PartialMax: &f.partial_max,
                 scale: -h / dt,
                 limiting: limiting,
                 limit: limit,
+                residual: u32::from(fused),
+                open_lo: lo,
+                open_hi: hi,
+                Solid: &self.solid_bits,
+                solids: 0u32,
             },
         );
-        let closed = !self.boundaries.any_open();
-        let solids = self.has_solids();
+        let started = fused.then(|| groups_of(n, self.k.divergence_residual.wg));
         if closed && !solids {
             self.remove_mean();
         }
-        if let (true, Some(fu)) = (self.fire_active && self.fire.expansion > 0.0, &self.f.fuel) {
+        if let (true, Some(fu)) = (expanding, &self.f.fuel) {
             // Gas expansion: ∇·u = expansion × (fuel burned per second) where it burns.
             run(
                 &self.k.expansion,
@@ -76,7 +95,7 @@ impl Engine {
                 self.remove_mean();
             }
         }
-        let (iterations, initial, relative, bmax) = self.solve();
+        let (iterations, initial, relative, bmax) = self.solve(started);
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         run(
@@ -130,7 +149,10 @@ impl Engine {
     }
 
     /// Solves A·p = rhs (in `r`) from the last pressure; returns the iterations, the
-    /// starting guess's relative residual, the one reached and max|rhs|. Where max|rhs| is
+    /// starting guess's relative residual, the one reached and max|rhs|. With `started`,
+    /// `r` already holds the starting residual and the partial maxima of |rhs| and |r| are
+    /// those of the divergence's pass, in that many work groups (`divergence.comp`'s
+    /// RESIDUAL). Where max|rhs| is
     /// 0 or not finite there is nothing to solve and the pressure is 0. The CPU's order:
     /// the residual is checked after each update, before it is preconditioned, so a solve
     /// of k iterations runs k V-cycles (not k + 1). The iterations run in batches without
@@ -141,7 +163,7 @@ impl Engine {
     /// else three quarters of it; the next ones an eighth: a read-back or two a solve, and
     /// few iterations issued past the need (those do nothing but launch). On a software
     /// renderer every batch is one iteration.
-    fn solve(&mut self) -> (u32, f32, f32, f32) {
+    fn solve(&mut self, started: Option<u32>) -> (u32, f32, f32, f32) {
         let n = self.cells();
         let tol = self.params.pressure_tolerance;
         let max_it = self.caps().pressure;
@@ -210,7 +232,7 @@ impl Engine {
         let fluid = (n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len())) as f32;
         // (op 6 reads no partial results and op 0 only max|rhs|'s: the residual's largest
         // |value| is merged into `largest` by the kernel that writes it)
-        let scalars = |op: u32, groups: u32| {
+        let scalars_from = |op: u32, groups: u32, residual_groups: u32| {
             run(
                 &self.k.cg_scalars,
                 dims,
@@ -222,11 +244,13 @@ impl Engine {
                     Largest: &f.largest,
                     op: op,
                     groups: groups,
+                    residual_groups: residual_groups,
                     tol: tol,
                     fluid: fluid.max(1.0),
                 },
             );
         };
+        let scalars = |op: u32, groups: u32| scalars_from(op, groups, 0);
         let step = |phase: u32, p: &crate::fields::Field, q: &crate::fields::Field| {
             run(
                 &self.k.cg_step,
@@ -255,12 +279,17 @@ impl Engine {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(3, self.last_groups.get());
         }
-        // max|rhs|'s partial results, for the stopping rule (op 0 keeps it on the card).
-        self.reduce(0, &f.r, &f.r, n, false);
-        // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
-        // |value| merged where the divergence's pass set 0), checked.
-        laplace(&f.pressure, &f.r, 1, None);
-        scalars(0, self.last_groups.get());
+        if let Some(groups) = started {
+            // (r = b − A·x and both maxima' partial results from the divergence's pass)
+            scalars_from(0, groups, groups);
+        } else {
+            // max|rhs|'s partial results, for the stopping rule (op 0 keeps it on the card).
+            self.reduce(0, &f.r, &f.r, n, false);
+            // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
+            // |value| merged where the divergence's pass set 0), checked.
+            laplace(&f.pressure, &f.r, 1, None);
+            scalars(0, self.last_groups.get());
+        }
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
         if trace {
             eprintln!("trace: after op 0: scalars {:?}", self.read_scalars());
