@@ -339,6 +339,62 @@ fn the_starting_residual_in_the_divergences_pass_gives_the_same_bits() {
     }
 }
 
+/// Each axis' largest |face velocity| taken from the projection's gradient pass (the
+/// scalars' region then reads no faces, and a later sub-step's length needs no reduction of
+/// them) gives the bits of reading the faces: a fast flow (several cells a step: sub-steps,
+/// and a region's reach past the least), the default plume's open top.
+#[test]
+fn the_faces_maxima_from_the_gradients_pass_give_the_same_bits() {
+    let scene = Scene::default_plume().with_resolution(20);
+    let mut cpu = scene.build_simulation().expect("cpu");
+    for _ in 0..3 {
+        cpu.step().expect("cpu step");
+    }
+    let mut st = cpu.state();
+    // A turning about the box's vertical axis with a little noise: up to some six cells a
+    // step at the sides (h = 1/20, dt = 1/60), little of it divergence the projection takes.
+    let n = 20usize;
+    let h = 1.0 / n as f32;
+    let mut rng = common::Rng::new(11);
+    for (a, v) in st.velocity.iter_mut().enumerate() {
+        let (sx, sy) = (n + usize::from(a == 0), n + usize::from(a == 1));
+        for (i, x) in v.iter_mut().enumerate() {
+            let (fx, fz) = ((i % sx) as f32, (i / (sx * sy)) as f32);
+            // (the face's x and z: on the face along its own axis, else the cell's centre)
+            let px = if a == 0 { fx * h } else { (fx + 0.5) * h };
+            let pz = if a == 2 { fz * h } else { (fz + 0.5) * h };
+            let turn = match a {
+                0 => -30.0 * (pz - 0.5),
+                2 => 30.0 * (px - 0.5),
+                _ => 0.0,
+            };
+            *x = turn + rng.range(-0.5, 0.5);
+        }
+    }
+    let mut reading = gpu(&scene);
+    reading.set_faces_from_gradient(false);
+    let mut from_gradient = gpu(&scene);
+    let mut substeps = 0;
+    for g in [&mut reading, &mut from_gradient] {
+        g.set_state(st.clone()).expect("state");
+    }
+    for step in 1..=4 {
+        let a = reading.step().expect("step").clone();
+        let b = from_gradient.step().expect("step").clone();
+        substeps = substeps.max(a.substeps);
+        assert_eq!(
+            (a.substeps, a.scalar_active, a.pressure_iterations),
+            (b.substeps, b.scalar_active, b.pressure_iterations),
+            "step {step}: sub-steps, the region's share, iterations"
+        );
+        assert!(
+            reading.state() == from_gradient.state(),
+            "step {step}: the fields"
+        );
+    }
+    assert!(substeps > 1, "the flow needed no sub-steps: {substeps}");
+}
+
 /// Each solve checks its own starting residual: the residual's largest |value| starts from 0
 /// (the divergence's pass sets it) before the first Laplacian merges into it. A solve cut
 /// short after one iteration leaves a large residual behind; the next, from the same flow a

@@ -20,8 +20,16 @@
 // [12] 1 where the velocity is not finite (no cell may be skipped). Rows: four arrays of
 // one span (first, end) a row: support A, support B, T, D.
 //
-// In the byte model op 0 reads its CHUNK cells of each field it works on and of the faces;
-// the other ops read only the spans and figures.
+// With `faces_known` the largest |face velocity| along each axis is already in [8, 11)
+// (merged by the projection's gradient pass, the last to write the faces): op 0 reads no
+// faces and op 3 leaves those words.
+//
+// In the byte model op 0 reads its CHUNK cells of each field it works on and of the faces
+// (none with `faces_known`); the other ops read only the spans and figures.
+// bytes when op=0 fields=1 faces_known=1: S0 r ×8
+// bytes when op=0 fields=2 faces_known=1: S0 r ×8, S1 r ×8
+// bytes when op=0 fields=3 faces_known=1: S0 r ×8, S1 r ×8, S2 r ×8
+// bytes when op=0 fields=4 faces_known=1: S0 r ×8, S1 r ×8, S2 r ×8, S3 r ×8
 // bytes when op=0 fields=1: S0 r ×8, U r ×8, V r ×8, W r ×8
 // bytes when op=0 fields=2: S0 r ×8, S1 r ×8, U r ×8, V r ×8, W r ×8
 // bytes when op=0 fields=3: S0 r ×8, S1 r ×8, S2 r ×8, U r ×8, V r ×8, W r ×8
@@ -49,6 +57,7 @@ uniform uint other_at;    // the one to clear for the next
 uniform uint t_at;
 uniform uint d_at;
 uniform float kt;         // cells per unit velocity of the traces
+uniform uint faces_known; // 1: the faces' maxima are in [8, 11) already
 
 const uint EMPTY_LO = 0xffffffffu;
 const uint SLOTS = 7u;
@@ -126,23 +135,26 @@ void support() {
             atomicMin(rows_[2u * (s_at + row)], first);
             atomicMax(rows_[2u * (s_at + row) + 1u], end);
         }
-        // The faces: each cell's low one along each axis, and the high ones at the ends.
-        uint a = at(face_dims(0u), p);
-        for (uint x = x0; x <= x1 && x <= dims.x; x++) {
-            if (x < x1 || x1 == dims.x) {
-                top[4] = max(top[4], floatBitsToUint(u[a + x - x0]) & 0x7fffffffu);
+        // The faces (unless the projection has their maxima): each cell's low one along
+        // each axis, and the high ones at the ends.
+        if (faces_known == 0u) {
+            uint a = at(face_dims(0u), p);
+            for (uint x = x0; x <= x1 && x <= dims.x; x++) {
+                if (x < x1 || x1 == dims.x) {
+                    top[4] = max(top[4], floatBitsToUint(u[a + x - x0]) & 0x7fffffffu);
+                }
             }
-        }
-        uint b = at(face_dims(1u), p);
-        uint c = at(face_dims(2u), p);
-        for (uint x = 0u; x < x1 - x0; x++) {
-            top[5] = max(top[5], floatBitsToUint(v[b + x]) & 0x7fffffffu);
-            top[6] = max(top[6], floatBitsToUint(w[c + x]) & 0x7fffffffu);
-            if (p.y + 1u == dims.y) {
-                top[5] = max(top[5], floatBitsToUint(v[b + x + dims.x]) & 0x7fffffffu);
-            }
-            if (p.z + 1u == dims.z) {
-                top[6] = max(top[6], floatBitsToUint(w[c + x + dims.x * dims.y]) & 0x7fffffffu);
+            uint b = at(face_dims(1u), p);
+            uint c = at(face_dims(2u), p);
+            for (uint x = 0u; x < x1 - x0; x++) {
+                top[5] = max(top[5], floatBitsToUint(v[b + x]) & 0x7fffffffu);
+                top[6] = max(top[6], floatBitsToUint(w[c + x]) & 0x7fffffffu);
+                if (p.y + 1u == dims.y) {
+                    top[5] = max(top[5], floatBitsToUint(v[b + x + dims.x]) & 0x7fffffffu);
+                }
+                if (p.z + 1u == dims.z) {
+                    top[6] = max(top[6], floatBitsToUint(w[c + x + dims.x * dims.y]) & 0x7fffffffu);
+                }
             }
         }
     }
@@ -162,7 +174,7 @@ void support() {
         for (uint f = 0u; f < fields; f++) {
             atomicMax(act[out_at + f], group_top[f][0]);
         }
-        for (uint a = 0u; a < 3u; a++) {
+        for (uint a = 0u; a < 3u && faces_known == 0u; a++) {
             atomicMax(act[8u + a], group_top[4u + a][0]);
         }
     }
@@ -179,7 +191,7 @@ void main() {
             for (uint q = 0u; q < 4u; q++) {
                 act[out_at + q] = 0u;
             }
-            for (uint q = 8u; q < 13u; q++) {
+            for (uint q = faces_known != 0u ? 11u : 8u; q < 13u; q++) {
                 act[q] = 0u;
             }
         }

@@ -5,7 +5,8 @@
 // along each axis, and the high one at the grid's end), and D summed from the held values
 // (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
 // Item 0 also sets the pressure solve's largest |residual| to 0, before the solve's first
-// Laplacian merges into it (`cg_scalars.comp`'s op 0 reads it).
+// Laplacian merges into it (`cg_scalars.comp`'s op 0 reads it), and each axis' largest
+// |face velocity| in Active to 0, before the gradient's pass merges into them.
 // Compiled with RESIDUAL (where nothing changes the right-hand side before the solve: an
 // open domain, no obstacles, no gas expansion), the solve's starting residual is worked out
 // in the same pass: r = b − A·x from the pressure's warm start X is written in b's place
@@ -24,6 +25,7 @@ layout(std430) buffer W { float w[]; };
 layout(std430) writeonly buffer Rhs { float rhs[]; };
 layout(std430) buffer Counter { uint held_count[]; };
 layout(std430) writeonly buffer Largest { uint largest[]; };
+layout(std430) writeonly buffer Active { uint act[]; };
 
 uniform float scale;   // −h/dt
 uniform uint limiting;
@@ -99,6 +101,11 @@ void divergence(uint n, out uint b_bits, out uint r_bits) {
 
 void main() {
     uint n = gid();
+    if (n == 0u) {
+        for (uint a = 0u; a < 3u; a++) {
+            act[8u + a] = 0u;
+        }
+    }
 #ifdef RESIDUAL
     // (every invocation reaches the work group's maxima: they wait at barriers)
     uint b_bits = 0u;

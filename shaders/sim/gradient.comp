@@ -2,10 +2,17 @@
 // pressure 0 beyond open ends; fixed ends (walls, inflows) untouched (as the CPU's
 // `subtract_gradient`). An item a cell: its low face along each axis, and the high one where
 // the cell is the last along that axis.
+// Each axis' largest |face velocity| after it (a float's bits, NaN above infinity) is merged
+// into Active[8 + axis] by an atomic a work group (`divergence.comp`'s pass set them to 0):
+// the scalars' active region takes its reach from them (`active.comp`) and the next
+// sub-step its length, where nothing has changed the faces since, so neither reads them.
+// In the byte model the pressure is read and the faces read and written.
+// bytes: Pressure r, U rw, V rw, W rw
 layout(std430) readonly buffer Pressure { float pressure[]; };
 layout(std430) buffer U { float u_face[]; };
 layout(std430) buffer V { float v_face[]; };
 layout(std430) buffer W { float w_face[]; };
+layout(std430) buffer Active { uint act[]; };
 
 uniform float k;   // dt/h
 uniform uvec3 open_lo;
@@ -27,26 +34,54 @@ float subtracted(float face, uvec3 p, uint axis, uint s, float here) {
     return face;
 }
 
-void main() {
-    uint n = gid();
-    if (n >= count) {
-        return;
-    }
+#include "group_top.glsl"
+
+uint magnitude(float x) { return floatBitsToUint(x) & 0x7fffffffu; }
+
+// Cell n's faces, less the gradient; `top` takes their magnitudes' bits.
+void subtract_at(uint n, inout uvec3 top) {
     uvec3 p = coords(dims, n);
     float here = pressure[n];
     uint f = at(face_dims(0u), p);
-    u_face[f] = subtracted(u_face[f], p, 0u, p.x, here);
+    float x = subtracted(u_face[f], p, 0u, p.x, here);
+    u_face[f] = x;
+    top.x = max(top.x, magnitude(x));
     if (p.x + 1u == dims.x) {
-        u_face[f + 1u] = subtracted(u_face[f + 1u], p, 0u, dims.x, here);
+        x = subtracted(u_face[f + 1u], p, 0u, dims.x, here);
+        u_face[f + 1u] = x;
+        top.x = max(top.x, magnitude(x));
     }
     f = at(face_dims(1u), p);
-    v_face[f] = subtracted(v_face[f], p, 1u, p.y, here);
+    x = subtracted(v_face[f], p, 1u, p.y, here);
+    v_face[f] = x;
+    top.y = max(top.y, magnitude(x));
     if (p.y + 1u == dims.y) {
-        v_face[f + dims.x] = subtracted(v_face[f + dims.x], p, 1u, dims.y, here);
+        x = subtracted(v_face[f + dims.x], p, 1u, dims.y, here);
+        v_face[f + dims.x] = x;
+        top.y = max(top.y, magnitude(x));
     }
     f = at(face_dims(2u), p);
-    w_face[f] = subtracted(w_face[f], p, 2u, p.z, here);
+    x = subtracted(w_face[f], p, 2u, p.z, here);
+    w_face[f] = x;
+    top.z = max(top.z, magnitude(x));
     if (p.z + 1u == dims.z) {
-        w_face[f + dims.x * dims.y] = subtracted(w_face[f + dims.x * dims.y], p, 2u, dims.z, here);
+        x = subtracted(w_face[f + dims.x * dims.y], p, 2u, dims.z, here);
+        w_face[f + dims.x * dims.y] = x;
+        top.z = max(top.z, magnitude(x));
+    }
+}
+
+void main() {
+    uint n = gid();
+    // (every invocation reaches the work group's maxima: they wait at barriers)
+    uvec3 top = uvec3(0u);
+    if (n < count) {
+        subtract_at(n, top);
+    }
+    top = group_largest_of3(top);
+    if (gl_LocalInvocationID.x == 0u) {
+        for (uint a = 0u; a < 3u; a++) {
+            atomicMax(act[8u + a], top[a]);
+        }
     }
 }

@@ -20,4 +20,22 @@ uint group_largest_of(uint bits) {
     barrier();
     return top;
 }
+
+shared uvec3 group_top_bits3[WG];
+
+// The same for three values at once (one tree).
+uvec3 group_largest_of3(uvec3 bits) {
+    uint t = gl_LocalInvocationID.x;
+    group_top_bits3[t] = bits;
+    barrier();
+    for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
+        if (t < h) {
+            group_top_bits3[t] = max(group_top_bits3[t], group_top_bits3[t + h]);
+        }
+        barrier();
+    }
+    uvec3 top = group_top_bits3[0];
+    barrier();
+    return top;
+}
 #endif

@@ -69,6 +69,8 @@ pub(crate) struct Engine {
     /// The solve's starting residual in the divergence's pass, where nothing changes the
     /// right-hand side between them (`divergence.comp`'s RESIDUAL).
     pub residual_in_divergence: bool,
+    /// The faces' maxima from the projection's gradient pass (`RegionState::faces_top`).
+    pub faces_from_gradient: bool,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
     pub mg: Option<crate::lists::Multigrid>,
@@ -172,6 +174,7 @@ impl Engine {
             tiled_smoothing: crate::kernels::tiled_smoothing(),
             tiled_vorticity: crate::kernels::tiled_vorticity(),
             residual_in_divergence: true,
+            faces_from_gradient: true,
             mg: None,
             obs: Default::default(),
             solid_bits,
@@ -230,7 +233,7 @@ impl Engine {
         self.time = 0.0;
         self.steps = 0;
         self.stats = StepStats::default();
-        self.vmax = None;
+        self.faces_changed();
         self.non_finite = None;
         self.restart_obstacles();
         self.start_flow();
@@ -255,7 +258,7 @@ impl Engine {
     /// Sets the normal velocity of every wall and inflow face (one dispatch: the six end
     /// planes).
     pub fn enforce_boundaries(&mut self) {
-        self.vmax = None;
+        self.faces_changed();
         let d = self.grid.dims;
         let (fixed_lo, fixed_hi) = self.fixed_flags();
         let (speed_lo, speed_hi) = self.fixed_speeds();
@@ -282,7 +285,7 @@ impl Engine {
     /// itself (from [`Engine::fixed_speeds`], as the boundary pass would): only the solids'
     /// faces are left to set.
     pub fn boundaries_set(&mut self) {
-        self.vmax = None;
+        self.faces_changed();
         self.set_solid_faces();
     }
 
@@ -628,6 +631,13 @@ impl Engine {
         self.transfers.set(t);
     }
 
+    /// Forgets what is known of the faces (the largest speed, the gradient's maxima): they
+    /// changed.
+    pub fn faces_changed(&mut self) {
+        self.vmax = None;
+        self.region.faces_top = false;
+    }
+
     /// Counts a read-back of a few numbers (a reduction's partial results), `bytes` long.
     pub fn count_small(&self, bytes: usize) {
         crate::cost::wait();
@@ -702,7 +712,7 @@ impl Engine {
             put(fl, &s.flame, n, "flame")?;
         }
         self.temp_active = true;
-        self.vmax = None;
+        self.faces_changed();
         self.time = s.time;
         self.steps = s.steps;
         Ok(())
@@ -726,6 +736,7 @@ impl Engine {
             return false;
         };
         self.sub_dt = dt;
+        self.stage_may_move_faces(name);
         let mut stats = StepStats::default();
         f(self, &mut stats);
         self.hold_pending_limit();

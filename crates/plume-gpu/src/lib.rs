@@ -380,6 +380,14 @@ impl GpuSolver {
         self.call(move |e| e.residual_in_divergence = on);
     }
 
+    /// Takes each axis' largest |face velocity| from the projection's gradient pass, where
+    /// nothing has changed the faces since (the scalars' region reads no faces, the next
+    /// sub-step's length no reduction of them), or always from the faces. The same results
+    /// either way (the default: from the gradient's pass).
+    pub fn set_faces_from_gradient(&mut self, on: bool) {
+        self.call(move |e| e.faces_from_gradient = on);
+    }
+
     /// Each field the finite check reads (density, temperature, fuel and flame where they
     /// are in use, the three face arrays of the velocity, the pressure), in its order, with
     /// its Σ and largest |value| as the check's one dispatch finds them.

@@ -106,6 +106,10 @@ pub(crate) struct RegionState {
     /// small, the traces take the cell-centred velocity from the faces and no pass stores
     /// it for every cell first.
     pub last_share: f32,
+    /// Each axis' largest |face velocity| is in `Fields::active`'s words 8 to 10, merged by
+    /// the projection's gradient pass, and no stage has changed the faces since: the
+    /// region's support reads no faces, and the next sub-step's length comes from them.
+    pub faces_top: bool,
 }
 
 /// Below this share of the cells in the region the scalar traces read the faces (see

@@ -51,6 +51,7 @@ impl Engine {
                 Rhs: &f.r,
                 Counter: &f.counter,
                 Largest: &f.largest,
+                Active: &f.active,
                 X: &f.pressure,
                 PartialMax: &f.partial_max,
                 scale: -h / dt,
@@ -107,6 +108,7 @@ impl Engine {
                 U: &f.vel[0],
                 V: &f.vel[1],
                 W: &f.vel[2],
+                Active: &f.active,
                 k: dt / h,
                 open_lo: lo,
                 open_hi: hi,
@@ -120,9 +122,12 @@ impl Engine {
         stats.pressure_initial_residual = initial;
         stats.divergence_before = bmax * to_div;
         stats.divergence_after = relative * bmax * to_div;
-        // The largest speed changed: worked out when the next sub-step asks for it, or by
-        // the step's finite check, which reads the faces anyway.
-        self.vmax = None;
+        // The largest speed changed: the gradient's pass left each axis' largest |face| on
+        // the card (but for obstacles, whose faces were set after it), for the scalars'
+        // region and for the next sub-step's length; the step's finite check reads the faces
+        // anyway.
+        self.faces_changed();
+        self.region.faces_top = self.faces_from_gradient && !self.has_solids();
     }
 
     /// Takes the fluid cells' mean out of the right-hand side (a closed box: the singular

@@ -87,6 +87,7 @@ impl Engine {
                     t_at: t_at,
                     d_at: d_at,
                     kt: k_dt,
+                    faces_known: u32::from(self.region.faces_top),
                 },
             );
         }

@@ -184,7 +184,7 @@ impl Engine {
                 with_temperature: u32::from(with_t),
             },
         );
-        self.vmax = None;
+        self.faces_changed();
     }
 
     pub(crate) fn stage_vorticity(&mut self, _: &mut StepStats) {

@@ -164,16 +164,40 @@ impl Engine {
             .collect()
     }
 
-    /// The fastest face velocity: from the last projection where nothing changed it since.
+    /// The fastest face velocity: from the step's finite check, or the maxima the last
+    /// projection's gradient pass left, where nothing changed the faces since; else a
+    /// reduction of the faces.
     fn top_speed(&mut self) -> f32 {
         if let Some(v) = self.vmax {
             if v.is_finite() {
                 return v;
             }
         }
-        let v = self.max_speed();
+        let v = if self.region.faces_top {
+            self.gradient_top_speed()
+        } else {
+            self.max_speed()
+        };
         self.vmax = Some(v);
         v
+    }
+
+    /// The largest |face velocity| from each axis' maximum that the projection's gradient
+    /// pass merged (one read-back, no pass over the faces); an axis holding a NaN or an
+    /// infinity counts as 0, as in [`Engine::max_speed`].
+    fn gradient_top_speed(&self) -> f32 {
+        self.count_small(crate::fields::ACTIVE_WORDS * 4);
+        let words = self.f.active.read().unwrap_or_default();
+        (8..11)
+            .map(|i| words.get(i).copied().unwrap_or(u32::MAX))
+            .map(|bits| {
+                if bits < 0x7f80_0000 {
+                    f32::from_bits(bits)
+                } else {
+                    0.0
+                }
+            })
+            .fold(0.0, f32::max)
     }
 
     /// The largest |face velocity|; NaN counts as 0 here (the finite check reports it).
@@ -230,6 +254,14 @@ impl Engine {
         ]
     }
 
+    /// Before stage `name`: what is known of the faces is forgotten unless the stage leaves
+    /// them as they were (the scalars' stages).
+    pub(crate) fn stage_may_move_faces(&mut self, name: &str) {
+        if !matches!(name, "advect_density" | "combustion" | "diffuse_density") {
+            self.faces_changed();
+        }
+    }
+
     /// Milliseconds the card spent on `f`'s work: between two timestamp queries, from the
     /// end of the work before it to the end of its own (so waits for the CPU inside it
     /// count, as they do in a step); on the CPU's clock with a `glFinish` after it where the
@@ -266,6 +298,7 @@ impl Engine {
             if !on(self) {
                 continue;
             }
+            self.stage_may_move_faces(name);
             crate::cost::enter(name);
             let ms = if timer {
                 f(self, &mut stats);
