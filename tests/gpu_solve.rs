@@ -339,10 +339,12 @@ fn the_starting_residual_in_the_divergences_pass_gives_the_same_bits() {
     }
 }
 
-/// Each axis' largest |face velocity| taken from the projection's gradient pass (the
-/// scalars' region then reads no faces, and a later sub-step's length needs no reduction of
-/// them) gives the bits of reading the faces: a fast flow (several cells a step: sub-steps,
-/// and a region's reach past the least), the default plume's open top.
+/// Each axis' largest |face velocity| and the pressure's largest |value| taken from the
+/// projection's gradient pass (the scalars' region then reads no faces, a later sub-step's
+/// length needs no reduction of them, and the step's finite check reduces only the scalars)
+/// give the bits of reading the faces: a fast flow (several cells a step: sub-steps, and a
+/// region's reach past the least), the default plume's open top. They are the fields'
+/// largest |values|, a NaN included, and the finite check finds what it found before.
 #[test]
 fn the_faces_maxima_from_the_gradients_pass_give_the_same_bits() {
     let scene = Scene::default_plume().with_resolution(20);
@@ -393,6 +395,43 @@ fn the_faces_maxima_from_the_gradients_pass_give_the_same_bits() {
         );
     }
     assert!(substeps > 1, "the flow needed no sub-steps: {substeps}");
+    // What the gradient's pass merged is each face array's and the pressure's largest
+    // |value| (as bits, NaN above infinity), a NaN in the pressure included (the finite
+    // check reads them); unknown after the faces change. (The calm plume: one sub-step, and
+    // a solve from a NaN stops at once, leaving it in the pressure.)
+    let largest = |v: &[f32]| v.iter().map(|x| x.to_bits() & 0x7fff_ffff).max();
+    let mut calm = gpu(&scene);
+    let mut calm_reading = gpu(&scene);
+    calm_reading.set_faces_from_gradient(false);
+    for poison in [false, true] {
+        if poison {
+            let mut st = calm.state();
+            st.pressure[1234] = f32::NAN;
+            calm.set_state(st.clone()).expect("state");
+            calm_reading.set_state(st).expect("state");
+            assert_eq!(calm.projection_maxima(), None, "after set_state");
+        }
+        // The step's finite check finds the same field either way (none, then one).
+        let found = calm.step().err().map(|e| e.to_string());
+        let found_reading = calm_reading.step().err().map(|e| e.to_string());
+        assert_eq!(found, found_reading, "poison {poison}");
+        assert_eq!(found.is_some(), poison, "{found:?}");
+        let st = calm.state();
+        let want = [
+            largest(&st.velocity[0]),
+            largest(&st.velocity[1]),
+            largest(&st.velocity[2]),
+            largest(&st.pressure),
+        ]
+        .map(|m| m.expect("values"));
+        assert_eq!(calm.projection_maxima(), Some(want), "poison {poison}");
+        assert_eq!(want[3] > 0x7f80_0000, poison, "{want:?}");
+    }
+    assert_eq!(
+        reading.projection_maxima(),
+        None,
+        "not kept where not asked for"
+    );
 }
 
 /// Each solve checks its own starting residual: the residual's largest |value| starts from 0

@@ -17,7 +17,8 @@
 //
 // Active: [0, 8) two sets of four maxima (the last sub-step's at `cut_at`, this one's at
 // `out_at`), [8, 11) the largest |face velocity| along each axis, [11] the region's cells,
-// [12] 1 where the velocity is not finite (no cell may be skipped). Rows: four arrays of
+// [12] 1 where the velocity is not finite (no cell may be skipped), [13] the pressure's
+// largest |value| (the projection's gradient pass merges it, for the finite check). Rows: four arrays of
 // one span (first, end) a row: support A, support B, T, D.
 //
 // With `faces_known` the largest |face velocity| along each axis is already in [8, 11)

@@ -6,7 +6,8 @@
 // (clamping rounds nothing, so a face a neighbour owns gives the same value either way).
 // Item 0 also sets the pressure solve's largest |residual| to 0, before the solve's first
 // Laplacian merges into it (`cg_scalars.comp`'s op 0 reads it), and each axis' largest
-// |face velocity| in Active to 0, before the gradient's pass merges into them.
+// |face velocity| and the pressure's largest |value| in Active to 0, before the gradient's
+// pass merges into them.
 // Compiled with RESIDUAL (where nothing changes the right-hand side before the solve: an
 // open domain, no obstacles, no gas expansion), the solve's starting residual is worked out
 // in the same pass: r = b − A·x from the pressure's warm start X is written in b's place
@@ -105,6 +106,7 @@ void main() {
         for (uint a = 0u; a < 3u; a++) {
             act[8u + a] = 0u;
         }
+        act[13] = 0u;
     }
 #ifdef RESIDUAL
     // (every invocation reaches the work group's maxima: they wait at barriers)

@@ -3,9 +3,11 @@
 // `subtract_gradient`). An item a cell: its low face along each axis, and the high one where
 // the cell is the last along that axis.
 // Each axis' largest |face velocity| after it (a float's bits, NaN above infinity) is merged
-// into Active[8 + axis] by an atomic a work group (`divergence.comp`'s pass set them to 0):
-// the scalars' active region takes its reach from them (`active.comp`) and the next
-// sub-step its length, where nothing has changed the faces since, so neither reads them.
+// into Active[8 + axis] by an atomic a work group, and the pressure's largest |value| (every
+// cell's is read) into Active[13] (`divergence.comp`'s pass set them to 0): the scalars'
+// active region takes its reach from them (`active.comp`), the next sub-step its length and
+// the step's finite check the faces' and the pressure's, where nothing has changed the faces
+// since, so none of them reads those arrays again.
 // In the byte model the pressure is read and the faces read and written.
 // bytes: Pressure r, U rw, V rw, W rw
 layout(std430) readonly buffer Pressure { float pressure[]; };
@@ -38,10 +40,12 @@ float subtracted(float face, uvec3 p, uint axis, uint s, float here) {
 
 uint magnitude(float x) { return floatBitsToUint(x) & 0x7fffffffu; }
 
-// Cell n's faces, less the gradient; `top` takes their magnitudes' bits.
-void subtract_at(uint n, inout uvec3 top) {
+// Cell n's faces, less the gradient; `top` takes their magnitudes' bits (and w the
+// pressure's).
+void subtract_at(uint n, inout uvec4 top) {
     uvec3 p = coords(dims, n);
     float here = pressure[n];
+    top.w = magnitude(here);
     uint f = at(face_dims(0u), p);
     float x = subtracted(u_face[f], p, 0u, p.x, here);
     u_face[f] = x;
@@ -74,14 +78,15 @@ void subtract_at(uint n, inout uvec3 top) {
 void main() {
     uint n = gid();
     // (every invocation reaches the work group's maxima: they wait at barriers)
-    uvec3 top = uvec3(0u);
+    uvec4 top = uvec4(0u);
     if (n < count) {
         subtract_at(n, top);
     }
-    top = group_largest_of3(top);
+    top = group_largest_of4(top);
     if (gl_LocalInvocationID.x == 0u) {
         for (uint a = 0u; a < 3u; a++) {
             atomicMax(act[8u + a], top[a]);
         }
+        atomicMax(act[13], top.w);
     }
 }

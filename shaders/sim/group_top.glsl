@@ -21,20 +21,20 @@ uint group_largest_of(uint bits) {
     return top;
 }
 
-shared uvec3 group_top_bits3[WG];
+shared uvec4 group_top_bits4[WG];
 
-// The same for three values at once (one tree).
-uvec3 group_largest_of3(uvec3 bits) {
+// The same for four values at once (one tree).
+uvec4 group_largest_of4(uvec4 bits) {
     uint t = gl_LocalInvocationID.x;
-    group_top_bits3[t] = bits;
+    group_top_bits4[t] = bits;
     barrier();
     for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
         if (t < h) {
-            group_top_bits3[t] = max(group_top_bits3[t], group_top_bits3[t + h]);
+            group_top_bits4[t] = max(group_top_bits4[t], group_top_bits4[t + h]);
         }
         barrier();
     }
-    uvec3 top = group_top_bits3[0];
+    uvec4 top = group_top_bits4[0];
     barrier();
     return top;
 }

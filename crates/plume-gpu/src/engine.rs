@@ -90,22 +90,7 @@ pub(crate) struct Engine {
     pub transfers: std::cell::Cell<crate::Transfers>,
 }
 
-/// What the finite check and the statistics read of a field: Σ (double precision) and the
-/// largest |value| as bits.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Reduced {
-    pub sum: f64,
-    pub max_bits: u32,
-}
-
-impl Reduced {
-    pub fn max_abs(&self) -> f32 {
-        f32::from_bits(self.max_bits)
-    }
-    pub fn finite(&self) -> bool {
-        self.max_bits < 0x7f80_0000
-    }
-}
+pub(crate) use crate::lists::Reduced;
 
 impl Engine {
     /// A solver for `grid` on `ctx` with every field at rest.

@@ -388,6 +388,13 @@ impl GpuSolver {
         self.call(move |e| e.faces_from_gradient = on);
     }
 
+    /// Each axis' largest |face velocity| and the pressure's largest |value| (a float's bits)
+    /// as the last projection's gradient pass merged them, where they are still the fields'
+    /// (nothing has changed the faces since); `None` where they are not.
+    pub fn projection_maxima(&self) -> Option<[u32; 4]> {
+        self.call(|e| e.projection_maxima())
+    }
+
     /// Each field the finite check reads (density, temperature, fuel and flame where they
     /// are in use, the three face arrays of the velocity, the pressure), in its order, with
     /// its Σ and largest |value| as the check's one dispatch finds them.

@@ -129,3 +129,29 @@ impl RegionState {
         self.valid = [false; 4];
     }
 }
+
+/// What the finite check and the statistics read of a field: Σ (double precision) and the
+/// largest |value| as bits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reduced {
+    pub sum: f64,
+    pub max_bits: u32,
+}
+
+impl Reduced {
+    pub fn max_abs(&self) -> f32 {
+        f32::from_bits(self.max_bits)
+    }
+    pub fn finite(&self) -> bool {
+        self.max_bits < 0x7f80_0000
+    }
+
+    /// A largest |value| (a float's bits) alone, merged by a kernel that took no sum (the
+    /// sum is NaN: not known).
+    pub fn largest_only(max_bits: u32) -> Self {
+        Self {
+            sum: f64::NAN,
+            max_bits,
+        }
+    }
+}

@@ -89,9 +89,11 @@ impl Engine {
     }
 
     /// The first field holding a non-finite value, in the CPU's order: every field reduced,
-    /// then one read-back.
+    /// then one read-back. Where the faces' and the pressure's largest |values| are known
+    /// from the last projection's gradient pass (nothing has changed the faces since), only
+    /// the scalars are reduced.
     fn first_non_finite(&mut self) -> Option<&'static str> {
-        let spans = self.reduce_checked();
+        let spans = self.reduce_checked(!self.region.faces_top);
         if self.raw.has_timer() {
             // The check's work ends here; its read-back then waits for everything before.
             let end = self.raw.timestamp();
@@ -125,9 +127,13 @@ impl Engine {
         fields
     }
 
-    /// The finite check's reductions (eight fields at most: one dispatch, one read-back).
-    fn reduce_checked(&self) -> (Vec<&'static str>, Vec<std::ops::Range<usize>>) {
-        let fields = self.checked_fields();
+    /// The finite check's reductions (eight fields at most: one dispatch, one read-back); of
+    /// the scalars alone unless `all`.
+    fn reduce_checked(&self, all: bool) -> (Vec<&'static str>, Vec<std::ops::Range<usize>>) {
+        let mut fields = self.checked_fields();
+        if !all {
+            fields.retain(|f| !matches!(f.0, "velocity" | "pressure"));
+        }
         let all: Vec<(&Field, usize)> = fields.iter().map(|&(_, f, n)| (f, n)).collect();
         (
             fields.iter().map(|x| x.0).collect(),
@@ -142,7 +148,20 @@ impl Engine {
         &mut self,
         (names, spans): (Vec<&'static str>, Vec<std::ops::Range<usize>>),
     ) -> Vec<(&'static str, Reduced)> {
-        let reduced = self.read_spans(spans);
+        let mut reduced = self.read_spans(spans);
+        let mut names = names;
+        if names.len() < self.checked_fields().len() {
+            // The rest from the gradient's pass, in the same order: each axis' faces, then the
+            // pressure (read after the wait above: the card has nothing left to do).
+            let maxima = self.gradient_maxima();
+            for (name, bits) in ["velocity", "velocity", "velocity", "pressure"]
+                .into_iter()
+                .zip(maxima)
+            {
+                names.push(name);
+                reduced.push(Reduced::largest_only(bits));
+            }
+        }
         self.vmax = Some(
             names
                 .iter()
@@ -157,7 +176,7 @@ impl Engine {
     /// Each field the finite check reads, in its order, with its Σ and largest |value| as
     /// the check finds them (the velocity's three face arrays one by one).
     pub fn field_figures(&mut self) -> Vec<(&'static str, f64, f32)> {
-        let spans = self.reduce_checked();
+        let spans = self.reduce_checked(true);
         self.read_checked(spans)
             .into_iter()
             .map(|(name, r)| (name, r.sum, r.max_abs()))
@@ -187,10 +206,9 @@ impl Engine {
     /// infinity counts as 0, as in [`Engine::max_speed`].
     fn gradient_top_speed(&self) -> f32 {
         self.count_small(crate::fields::ACTIVE_WORDS * 4);
-        let words = self.f.active.read().unwrap_or_default();
-        (8..11)
-            .map(|i| words.get(i).copied().unwrap_or(u32::MAX))
-            .map(|bits| {
+        self.gradient_maxima()[..3]
+            .iter()
+            .map(|&bits| {
                 if bits < 0x7f80_0000 {
                     f32::from_bits(bits)
                 } else {
@@ -198,6 +216,19 @@ impl Engine {
                 }
             })
             .fold(0.0, f32::max)
+    }
+
+    /// Each axis' largest |face velocity| and the pressure's largest |value| (a float's bits)
+    /// as the last projection's gradient pass merged them.
+    fn gradient_maxima(&self) -> [u32; 4] {
+        let words = self.f.active.read().unwrap_or_default();
+        [8, 9, 10, 13].map(|i| words.get(i).copied().unwrap_or(u32::MAX))
+    }
+
+    /// [`Engine::gradient_maxima`] where they are still the fields' (no stage has changed the
+    /// faces since the projection), else `None`.
+    pub fn projection_maxima(&self) -> Option<[u32; 4]> {
+        self.region.faces_top.then(|| self.gradient_maxima())
     }
 
     /// The largest |face velocity|; NaN counts as 0 here (the finite check reports it).
