@@ -434,6 +434,45 @@ fn the_faces_maxima_from_the_gradients_pass_give_the_same_bits() {
     );
 }
 
+/// The forces' smoke weight and buoyancy added by the velocity's advection as it writes the
+/// faces (`advect_faces.comp`'s `buoyant`, in a step) give the bits of the forces' own pass,
+/// a dispatch fewer a sub-step: semi-Lagrangian and MacCormack velocity advection, and the
+/// campfire (a fire's temperature, open sides).
+#[test]
+fn the_buoyancy_in_the_velocitys_advection_gives_the_same_bits() {
+    let mut maccormack = Scene::default_plume().with_resolution(18);
+    maccormack.fluid.velocity_advection = plume::sim::Advection::MacCormack;
+    let scenes = [
+        Scene::default_plume().with_resolution(20),
+        maccormack,
+        Scene::preset("campfire")
+            .expect("campfire")
+            .with_resolution(16),
+    ];
+    for scene in scenes {
+        let mut apart = gpu(&scene);
+        apart.set_buoyancy_in_advection(false);
+        let mut folded = gpu(&scene);
+        for step in 1..=6 {
+            let a = apart.step().expect("step").clone();
+            let f = folded.step().expect("step").clone();
+            let (ha, hf) = (a.host.expect("host"), f.host.expect("host"));
+            assert_eq!(a.substeps, f.substeps, "step {step}");
+            assert_eq!(
+                hf.dispatches + a.substeps,
+                ha.dispatches,
+                "{}, step {step}: a dispatch fewer a sub-step",
+                scene.name
+            );
+            assert!(
+                apart.state() == folded.state(),
+                "{}, step {step}: the fields",
+                scene.name
+            );
+        }
+    }
+}
+
 /// Each solve checks its own starting residual: the residual's largest |value| starts from 0
 /// (the divergence's pass sets it) before the first Laplacian merges into it. A solve cut
 /// short after one iteration leaves a large residual behind; the next, from the same flow a

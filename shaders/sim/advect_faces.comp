@@ -7,11 +7,20 @@
 // trace leaves the samples or touches a solid cell. Faces on the ends of `axis` that are
 // walls or inflows get their normal velocity (`speed_lo`, `speed_hi`: what the boundary
 // pass would set, so none runs after this stage), or in φ̂ keep their value.
+// With `buoyant` (in a step, where no obstacle's faces are set between the two stages) the
+// inner y-faces get the forces' stage's smoke weight and buoyancy as they are written
+// (`buoyancy.glsl`, added as `buoyancy.comp` adds it: the same bits), and that stage runs
+// no pass.
 // In the byte model an item is a face of the axes the dispatch advects, and the faces around
 // it and the cell velocity its trace reads are read whole by every dispatch (counted a
 // cell, however many axes it takes); an item writes its face, and MacCormack's last phase
 // reads its φ̂.
+// With `buoyant` the density (and the temperature, with `with_temperature`) are read too.
+// bytes when phase=2 buoyant=1 with_temperature=1: U r a cell, V r a cell, W r a cell, CellVel r a cell, Hat r, Out0 w, Density r a cell, Temperature r a cell
+// bytes when phase=2 buoyant=1: U r a cell, V r a cell, W r a cell, CellVel r a cell, Hat r, Out0 w, Density r a cell
 // bytes when phase=2: U r a cell, V r a cell, W r a cell, CellVel r a cell, Hat r, Out0 w
+// bytes when buoyant=1 with_temperature=1: U r a cell, V r a cell, W r a cell, CellVel r a cell, Out0 w, Density r a cell, Temperature r a cell
+// bytes when buoyant=1: U r a cell, V r a cell, W r a cell, CellVel r a cell, Out0 w, Density r a cell
 // bytes: U r a cell, V r a cell, W r a cell, CellVel r a cell, Out0 w
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
@@ -33,11 +42,22 @@ uniform uvec3 fixed_lo;  // 1 where the minimum / maximum end of an axis is a wa
 uniform uvec3 fixed_hi;  // inflow
 uniform vec3 speed_lo;   // their normal velocity
 uniform vec3 speed_hi;
+uniform uint buoyant;    // 1: the inner y-faces get the buoyancy (not in φ̂)
+
+#include "buoyancy.glsl"
 
 // The axis of the faces this invocation works on (set first thing in main).
 uint axis;
 
 void put(uint n, float value) {
+    if (buoyant != 0u && axis == 1u && phase != 1u) {
+        uvec3 p = coords(face_dims(1u), n);
+        if (p.y > 0u && p.y < dims.y) {
+            uint hi = at(dims, p);
+            precise float lifted = value + lift(hi - dims.x, hi);
+            value = lifted;
+        }
+    }
     if (axis == 0u) {
         out0[n] = value;
     } else if (axis == 1u) {

@@ -66,11 +66,13 @@ pub(crate) struct Engine {
     pub tiled_smoothing: bool,
     /// The vorticity's curl and confinement in one pass by tiles (`vorticity.comp`).
     pub tiled_vorticity: bool,
-    /// The solve's starting residual in the divergence's pass, where nothing changes the
-    /// right-hand side between them (`divergence.comp`'s RESIDUAL).
-    pub residual_in_divergence: bool,
-    /// The faces' maxima from the projection's gradient pass (`RegionState::faces_top`).
-    pub faces_from_gradient: bool,
+    /// Which stages' work is folded into another's pass (all, but where a test compares).
+    pub folds: crate::lists::Folds,
+    /// A step's sub-step is running its stages (not a stage run alone).
+    pub in_substep: bool,
+    /// The velocity's advection added the forces' buoyancy (`advect_faces.comp`'s
+    /// `buoyant`): the forces' stage, next, has nothing to do.
+    pub buoyancy_done: bool,
     /// The pressure solve's multigrid preconditioner (`None`: Jacobi, where its levels do
     /// not fit the scratch they borrow).
     pub mg: Option<crate::lists::Multigrid>,
@@ -158,8 +160,9 @@ impl Engine {
             fused_cells: crate::kernels::fused_cells(crate::is_software(ctx_renderer.as_str())),
             tiled_smoothing: crate::kernels::tiled_smoothing(),
             tiled_vorticity: crate::kernels::tiled_vorticity(),
-            residual_in_divergence: true,
-            faces_from_gradient: true,
+            folds: Default::default(),
+            in_substep: false,
+            buoyancy_done: false,
             mg: None,
             obs: Default::default(),
             solid_bits,

@@ -13,7 +13,7 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 14] = [
+const INCLUDES: [(&str, &str); 15] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -50,6 +50,10 @@ const INCLUDES: [(&str, &str); 14] = [
     (
         "group_top.glsl",
         include_str!("../../../shaders/sim/group_top.glsl"),
+    ),
+    (
+        "buoyancy.glsl",
+        include_str!("../../../shaders/sim/buoyancy.glsl"),
     ),
     (
         "levels.glsl",

@@ -377,7 +377,7 @@ impl GpuSolver {
     /// pass of its own after a reduction of the right-hand side. The same results either
     /// way (the default: in the divergence's pass).
     pub fn set_residual_in_divergence(&mut self, on: bool) {
-        self.call(move |e| e.residual_in_divergence = on);
+        self.call(move |e| e.folds.residual_in_divergence = on);
     }
 
     /// Takes each axis' largest |face velocity| from the projection's gradient pass, where
@@ -385,7 +385,15 @@ impl GpuSolver {
     /// sub-step's length no reduction of them), or always from the faces. The same results
     /// either way (the default: from the gradient's pass).
     pub fn set_faces_from_gradient(&mut self, on: bool) {
-        self.call(move |e| e.faces_from_gradient = on);
+        self.call(move |e| e.folds.faces_from_gradient = on);
+    }
+
+    /// Adds the forces' smoke weight and buoyancy in the velocity's advection as it writes
+    /// the faces, in a step where no obstacle's faces are set between the two stages (the
+    /// forces' stage then runs no pass), or always in the forces' own pass. The same results
+    /// either way (the default: in the advection).
+    pub fn set_buoyancy_in_advection(&mut self, on: bool) {
+        self.call(move |e| e.folds.buoyancy_in_advection = on);
     }
 
     /// Each axis' largest |face velocity| and the pressure's largest |value| (a float's bits)

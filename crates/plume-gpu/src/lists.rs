@@ -155,3 +155,28 @@ impl Reduced {
         }
     }
 }
+
+/// Work one stage's pass does for another where nothing comes between them (each the same
+/// bits as the passes it replaces; a test compares both ways).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Folds {
+    /// The solve's starting residual in the divergence's pass, where nothing changes the
+    /// right-hand side between them (`divergence.comp`'s RESIDUAL).
+    pub residual_in_divergence: bool,
+    /// The faces' and the pressure's maxima from the projection's gradient pass
+    /// (`RegionState::faces_top`).
+    pub faces_from_gradient: bool,
+    /// The forces' buoyancy added by the velocity's advection in a step
+    /// (`advect_faces.comp`'s `buoyant`).
+    pub buoyancy_in_advection: bool,
+}
+
+impl Default for Folds {
+    fn default() -> Self {
+        Self {
+            residual_in_divergence: true,
+            faces_from_gradient: true,
+            buoyancy_in_advection: true,
+        }
+    }
+}

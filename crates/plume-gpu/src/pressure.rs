@@ -32,7 +32,7 @@ impl Engine {
         // Where nothing changes the right-hand side after this pass (an open domain, no
         // obstacles, no expansion), the pass works out the solve's starting residual too
         // (`divergence.comp`'s RESIDUAL): its work groups' maxima are the solve's start.
-        let fused = self.residual_in_divergence && !closed && !solids && !expanding;
+        let fused = self.folds.residual_in_divergence && !closed && !solids && !expanding;
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         let kernel = if fused {
@@ -127,7 +127,7 @@ impl Engine {
         // region and for the next sub-step's length; the step's finite check reads the faces
         // anyway.
         self.faces_changed();
-        self.region.faces_top = self.faces_from_gradient && !self.has_solids();
+        self.region.faces_top = self.folds.faces_from_gradient && !self.has_solids();
     }
 
     /// Takes the fluid cells' mean out of the right-hand side (a closed box: the singular

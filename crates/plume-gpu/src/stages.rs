@@ -102,6 +102,12 @@ impl Engine {
         }
         let (fixed_lo, fixed_hi) = self.fixed_flags();
         let (speed_lo, speed_hi) = self.fixed_speeds();
+        // In a step, and where no obstacle's faces are set between the two stages, the
+        // forces' buoyancy is added as the y-faces are written (the forces' stage is next).
+        let lift = self
+            .buoyancy_terms()
+            .filter(|_| self.folds.buoyancy_in_advection && self.in_substep && !self.has_solids());
+        let (alpha, beta, ambient, with_t) = lift.unwrap_or_default();
         let f = &self.f;
         // Semi-Lagrangian: one pass of all three axes into vel_tmp. MacCormack: an axis at a
         // time, φ̂ into the scratch, then the last step from it into vel_tmp.
@@ -152,22 +158,46 @@ impl Engine {
                         speed_hi: speed_hi,
                         Solid: &self.solid_bits,
                         solids: self.solids_flag(),
+                        buoyant: u32::from(lift.is_some() && first <= 1 && 1 <= last),
+                        Density: &f.density,
+                        Temperature: &f.temperature,
+                        alpha: alpha,
+                        beta: beta,
+                        ambient: ambient,
+                        dt: self.sub_dt,
+                        with_temperature: with_t,
                     },
                 );
             }
         }
+        self.buoyancy_done = lift.is_some();
         std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
         // (the walls' and inflows' faces are set: advect_faces.comp wrote them)
         self.boundaries_set();
     }
 
-    pub(crate) fn stage_forces(&mut self, _: &mut StepStats) {
-        let d = self.grid.dims;
+    /// The forces' smoke weight and buoyancy, where they act: α, β, the ambient
+    /// temperature and whether the temperature counts (`buoyancy.glsl`'s uniforms).
+    fn buoyancy_terms(&self) -> Option<(f32, f32, f32, u32)> {
         let p = &self.params;
         let with_t = self.temp_active && p.buoyancy != 0.0;
-        if p.smoke_weight == 0.0 && !with_t {
+        (p.smoke_weight != 0.0 || with_t).then_some((
+            p.smoke_weight,
+            p.buoyancy,
+            p.ambient_temperature,
+            u32::from(with_t),
+        ))
+    }
+
+    pub(crate) fn stage_forces(&mut self, _: &mut StepStats) {
+        // (in a step the velocity's advection may have added it as it wrote the faces)
+        if std::mem::take(&mut self.buoyancy_done) {
             return;
         }
+        let Some((alpha, beta, ambient, with_t)) = self.buoyancy_terms() else {
+            return;
+        };
+        let d = self.grid.dims;
         let items = d.nx * d.ny.saturating_sub(1) * d.nz;
         run(
             &self.k.buoyancy,
@@ -177,11 +207,11 @@ impl Engine {
                 Density: &self.f.density,
                 Temperature: &self.f.temperature,
                 V: &self.f.vel[1],
-                alpha: p.smoke_weight,
-                beta: p.buoyancy,
-                ambient: p.ambient_temperature,
+                alpha: alpha,
+                beta: beta,
+                ambient: ambient,
                 dt: self.sub_dt,
-                with_temperature: u32::from(with_t),
+                with_temperature: with_t,
             },
         );
         self.faces_changed();

@@ -325,6 +325,7 @@ impl Engine {
             let start = self.raw.timestamp();
             self.clock.push(("", start));
         }
+        self.in_substep = true;
         for (name, on, f) in Engine::stages() {
             if !on(self) {
                 continue;
@@ -341,6 +342,7 @@ impl Engine {
             };
             stats.stages.push(StageTime { name, ms });
         }
+        self.in_substep = false;
         self.hold_pending_limit();
         stats.total_ms = stats.stages.iter().map(|s| s.ms).sum();
         self.time += f64::from(dt);
