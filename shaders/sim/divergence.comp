@@ -117,11 +117,10 @@ void main() {
     }
     uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    uint top_b = group_largest_of(b_bits);
-    uint top_r = group_largest_of(r_bits);
+    uvec4 top = group_largest_of4(uvec4(b_bits, r_bits, 0u, 0u));
     if (gl_LocalInvocationID.x == 0u) {
-        partial_max[g] = top_b;
-        partial_max[groups + g] = top_r;
+        partial_max[g] = top.x;
+        partial_max[groups + g] = top.y;
     }
 #else
     if (n >= count) {
