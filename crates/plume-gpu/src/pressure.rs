@@ -60,6 +60,7 @@ impl Engine {
                 residual: u32::from(fused),
                 open_lo: lo,
                 open_hi: hi,
+                // (the RESIDUAL variant's stencil: it runs only without obstacles)
                 Solid: &self.solid_bits,
                 solids: 0u32,
             },
@@ -122,10 +123,10 @@ impl Engine {
         stats.pressure_initial_residual = initial;
         stats.divergence_before = bmax * to_div;
         stats.divergence_after = relative * bmax * to_div;
-        // The largest speed changed: the gradient's pass left each axis' largest |face| on
-        // the card (but for obstacles, whose faces were set after it), for the scalars'
-        // region and for the next sub-step's length; the step's finite check reads the faces
-        // anyway.
+        // The largest speed changed: the gradient's pass left each axis' largest |face| and
+        // the pressure's largest |value| on the card (but for obstacles, whose faces were set
+        // after it), for the scalars' region, the next sub-step's length and the step's
+        // finite check.
         self.faces_changed();
         self.region.faces_top = self.folds.faces_from_gradient && !self.has_solids();
     }
@@ -157,8 +158,8 @@ impl Engine {
     /// starting guess's relative residual, the one reached and max|rhs|. With `started`,
     /// `r` already holds the starting residual and the partial maxima of |rhs| and |r| are
     /// those of the divergence's pass, in that many work groups (`divergence.comp`'s
-    /// RESIDUAL). Where max|rhs| is
-    /// 0 or not finite there is nothing to solve and the pressure is 0. The CPU's order:
+    /// RESIDUAL). Where max|rhs| is 0 or not finite there is nothing to solve and the
+    /// pressure is 0. The CPU's order:
     /// the residual is checked after each update, before it is preconditioned, so a solve
     /// of k iterations runs k V-cycles (not k + 1). The iterations run in batches without
     /// waiting for the card: each decides there whether the residual is small enough (after

@@ -150,7 +150,8 @@ impl Engine {
     ) -> Vec<(&'static str, Reduced)> {
         let mut reduced = self.read_spans(spans);
         let mut names = names;
-        if names.len() < self.checked_fields().len() {
+        // (the pressure, always checked, was not reduced: the scalars alone were)
+        if !names.contains(&"pressure") {
             // The rest from the gradient's pass, in the same order: each axis' faces, then the
             // pressure (read after the wait above: the card has nothing left to do).
             let maxima = self.gradient_maxima();
