@@ -7,7 +7,9 @@
 // Item 0 also sets the pressure solve's largest |residual| to 0, before the solve's first
 // Laplacian merges into it (`cg_scalars.comp`'s op 0 reads it), and each axis' largest
 // |face velocity| and the pressure's largest |value| in Active to 0, before the gradient's
-// pass merges into them.
+// pass merges into them; with `clear_region` also the scalars' region's figures that
+// `active.comp`'s op 3 would clear (this sub-step's maxima at `out_at`, the cells and the
+// flag), so that op needs no dispatch of its own.
 // Compiled with RESIDUAL (where nothing changes the right-hand side before the solve: an
 // open domain, no obstacles, no gas expansion), the solve's starting residual is worked out
 // in the same pass: r = b − A·x from the pressure's warm start X is written in b's place
@@ -31,6 +33,8 @@ layout(std430) writeonly buffer Active { uint act[]; };
 uniform float scale;   // −h/dt
 uniform uint limiting;
 uniform uint residual;  // 1 in the RESIDUAL variant (for the byte model)
+uniform uint clear_region;
+uniform uint out_at;
 
 #ifdef RESIDUAL
 layout(std430) readonly buffer X { float x[]; };
@@ -107,6 +111,13 @@ void main() {
             act[8u + a] = 0u;
         }
         act[13] = 0u;
+        if (clear_region != 0u) {
+            for (uint q = 0u; q < 4u; q++) {
+                act[out_at + q] = 0u;
+            }
+            act[11] = 0u;
+            act[12] = 0u;
+        }
     }
 #ifdef RESIDUAL
     // (every invocation reaches the work group's maxima: they wait at barriers)

@@ -33,6 +33,10 @@ impl Engine {
         // obstacles, no expansion), the pass works out the solve's starting residual too
         // (`divergence.comp`'s RESIDUAL): its work groups' maxima are the solve's start.
         let fused = self.folds.residual_in_divergence && !closed && !solids && !expanding;
+        // Where the gradient's pass will leave the faces' maxima (`RegionState::faces_top`),
+        // this pass also clears the scalars' region's figures for the advection after it.
+        let keeps_faces = self.folds.faces_from_gradient && !solids;
+        let out_at = 4 * (1 - self.region.parity);
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         let kernel = if fused {
@@ -58,6 +62,8 @@ impl Engine {
                 limiting: limiting,
                 limit: limit,
                 residual: u32::from(fused),
+                clear_region: u32::from(keeps_faces),
+                out_at: out_at,
                 open_lo: lo,
                 open_hi: hi,
                 // (the RESIDUAL variant's stencil: it runs only without obstacles)
@@ -128,7 +134,7 @@ impl Engine {
         // after it), for the scalars' region, the next sub-step's length and the step's
         // finite check.
         self.faces_changed();
-        self.region.faces_top = self.folds.faces_from_gradient && !self.has_solids();
+        self.region.faces_top = keeps_faces;
     }
 
     /// Takes the fluid cells' mean out of the right-hand side (a closed box: the singular

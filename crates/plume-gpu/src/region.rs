@@ -59,8 +59,11 @@ impl Engine {
         let runs = rows as usize * d.nx.div_ceil(CHUNK);
         // Op 3 first, one item: this sub-step's maxima, the reach's velocities, the cells and
         // the flag start at 0 (on the card: a write from the host into a buffer the card
-        // still reads would wait for it).
-        for (op, items) in [(3u32, 1), (0, runs), (1, rows as usize), (2, rows as usize)] {
+        // still reads would wait for it). Where the projection's passes left the faces'
+        // maxima, its first cleared the rest (`divergence.comp`'s `clear_region`): no op 3.
+        let ops = [(3u32, 1), (0, runs), (1, rows as usize), (2, rows as usize)];
+        let first = usize::from(self.region.faces_top);
+        for &(op, items) in &ops[first..] {
             run(
                 &self.k.active,
                 self.dims(),
