@@ -23,8 +23,8 @@
 //
 // With `faces_known` the largest |face velocity| along each axis is already in [8, 11)
 // (merged by the projection's gradient pass, the last to write the faces): op 0 reads no
-// faces and op 3 leaves those words. (In a step the host then issues no op 3 at all: the
-// projection's first pass cleared what it clears, `divergence.comp`'s `clear_region`.)
+// faces, and the host issues no op 3 (the projection's first pass cleared the other
+// figures: `divergence.comp`'s `clear_region`).
 //
 // In the byte model op 0 reads its CHUNK cells of each field it works on and of the faces
 // (none with `faces_known`); the other ops read only the spans and figures.
@@ -193,7 +193,7 @@ void main() {
             for (uint q = 0u; q < 4u; q++) {
                 act[out_at + q] = 0u;
             }
-            for (uint q = faces_known != 0u ? 11u : 8u; q < 13u; q++) {
+            for (uint q = 8u; q < 13u; q++) {
                 act[q] = 0u;
             }
         }

@@ -128,6 +128,12 @@ impl RegionState {
     pub fn forget(&mut self) {
         self.valid = [false; 4];
     }
+
+    /// Where in `Fields::active` the next scalar advection's region reads the last maxima
+    /// (its cut-offs) and writes its own: two sets of four words, by turns.
+    pub fn maxima_at(&self) -> (u32, u32) {
+        (4 * self.parity, 4 * (1 - self.parity))
+    }
 }
 
 /// What the finite check and the statistics read of a field: Σ (double precision) and the
@@ -144,6 +150,16 @@ impl Reduced {
     }
     pub fn finite(&self) -> bool {
         self.max_bits < 0x7f80_0000
+    }
+
+    /// As a speed: the largest |value|, or 0 where the values are not all finite (the finite
+    /// check reports those).
+    pub fn speed(&self) -> f32 {
+        if self.finite() {
+            self.max_abs()
+        } else {
+            0.0
+        }
     }
 
     /// A largest |value| (a float's bits) alone, merged by a kernel that took no sum (the

@@ -36,7 +36,7 @@ impl Engine {
         // Where the gradient's pass will leave the faces' maxima (`RegionState::faces_top`),
         // this pass also clears the scalars' region's figures for the advection after it.
         let keeps_faces = self.folds.faces_from_gradient && !solids;
-        let out_at = 4 * (1 - self.region.parity);
+        let (_, out_at) = self.region.maxima_at();
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         let kernel = if fused {

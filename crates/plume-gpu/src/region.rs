@@ -46,7 +46,7 @@ impl Engine {
         let fields = self.region_fields();
         let count = fields.len();
         let parity = self.region.parity;
-        let (cut_at, out_at) = (4 * parity, 4 * (1 - parity));
+        let (cut_at, out_at) = self.region.maxima_at();
         let cut = active::cuts_from(self.region.valid.map(|v| v.then_some(1.0f32)).as_ref());
         let exact: [u32; 4] = std::array::from_fn(|i| u32::from(cut[i].is_none()));
         let mut background = [0.0f32; 4];

@@ -168,7 +168,7 @@ impl Engine {
                 .iter()
                 .zip(&reduced)
                 .filter(|(name, _)| **name == "velocity")
-                .map(|(_, r)| if r.finite() { r.max_abs() } else { 0.0 })
+                .map(|(_, r)| r.speed())
                 .fold(0.0, f32::max),
         );
         names.into_iter().zip(reduced).collect()
@@ -209,13 +209,7 @@ impl Engine {
         self.count_small(crate::fields::ACTIVE_WORDS * 4);
         self.gradient_maxima()[..3]
             .iter()
-            .map(|&bits| {
-                if bits < 0x7f80_0000 {
-                    f32::from_bits(bits)
-                } else {
-                    0.0
-                }
-            })
+            .map(|&bits| Reduced::largest_only(bits).speed())
             .fold(0.0, f32::max)
     }
 
@@ -240,7 +234,7 @@ impl Engine {
             .collect();
         self.reduce_all(&faces)
             .into_iter()
-            .map(|r| if r.finite() { r.max_abs() } else { 0.0 })
+            .map(|r| r.speed())
             .fold(0.0, f32::max)
     }
 
