@@ -521,3 +521,96 @@ fn each_solve_checks_its_own_starting_residual() {
         );
     }
 }
+
+/// The solve's figures (its dot products, α, β, the stopping rule) finished by the last
+/// work group of the kernel before each, not by a dispatch of one group of their own
+/// (`last_group.glsl`), give the same bits: the default plume (the start finished by the
+/// divergence's pass; at 72×32×64 too, more partial sums than lanes), a closed box (by the
+/// residual's Laplacian, its mean's ops apart),
+/// the V-cycle's levels fused, its sweeps a pass each (β still apart), and batches (a
+/// batch's iterations past the need finish from what there is, as the dispatch did). A
+/// step issues a dispatch fewer a sub-step and three (two without tiles) an iteration.
+#[test]
+fn the_solves_figures_finished_in_the_last_work_group_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    type Setup = fn(&mut plume_gpu::GpuSolver);
+    // (more work groups than the one group's REDUCE_WG lanes: each lane sums several)
+    let wide = Scene::default_plume().with_dims(plume::sim::Dims::new(72, 32, 64));
+    let cases: [(&str, Scene, Setup, u32); 6] = [
+        (
+            "plume",
+            Scene::default_plume().with_resolution(20),
+            |_| {},
+            3,
+        ),
+        ("plume, 72×32×64", wide, |_| {}, 3),
+        ("closed box", closed, |_| {}, 3),
+        (
+            "plume, levels fused",
+            Scene::default_plume().with_resolution(20),
+            |g| g.set_fused_cells(1024),
+            3,
+        ),
+        (
+            "plume, a pass a sweep",
+            Scene::default_plume().with_resolution(20),
+            |g| g.set_tiled_smoothing(false),
+            2,
+        ),
+        (
+            "jets, batched",
+            Scene::preset("jets").expect("jets").with_resolution(17),
+            |g| g.set_batched_solve(true),
+            0,
+        ),
+    ];
+    for (name, scene, setup, per_iteration) in cases {
+        let mut apart = gpu(&scene);
+        setup(&mut apart);
+        apart.set_scalars_in_last_group(false);
+        let mut folded = gpu(&scene);
+        setup(&mut folded);
+        for step in 1..=8 {
+            let a = apart.step().expect("step").clone();
+            let f = folded.step().expect("step").clone();
+            assert!(a.pressure_iterations > 0, "{name}, step {step}: a solve");
+            assert_eq!(
+                (
+                    a.substeps,
+                    a.pressure_iterations,
+                    a.pressure_initial_residual,
+                    a.pressure_residual
+                ),
+                (
+                    f.substeps,
+                    f.pressure_iterations,
+                    f.pressure_initial_residual,
+                    f.pressure_residual
+                ),
+                "{name}, step {step}: the solve's figures"
+            );
+            let (ha, hf) = (a.host.expect("host"), f.host.expect("host"));
+            if per_iteration > 0 {
+                // (iteration by iteration: as many issued as taken, a sub-step here)
+                assert_eq!(a.substeps, 1, "{name}, step {step}: one sub-step");
+                assert_eq!(
+                    ha.dispatches - hf.dispatches,
+                    1 + per_iteration * a.pressure_iterations,
+                    "{name}, step {step}: the dispatches saved"
+                );
+            } else {
+                assert!(
+                    hf.dispatches + 4 <= ha.dispatches,
+                    "{name}, step {step}: {} dispatches against {}",
+                    hf.dispatches,
+                    ha.dispatches
+                );
+            }
+            assert!(
+                apart.state() == folded.state(),
+                "{name}, step {step}: the fields"
+            );
+        }
+    }
+}

@@ -4,7 +4,8 @@
 // not kept). phase 2: the fluid cells' mean back where it was (a closed domain;
 // Scalars[10]). Where there was nothing to solve (Scalars[11]), phase 0 sets x = 0; once
 // the solve has converged (Scalars[4]) phases 0 and 1 do nothing. α, β and the mean come
-// from the Scalars block (worked out on the card).
+// from the Scalars block (worked out on the card). With `finish` phase 0's last work group
+// (`last_group.glsl`) checks the residual (op 6) as `cg_scalars.comp` would next.
 // In the byte model (crates/plume-gpu/src/bytes.rs): phase 0 reads x, p, r and q and
 // writes x and r; phase 1 reads z (in Q, or r for Jacobi) and p and writes p; phase 2
 // reads and writes x.
@@ -16,13 +17,17 @@ layout(std430) buffer X { float x[]; };
 layout(std430) buffer R { float r[]; };
 layout(std430) buffer P { float pdir[]; };
 layout(std430) readonly buffer Q { float q[]; };
-layout(std430) readonly buffer Scalars { double scalars[]; };
+layout(std430) buffer Scalars { double scalars[]; };
 
 uniform uint phase;
 uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal (Jacobi)
 
 #include "pressure.glsl"
 #include "group_max.glsl"
+#include "last_group.glsl"
+#include "cg_figures.glsl"
+
+uniform uint finish;    // 1 (phase 0): the last work group finishes op 6
 
 void main() {
     uint n = gid();
@@ -72,4 +77,9 @@ void main() {
         bits = floatBitsToUint(v) & 0x7fffffffu;
     }
     merge_largest(bits);
+    if (finish != 0u && last_group(gl_NumWorkGroups.x * gl_NumWorkGroups.y)) {
+        if (gl_LocalInvocationID.x == 0u) {
+            cg_figures(6u, 0.0lf, 0u, atomicMax(largest[0], 0u));
+        }
+    }
 }

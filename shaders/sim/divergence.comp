@@ -16,7 +16,9 @@
 // (b itself is not stored), and each work group writes its largest |b| and |r| (a float's
 // bits) to PartialMax at its number g and at groups + g, where `cg_scalars.comp`'s op 0
 // finishes both (maxima: the same in any order). Two dispatches fewer (the right-hand
-// side's reduction and the residual's Laplacian) and one pass over the grid.
+// side's reduction and the residual's Laplacian) and one pass over the grid. With `finish`
+// the dispatch's last work group (`last_group.glsl`) finishes op 0 itself: a dispatch
+// fewer again.
 // In the byte model the faces are read and the right-hand side written: with `limiting`
 // only faces over the limit are written back (a few, or none), not counted; with RESIDUAL
 // the warm start is read too.
@@ -38,13 +40,19 @@ uniform uint out_at;
 
 #ifdef RESIDUAL
 layout(std430) readonly buffer X { float x[]; };
-layout(std430) writeonly buffer PartialMax { uint partial_max[]; };
+layout(std430) coherent buffer PartialMax { uint partial_max[]; };
+layout(std430) buffer Scalars { double scalars[]; };
+
+uniform uint finish;  // 1: the last work group finishes op 0
 
 float warm_start(uint m) { return x[m]; }
 
 #define STENCIL_VALUE warm_start
 #include "pressure.glsl"
 #include "group_top.glsl"
+#include "last_group.glsl"
+#include "partial_top.glsl"
+#include "cg_figures.glsl"
 #endif
 
 #include "limit.glsl"
@@ -132,6 +140,13 @@ void main() {
     if (gl_LocalInvocationID.x == 0u) {
         partial_max[g] = top.x;
         partial_max[groups + g] = top.y;
+    }
+    if (finish != 0u && last_group(groups)) {
+        uint m = partial_top(0u, groups);
+        uint mr = partial_top(groups, groups);
+        if (gl_LocalInvocationID.x == 0u) {
+            cg_figures(0u, 0.0lf, m, mr);
+        }
     }
 #else
     if (n >= count) {

@@ -1,7 +1,8 @@
 // The largest of a value over the work group, merged into `largest[0]` by one atomic a
 // group (a maximum comes out the same in any order: deterministic). Every invocation of
-// the group must call it, those past the end with 0 (it waits at barriers).
-layout(std430) buffer Largest { uint largest[]; };
+// the group must call it, those past the end with 0 (it waits at barriers). (`coherent`:
+// the dispatch's last work group may read it, `last_group.glsl`.)
+layout(std430) coherent buffer Largest { uint largest[]; };
 
 #include "group_top.glsl"
 

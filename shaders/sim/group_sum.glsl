@@ -1,9 +1,10 @@
 // A work group's Σ of a double, one value an invocation, in a fixed tree (deterministic),
 // into `partial_sum[at]`. Every invocation of the group must call it, those past the end
-// with 0 (it waits at barriers).
+// with 0 (it waits at barriers). (`coherent`: the dispatch's last work group may finish the
+// sums itself, `last_group.glsl`.)
 #ifndef GROUP_SUM_GLSL
 #define GROUP_SUM_GLSL
-layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
+layout(std430) coherent buffer PartialSum { double partial_sum[]; };
 
 shared double group_sums[WG];
 

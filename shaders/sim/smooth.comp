@@ -9,8 +9,9 @@
 // and 2 of `mg.comp` give one pass each: one pass over the level instead of four, and one
 // instead of three (the halo comes from the cache). With `rz_sums` (mode 1 on the finest
 // level, where b is the solve's r and the result its z) each work group also writes its
-// Σ r·z (ρ, for β) to PartialSum at its tile's number. The work group must have 512
-// invocations; shared memory is 29 KB (OpenGL promises 32).
+// Σ r·z (ρ, for β) to PartialSum at its tile's number, and with `finish` the last tile's
+// work group (`last_group.glsl`) finishes op 2 (β) as `cg_scalars.comp` would next. The
+// work group must have 512 invocations; shared memory is 31 KB (OpenGL promises 32).
 // In the byte model (an item a cell): before the correction a pass reads b and writes x and
 // the residual (both in Dst); after it, reads x and b and writes the result (the coarse
 // correction it prolongs, an eighth, not counted). The tile's halo comes from the cache.
@@ -20,8 +21,9 @@ layout(std430) readonly buffer Src { float src[]; };
 layout(std430) writeonly buffer Dst { float dst[]; };
 layout(std430) readonly buffer B { float b[]; };
 // The solve's figures: once it has converged (Scalars[4]) there is nothing to do.
-layout(std430) readonly buffer Scalars { double scalars[]; };
-layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
+layout(std430) buffer Scalars { double scalars[]; };
+layout(std430) coherent buffer PartialSum { double partial_sum[]; };
+layout(std430) buffer Largest { uint largest[]; };
 
 uniform uvec3 ld;       // this level's cells
 uniform uint mo;        // its mask bits (word offset) in Levels; 0xffffffff: level 0
@@ -34,6 +36,7 @@ uniform uint tso;
 uniform uint bo;
 uniform uvec3 tiles;    // tiles along each axis (8 cells a side, the last ones cut short)
 uniform uint rz_sums;   // 1: the tile's Σ b·result into PartialSum (mode 1)
+uniform uint finish;    // 1 (with rz_sums): the last tile's group finishes op 2
 // Mode 1 with `prolong`: the coarse level's correction (of `cd` cells, mask `cmo`, at `eo`
 // in Src) prolonged and added to x as it is read (as `mg.comp`'s op 4, which then needs no
 // pass of its own), with the transfers' end weights.
@@ -90,6 +93,10 @@ float relax(ivec3 r, uint c, float w, bool in_a) {
 }
 
 bool in_level(ivec3 p) { return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, ivec3(ld))); }
+
+#include "last_group.glsl"
+#include "cg_sum.glsl"
+#include "cg_figures.glsl"
 
 void main() {
     // (the same for the whole work group: no invocation is left waiting at a barrier)
@@ -183,5 +190,12 @@ void main() {
     }
     if (t == 0u) {
         partial_sum[g] = packDouble2x32(uvec2(xb[0], xb[1]));
+    }
+    uint all_tiles = tiles.x * tiles.y * tiles.z;
+    if (finish != 0u && last_group(all_tiles)) {
+        double s = cg_sum(all_tiles);
+        if (t == 0u) {
+            cg_figures(2u, s, 0u, 0u);
+        }
     }
 }

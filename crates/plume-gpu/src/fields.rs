@@ -53,6 +53,9 @@ pub(crate) struct Fields {
     pub counter: Buffer<[u32]>,
     /// The pressure solve's largest |residual| (a float's bits), merged by atomics.
     pub largest: Buffer<[u32]>,
+    /// The work groups of a dispatch done so far, for its last to finish the conjugate
+    /// gradients' figures (`last_group.glsl`; 0 between dispatches).
+    pub done: Buffer<[u32]>,
     /// A step's books (`ledger.rs`).
     pub ledger: Buffer<[f64]>,
     /// The scalars' active region, a span a row in four arrays (`active.comp`).
@@ -171,6 +174,7 @@ impl Fields {
         let scalars = small_from(ctx, &[0.0f64; SCALARS][..])?;
         let counter = small_from(ctx, &[0u32][..])?;
         let largest = small_from(ctx, &[0u32][..])?;
+        let done = small_from(ctx, &[0u32][..])?;
         let ledger = small_from(ctx, &[0.0f64; LEDGER_SLOTS][..])?;
         let rows = small_from(ctx, &empty_rows(d)[..])?;
         let active = small_from(ctx, &[0u32; ACTIVE_WORDS][..])?;
@@ -192,6 +196,7 @@ impl Fields {
             scalars,
             counter,
             largest,
+            done,
             ledger,
             rows,
             active,

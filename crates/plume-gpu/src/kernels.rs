@@ -13,7 +13,7 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 15] = [
+const INCLUDES: [(&str, &str); 19] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -70,6 +70,22 @@ const INCLUDES: [(&str, &str); 15] = [
     (
         "limit.glsl",
         include_str!("../../../shaders/sim/limit.glsl"),
+    ),
+    (
+        "last_group.glsl",
+        include_str!("../../../shaders/sim/last_group.glsl"),
+    ),
+    (
+        "cg_sum.glsl",
+        include_str!("../../../shaders/sim/cg_sum.glsl"),
+    ),
+    (
+        "partial_top.glsl",
+        include_str!("../../../shaders/sim/partial_top.glsl"),
+    ),
+    (
+        "cg_figures.glsl",
+        include_str!("../../../shaders/sim/cg_figures.glsl"),
     ),
 ];
 
@@ -162,6 +178,16 @@ pub(crate) fn tiled_smoothing() -> bool {
 pub(crate) fn tiled_vorticity() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_switch("PLUME_GPU_TILED_VORTICITY", true))
+}
+
+/// Whether the conjugate gradients' figures are finished by the last work group of the
+/// kernel before them (`last_group.glsl`), not by a dispatch of `cg_scalars.comp` of their
+/// own: `PLUME_GPU_LAST_GROUP` (0 or 1) where set, else yes. The same results either way;
+/// a dispatch fewer a solve and two or three an iteration (three where the V-cycle goes by
+/// tiles: its last sweep finishes β).
+pub(crate) fn scalars_in_last_group() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_switch("PLUME_GPU_LAST_GROUP", true))
 }
 
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
@@ -366,7 +392,9 @@ pub(crate) struct Kernels {
 pub(crate) fn source(kernel: &str, wg: u32) -> String {
     let mut body = String::new();
     expand(kernel, &mut body, 0);
-    format!("#version 430\n#define WG {wg}\nlayout(local_size_x = WG) in;\n{COMMON}\n{body}")
+    format!(
+        "#version 430\n#define WG {wg}\n#define REDUCE_WG {REDUCE_WG}\nlayout(local_size_x = WG) in;\n{COMMON}\n{body}"
+    )
 }
 
 /// `text` with its `#include "name"` lines replaced by those files, themselves expanded

@@ -396,6 +396,14 @@ impl GpuSolver {
         self.call(move |e| e.folds.buoyancy_in_advection = on);
     }
 
+    /// Finishes the pressure solve's figures (its dot products, α, β, the stopping rule) in
+    /// the last work group of the kernel before each, or in a dispatch of one work group of
+    /// their own. The same results either way (the default: in the last work group, unless
+    /// `PLUME_GPU_LAST_GROUP=0`).
+    pub fn set_scalars_in_last_group(&mut self, on: bool) {
+        self.call(move |e| e.folds.scalars_in_last_group = on);
+    }
+
     /// Each axis' largest |face velocity| and the pressure's largest |value| (a float's bits)
     /// as the last projection's gradient pass merged them, where they are still the fields'
     /// (nothing has changed the faces since); `None` where they are not.

@@ -185,6 +185,9 @@ pub(crate) struct Folds {
     /// The forces' buoyancy added by the velocity's advection in a step
     /// (`advect_faces.comp`'s `buoyant`).
     pub buoyancy_in_advection: bool,
+    /// The conjugate gradients' figures finished by the last work group of the kernel
+    /// before them, not by a dispatch of `cg_scalars.comp` (`last_group.glsl`).
+    pub scalars_in_last_group: bool,
 }
 
 impl Default for Folds {
@@ -193,6 +196,7 @@ impl Default for Folds {
             residual_in_divergence: true,
             faces_from_gradient: true,
             buoyancy_in_advection: true,
+            scalars_in_last_group: crate::kernels::scalars_in_last_group(),
         }
     }
 }

@@ -171,18 +171,20 @@ impl Engine {
 
     /// z = M·r into `q`: one V-cycle (its last sweep writes `q`; a copy where it would not).
     /// By tiles the last sweep also writes r·z's partial sums: returns how many (`None`:
-    /// none written, for a reduction to work out).
-    pub(crate) fn precondition(&self, mg: &Multigrid) -> Option<u32> {
+    /// none written, for a reduction to work out), and with `finish` its last work group
+    /// finishes op 2 (β) of the conjugate gradients (`last_group.glsl`).
+    pub(crate) fn precondition(&self, mg: &Multigrid, finish: bool) -> Option<u32> {
         self.v_cycles.set(self.v_cycles.get() + 1);
-        let top = self.cycle(mg, 0);
+        let top = self.cycle(mg, 0, finish);
         if top != At::Q {
             self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
         self.tiled_smoothing.then(|| tile_count(mg.levels[0].dims))
     }
 
-    /// The V-cycle from level `l` down; returns where its result is.
-    fn cycle(&self, mg: &Multigrid, l: usize) -> At {
+    /// The V-cycle from level `l` down; returns where its result is. (`finish`: see
+    /// [`Engine::precondition`].)
+    fn cycle(&self, mg: &Multigrid, l: usize, finish: bool) -> At {
         let lv = &mg.levels[l];
         if mg.fuse_from(self.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch.
@@ -211,10 +213,10 @@ impl Engine {
             // pass (into x and t); the correction added to x as the pass after reads it,
             // and the three sweeps after (into y: the finest level's y is `q`, where the
             // result belongs).
-            self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None);
+            self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None, false);
             self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
-            let e = self.cycle(mg, l + 1);
-            self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e));
+            let e = self.cycle(mg, l + 1, false);
+            self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
         self.mg_op(mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
@@ -225,7 +227,7 @@ impl Engine {
         }
         self.mg_op(mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
         self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
-        let e = self.cycle(mg, l + 1);
+        let e = self.cycle(mg, l + 1, false);
         self.mg_op(mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for &wk in &w {
             self.mg_op(mg, 1, l, cur, other, lv.b, 0, wk);
@@ -238,9 +240,20 @@ impl Engine {
     /// correction (`after` none) the three of them from x = 0 into `dst` and the residual
     /// into `t` (in the same buffer); after it, the coarse level's correction (`after`, in
     /// the cell velocity's buffer as `src`) prolonged and added to `src` as it is read, and
-    /// the three sweeps into `dst`, on the finest level with r·z's partial sums (one a tile).
+    /// the three sweeps into `dst`, on the finest level with r·z's partial sums (one a tile),
+    /// and with `finish` β from them in the last tile's work group (op 2).
     #[allow(clippy::too_many_arguments)]
-    fn smooth(&self, mg: &Multigrid, l: usize, src: At, dst: At, t: At, b: At, after: Option<At>) {
+    fn smooth(
+        &self,
+        mg: &Multigrid,
+        l: usize,
+        src: At,
+        dst: At,
+        t: At,
+        b: At,
+        after: Option<At>,
+        finish: bool,
+    ) {
         let before = after.is_none();
         let lv = &mg.levels[l];
         let ((sb, so), (db, dso), (tb, tso), (bb, bo)) =
@@ -283,6 +296,10 @@ impl Engine {
                 bo: bo,
                 tiles: lv.dims.map(|v| v.div_ceil(TILE)),
                 rz_sums: u32::from(l == 0 && !before),
+                finish: u32::from(finish),
+                Largest: &self.f.largest,
+                Done: &self.f.done,
+                tol: self.params.pressure_tolerance,
                 prolong: u32::from(after.is_some()),
                 cd: coarse.dims,
                 cmo: coarse.mask,

@@ -38,6 +38,8 @@ impl Engine {
         let keeps_faces = self.folds.faces_from_gradient && !solids;
         let (_, out_at) = self.region.maxima_at();
         let (lo, hi) = self.open_flags();
+        // (and its last work group finishes the solve's start, op 0: `last_group.glsl`)
+        let finish = fused && self.folds.scalars_in_last_group;
         let f = &self.f;
         let kernel = if fused {
             &self.k.divergence_residual
@@ -58,6 +60,10 @@ impl Engine {
                 Active: &f.active,
                 X: &f.pressure,
                 PartialMax: &f.partial_max,
+                Scalars: &f.scalars,
+                Done: &f.done,
+                finish: u32::from(finish),
+                tol: self.params.pressure_tolerance,
                 scale: -h / dt,
                 limiting: limiting,
                 limit: limit,
@@ -71,7 +77,10 @@ impl Engine {
                 solids: 0u32,
             },
         );
-        let started = fused.then(|| groups_of(n, self.k.divergence_residual.wg));
+        let started = fused.then(|| Started {
+            groups: groups_of(n, self.k.divergence_residual.wg),
+            finished: finish,
+        });
         if closed && !solids {
             self.remove_mean();
         }
@@ -175,7 +184,11 @@ impl Engine {
     /// else three quarters of it; the next ones an eighth: a read-back or two a solve, and
     /// few iterations issued past the need (those do nothing but launch). On a software
     /// renderer every batch is one iteration.
-    fn solve(&mut self, started: Option<u32>) -> (u32, f32, f32, f32) {
+    /// With `folds.scalars_in_last_group` the kernel before each of `cg_scalars.comp`'s ops
+    /// finishes it in its last work group and that dispatch is not issued (`last_group.glsl`:
+    /// the same figures); the closed domain's ops 3 and 4, and op 2 after a reduction, keep
+    /// theirs.
+    fn solve(&mut self, started: Option<Started>) -> (u32, f32, f32, f32) {
         let n = self.cells();
         let tol = self.params.pressure_tolerance;
         let max_it = self.caps().pressure;
@@ -185,55 +198,69 @@ impl Engine {
         let solids = self.solids_flag();
         let mg = self.mg.as_ref();
         let precond = u32::from(mg.is_some());
+        let folded = self.folds.scalars_in_last_group;
+        let finish = u32::from(folded);
         // z = M·r: the V-cycle into q (ρ = r·q: its partial sums from the last sweep by
         // tiles, or a reduction), or the diagonal worked out inline (ρ = Σ r²/diagonal).
+        // Returns whether the last sweep finished op 2 (β) too.
         let rz = || match mg {
-            Some(m) => match self.precondition(m) {
-                Some(groups) => self.last_groups.set(groups),
+            Some(m) => match self.precondition(m, folded) {
+                Some(groups) => {
+                    self.last_groups.set(groups);
+                    folded
+                }
                 None => {
                     self.reduce(1, &f.r, &f.q, n, false);
+                    false
                 }
             },
             None => {
                 self.reduce(2, &f.r, &f.r, n, false);
+                false
             }
         };
         // out = A·x (`residual` 0) or b − A·x (1); with `direction` (z, p') x is the last
         // direction and the pass works out and writes the new one, p' = z + β·p, as the
         // stencil reads it (`laplace.comp`'s DIRECTION variant; without it Z and PNew are
-        // bound to arrays it does not declare).
-        let laplace =
-            |x: &crate::fields::Field,
-             out: &crate::fields::Field,
-             residual: u32,
-             direction: Option<(&crate::fields::Field, &crate::fields::Field)>| {
-                let (z, p_new) = direction.unwrap_or((x, out));
-                run(
-                    if direction.is_some() {
-                        &self.k.laplace_direction
-                    } else {
-                        &self.k.laplace
-                    },
-                    dims,
-                    n,
-                    uniform! {
-                        X: x,
-                        B: &f.r,
-                        Out: out,
-                        Z: z,
-                        PNew: p_new,
-                        Scalars: &f.scalars,
-                        Largest: &f.largest,
-                        PartialSum: &f.partial_sum,
-                        residual: residual,
-                        direction: u32::from(direction.is_some()),
-                        open_lo: lo,
-                        open_hi: hi,
-                        Solid: &self.solid_bits,
-                        solids: solids,
-                    },
-                );
-            };
+        // bound to arrays it does not declare). With `finish` its last work group finishes
+        // op 1 (an iteration) or op 0 (the residual, from `fin_groups` partial maxima).
+        let laplace = |x: &crate::fields::Field,
+                       out: &crate::fields::Field,
+                       residual: u32,
+                       direction: Option<(&crate::fields::Field, &crate::fields::Field)>,
+                       fin_groups: u32| {
+            let (z, p_new) = direction.unwrap_or((x, out));
+            run(
+                if direction.is_some() {
+                    &self.k.laplace_direction
+                } else {
+                    &self.k.laplace
+                },
+                dims,
+                n,
+                uniform! {
+                    X: x,
+                    B: &f.r,
+                    Out: out,
+                    Z: z,
+                    PNew: p_new,
+                    Scalars: &f.scalars,
+                    Largest: &f.largest,
+                    PartialSum: &f.partial_sum,
+                    PartialMax: &f.partial_max,
+                    Done: &f.done,
+                    finish: finish,
+                    fin_groups: fin_groups,
+                    tol: tol,
+                    residual: residual,
+                    direction: u32::from(direction.is_some()),
+                    open_lo: lo,
+                    open_hi: hi,
+                    Solid: &self.solid_bits,
+                    solids: solids,
+                },
+            );
+        };
         // With the V-cycle, an iteration's new search direction is worked out in the
         // Laplacian's pass (`laplace.comp`'s DIRECTION): the directions alternate between p
         // and the first of the spare face arrays (the stencil reads the last one while the
@@ -275,6 +302,9 @@ impl Engine {
                     Q: q,
                     Scalars: &f.scalars,
                     Largest: &f.largest,
+                    Done: &f.done,
+                    finish: u32::from(phase == 0) * finish,
+                    tol: tol,
                     phase: phase,
                     precond: precond,
                     open_lo: lo,
@@ -291,16 +321,21 @@ impl Engine {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(3, self.last_groups.get());
         }
-        if let Some(groups) = started {
-            // (r = b − A·x and both maxima' partial results from the divergence's pass)
-            scalars_from(0, groups, groups);
+        if let Some(s) = started {
+            // (r = b − A·x and both maxima' partial results from the divergence's pass,
+            // whose last work group may have finished op 0)
+            if !s.finished {
+                scalars_from(0, s.groups, s.groups);
+            }
         } else {
             // max|rhs|'s partial results, for the stopping rule (op 0 keeps it on the card).
             self.reduce(0, &f.r, &f.r, n, false);
             // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
             // |value| merged where the divergence's pass set 0), checked.
-            laplace(&f.pressure, &f.r, 1, None);
-            scalars(0, self.last_groups.get());
+            laplace(&f.pressure, &f.r, 1, None, self.last_groups.get());
+            if !folded {
+                scalars(0, self.last_groups.get());
+            }
         }
         let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
         if trace {
@@ -321,8 +356,9 @@ impl Engine {
             // (at least one iteration: its update sets x = 0 where there is nothing to solve)
             for _ in 0..batch.min(max_it - issued) {
                 // z = M·r; ρ' = r·z; β = ρ'/ρ.
-                rz();
-                scalars(2, self.last_groups.get());
+                if !rz() {
+                    scalars(2, self.last_groups.get());
+                }
                 // p = z + β·p (p = z the first time); q = A·p (and p·q's partial sums, one a
                 // work group); α = ρ / p·q; x += α·p; r −= α·q; the residual checked.
                 let (p, q) = match mg {
@@ -331,18 +367,22 @@ impl Engine {
                         // array of the two, q beside them: z is in f.q)
                         let (old, new) =
                             (dirs[issued as usize % 2], dirs[(issued as usize + 1) % 2]);
-                        laplace(old, q_aside, 0, Some((&f.q, new)));
+                        laplace(old, q_aside, 0, Some((&f.q, new)), 0);
                         (new, q_aside)
                     }
                     None => {
                         step(1, &f.p, &f.q);
-                        laplace(&f.p, &f.q, 0, None);
+                        laplace(&f.p, &f.q, 0, None, 0);
                         (&f.p, &f.q)
                     }
                 };
-                scalars(1, groups_of(n, self.k.laplace.wg));
+                if !folded {
+                    scalars(1, groups_of(n, self.k.laplace.wg));
+                }
                 step(0, p, q);
-                scalars(6, 0);
+                if !folded {
+                    scalars(6, 0);
+                }
                 issued += 1;
             }
             let read = self.read_scalars();
@@ -387,4 +427,12 @@ impl Engine {
         }
         out
     }
+}
+
+/// How the divergence's pass (its RESIDUAL variant) started the solve: the work groups
+/// whose partial maxima it wrote, and whether its last one finished op 0 itself.
+#[derive(Clone, Copy)]
+struct Started {
+    groups: u32,
+    finished: bool,
 }
