@@ -614,3 +614,58 @@ fn the_solves_figures_finished_in_the_last_work_group_give_the_same_bits() {
         }
     }
 }
+
+/// A step's books (the smoke before the sources and before advection, the outflow, the mass
+/// correction) kept by the last work group of the reduction each follows, not by a dispatch
+/// of `ledger.comp` (`reduce.glsl`'s `book`), give the same bits: the books and the fields,
+/// an open top (the outflow's reduction with the smoke's), a closed box (the smoke's alone),
+/// more work groups (72×32×64), a fire (its fuel's books stay apart) and a moving obstacle
+/// (what it sweeps in). Three dispatches fewer a sub-step.
+#[test]
+fn the_books_kept_by_the_reductions_last_work_group_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let scenes = [
+        Scene::default_plume().with_resolution(20),
+        closed,
+        Scene::default_plume().with_dims(plume::sim::Dims::new(72, 32, 64)),
+        Scene::preset("campfire")
+            .expect("campfire")
+            .with_resolution(16),
+        Scene::preset("paddle").expect("paddle").with_resolution(16),
+    ];
+    for scene in scenes {
+        let name = format!("{} {:?}", scene.name, scene.grid.dims);
+        let mut apart = gpu(&scene);
+        apart.set_books_in_last_group(false);
+        let mut kept = gpu(&scene);
+        let mut added = 0.0;
+        for step in 1..=6 {
+            let a = apart.step().expect("step").clone();
+            let k = kept.step().expect("step").clone();
+            added += a.source_added;
+            let books = |s: &plume::sim::StepStats| {
+                (
+                    s.substeps,
+                    s.source_added.to_bits(),
+                    s.outflow.to_bits(),
+                    s.mass_correction.to_bits(),
+                    s.fuel_burned.to_bits(),
+                    s.swept.to_bits(),
+                )
+            };
+            assert_eq!(books(&a), books(&k), "{name}, step {step}: the books");
+            let (ha, hk) = (a.host.expect("host"), k.host.expect("host"));
+            assert_eq!(
+                ha.dispatches - hk.dispatches,
+                3 * a.substeps,
+                "{name}, step {step}: the dispatches saved"
+            );
+            assert!(
+                apart.state() == kept.state(),
+                "{name}, step {step}: the fields"
+            );
+        }
+        assert!(added > 0.0, "{name}: no smoke added");
+    }
+}

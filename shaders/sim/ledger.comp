@@ -1,7 +1,8 @@
 // A step's books, kept on the card so that the host reads them once, at the end of the step,
 // instead of waiting for the card at every stage. Each op but 4 runs on item 0 only and
 // finishes the last reduction's partial sums (`groups` of them, in a fixed order: the
-// host's order, the same result every run).
+// host's order, the same result every run; `ledger.glsl`, which the reduction's own last
+// work group runs instead where it keeps the books itself, `reduce.glsl`'s `book`).
 // Slots: [0] smoke the sources added, [1] smoke out through open faces, [2] fuel burned
 // (Σ, cell units), [3] the last mass correction factor, [4] this sub-step's smoke before
 // advection, [5] this sub-step's outflow, [6] the factor to apply now.
@@ -15,7 +16,6 @@
 // bytes when op=4: Field rw
 // bytes: none
 layout(std430) readonly buffer PartialSum { double partial_sum[]; };
-layout(std430) buffer Ledger { double ledger[]; };
 layout(std430) buffer Field { float field[]; };
 
 uniform uint op;
@@ -27,6 +27,7 @@ uniform float fade;
 uniform double swept;
 uniform dvec2 bounds;
 
+#include "ledger.glsl"
 // (op 4 scales only the scalars' region, where it is given: the cells outside hold +0)
 #include "region.glsl"
 
@@ -40,37 +41,7 @@ void main() {
         }
         return;
     }
-    if (n != 0u) {
-        return;
-    }
-    double s = 0.0;
-    for (uint g = 0u; g < groups; g++) {
-        s += partial_sum[g];
-    }
-    if (op == 5u) {
-        double o = 0.0;
-        for (uint g = groups; g < groups + groups2; g++) {
-            o += partial_sum[g];
-        }
-        ledger[4] = s;
-        ledger[0] += s;
-        ledger[5] = o;
-        ledger[1] += o;
-    } else if (op == 0u) {
-        ledger[slot] += double(k) * s;
-    } else if (op == 1u) {
-        ledger[4] = s;
-        ledger[0] += s;
-    } else if (op == 2u) {
-        ledger[5] = s;
-        ledger[1] += s;
-    } else if (op == 3u) {
-        double target = double(fade) * max(ledger[4] + swept - ledger[5], 0.0lf);
-        float f = 1.0;
-        if (s > 0.0 && target > 0.0) {
-            f = float(clamp(target / s, bounds.x, bounds.y));
-        }
-        ledger[6] = double(f);
-        ledger[3] = double(f);
+    if (n == 0u) {
+        keep_books(op, slot, groups, groups2, k, fade, swept, bounds);
     }
 }

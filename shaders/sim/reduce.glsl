@@ -10,7 +10,11 @@
 // An includer that defines REDUCE_SECOND and `item_sum2(i)` makes a second sum over the
 // same items in the same order, its partials at `base2` + the group's number (two
 // reductions in one dispatch, each the bits it would have alone).
-layout(std430) writeonly buffer PartialSum { double partial_sum[]; };
+// A reduction over the whole dispatch (REDUCE_GROUP not defined) with `book` set keeps a
+// step's books from its partial sums in its last work group (`last_group.glsl`): the
+// ledger's op `book` − 1 (`ledger.glsl`), as a dispatch of `ledger.comp` after it would,
+// with its partial results from 0 (`base` 0).
+layout(std430) coherent buffer PartialSum { double partial_sum[]; };
 layout(std430) writeonly buffer PartialMax { uint partial_max[]; };
 
 #ifndef REDUCE_GROUP
@@ -20,6 +24,16 @@ uniform uint base;
 #define REDUCE_COUNT count
 #define REDUCE_BASE base
 #define REDUCE_SKIP false
+#define REDUCE_BOOKS
+#include "last_group.glsl"
+#include "ledger.glsl"
+uniform uint book;          // 0: none; else 1 + the ledger's op
+uniform uint book_slot;     // its slot, second reduction's groups (op 5), k, fade, swept
+uniform uint book_groups2;  // (see `ledger.comp`)
+uniform float book_k;
+uniform float book_fade;
+uniform double book_swept;
+uniform dvec2 book_bounds;
 #endif
 
 shared double sums[WG];
@@ -71,4 +85,12 @@ void main() {
         partial_sum[base2 + REDUCE_GROUP] = sums2[0];
 #endif
     }
+#ifdef REDUCE_BOOKS
+    if (book != 0u && last_group(REDUCE_GROUPS_NOW)) {
+        if (t == 0u) {
+            keep_books(book - 1u, book_slot, REDUCE_GROUPS_NOW, book_groups2, book_k,
+                book_fade, book_swept, book_bounds);
+        }
+    }
+#endif
 }

@@ -13,7 +13,7 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 19] = [
+const INCLUDES: [(&str, &str); 20] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -86,6 +86,10 @@ const INCLUDES: [(&str, &str); 19] = [
     (
         "cg_figures.glsl",
         include_str!("../../../shaders/sim/cg_figures.glsl"),
+    ),
+    (
+        "ledger.glsl",
+        include_str!("../../../shaders/sim/ledger.glsl"),
     ),
 ];
 
@@ -180,12 +184,13 @@ pub(crate) fn tiled_vorticity() -> bool {
     *ON.get_or_init(|| env_switch("PLUME_GPU_TILED_VORTICITY", true))
 }
 
-/// Whether the conjugate gradients' figures are finished by the last work group of the
-/// kernel before them (`last_group.glsl`), not by a dispatch of `cg_scalars.comp` of their
-/// own: `PLUME_GPU_LAST_GROUP` (0 or 1) where set, else yes. The same results either way;
-/// a dispatch fewer a solve and two or three an iteration (three where the V-cycle goes by
-/// tiles: its last sweep finishes β).
-pub(crate) fn scalars_in_last_group() -> bool {
+/// Whether what a dispatch of one work group would finish after a kernel is finished by
+/// that kernel's last work group (`last_group.glsl`): the conjugate gradients' figures
+/// (`cg_scalars.comp`: a dispatch fewer a solve and two or three an iteration, three where
+/// the V-cycle goes by tiles) and a step's books (`ledger.comp`'s ops after a reduction:
+/// three fewer a sub-step). `PLUME_GPU_LAST_GROUP` (0 or 1) where set, else yes. The same
+/// results either way.
+pub(crate) fn finish_in_last_group() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_switch("PLUME_GPU_LAST_GROUP", true))
 }

@@ -17,6 +17,33 @@ const SOURCE_ADDED: u32 = 0;
 /// The fuel burned (Σ, cell units).
 const FUEL_BURNED: u32 = 2;
 
+/// A ledger op that a reduction's last work group runs on its partial sums
+/// (`reduce.glsl`'s `book`, `ledger.glsl`), where a dispatch of `ledger.comp` would follow
+/// it: the same figures, a dispatch fewer.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Book {
+    /// 1 + the op; 0: none (the books are kept apart, or not at all).
+    pub code: u32,
+    pub slot: u32,
+    /// Op 5's second reduction's partial sums, after the first's.
+    pub groups2: u32,
+    pub k: f32,
+    pub fade: f32,
+    pub swept: f64,
+}
+
+impl Book {
+    /// No books kept by the reduction.
+    pub const NONE: Book = Book {
+        code: 0,
+        slot: 0,
+        groups2: 0,
+        k: 0.0,
+        fade: 0.0,
+        swept: 0.0,
+    };
+}
+
 /// What a step's books hold at its end.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Books {
@@ -123,22 +150,48 @@ impl Engine {
     /// The smoke now, before the sources: taken from what they will have added.
     pub(crate) fn book_before_sources(&self) {
         let n = self.cells();
-        self.reduce(0, &self.f.density, &self.f.density, n, false);
-        self.ledger_op(0, SOURCE_ADDED, -1.0, self.last_groups.get(), 0.0, 0.0);
+        let kept = self.folds.books_in_last_group;
+        let book = Book {
+            code: u32::from(kept),
+            slot: SOURCE_ADDED,
+            k: -1.0,
+            ..Book::NONE
+        };
+        let groups = self.reduce_in(0, 0, &self.f.density, &self.f.density, n, None, book);
+        self.last_groups.set(groups);
+        if !kept {
+            self.ledger_op(0, SOURCE_ADDED, -1.0, groups, 0.0, 0.0);
+        }
     }
 
     /// The smoke before advection (kept for the mass correction; what the sources added is
     /// what it has more than before them) and this sub-step's outflow (`k_dt` cells per
     /// unit velocity): the two reductions' partial sums side by side, one dispatch of the
     /// books for both.
-    /// Where a side is open both reductions are one dispatch (`outflow.comp`).
+    /// Where a side is open both reductions are one dispatch (`outflow.comp`). Their last
+    /// work group keeps the books, where they are kept that way.
     pub(crate) fn book_before_advection(&self, k_dt: f32) {
         let n = self.cells();
-        let (before, out) = match self.outflow(k_dt) {
-            Some(groups) => (groups, groups),
-            None => (self.reduce_at(0, 0, &self.f.density, &self.f.density, n), 0),
+        let kept = self.folds.books_in_last_group;
+        let book = |groups2: u32| Book {
+            code: if kept { 1 + 5 } else { 0 },
+            groups2,
+            ..Book::NONE
         };
-        self.ledger_run(5, [0, before], 1.0, (0.0, 0.0), &self.f.density, 1, out);
+        let open = self.boundaries.any_open();
+        // (the outflow's partial sums follow the smoke's, as many)
+        let booked = book(crate::kernels::reduce_groups(n));
+        let (before, out) = match self.outflow(k_dt, booked) {
+            Some(groups) => (groups, groups),
+            None => (
+                self.reduce_in(0, 0, &self.f.density, &self.f.density, n, None, book(0)),
+                0,
+            ),
+        };
+        debug_assert_eq!(open, out != 0);
+        if !kept {
+            self.ledger_run(5, [0, before], 1.0, (0.0, 0.0), &self.f.density, 1, out);
+        }
     }
 
     /// The fuel burned (the last reduction's `groups` partial sums) and the smoke its
@@ -155,9 +208,18 @@ impl Engine {
     /// scaled: the others came out +0, which adds nothing and scales to itself.
     pub(crate) fn correct_mass(&self, density: &Field, fade: f32, swept: f64, region: Option<u32>) {
         let n = self.cells();
-        let groups = self.reduce_in(0, 0, density, density, n, region);
+        let kept = self.folds.books_in_last_group;
+        let book = Book {
+            code: if kept { 1 + 3 } else { 0 },
+            fade,
+            swept,
+            ..Book::NONE
+        };
+        let groups = self.reduce_in(0, 0, density, density, n, region, book);
         self.last_groups.set(groups);
-        self.ledger_op(3, 0, 1.0, groups, fade, swept);
+        if !kept {
+            self.ledger_op(3, 0, 1.0, groups, fade, swept);
+        }
         self.ledger_in(4, [0, 0], 1.0, (fade, swept), density, n, 0, region);
     }
 }

@@ -27,6 +27,7 @@ mod pressure;
 mod probe;
 mod publish;
 mod raw;
+mod reduce;
 mod region;
 mod solids;
 mod stages;
@@ -402,6 +403,14 @@ impl GpuSolver {
     /// `PLUME_GPU_LAST_GROUP=0`).
     pub fn set_scalars_in_last_group(&mut self, on: bool) {
         self.call(move |e| e.folds.scalars_in_last_group = on);
+    }
+
+    /// Keeps a step's books (the smoke before the sources and before advection, the
+    /// outflow, the mass correction) in the last work group of the reduction each follows,
+    /// or in a dispatch of its own. The same results either way (the default: in the last
+    /// work group, unless `PLUME_GPU_LAST_GROUP=0`).
+    pub fn set_books_in_last_group(&mut self, on: bool) {
+        self.call(move |e| e.folds.books_in_last_group = on);
     }
 
     /// Each axis' largest |face velocity| and the pressure's largest |value| (a float's bits)

@@ -188,6 +188,9 @@ pub(crate) struct Folds {
     /// The conjugate gradients' figures finished by the last work group of the kernel
     /// before them, not by a dispatch of `cg_scalars.comp` (`last_group.glsl`).
     pub scalars_in_last_group: bool,
+    /// A step's books kept by the last work group of the reduction before them, not by a
+    /// dispatch of `ledger.comp` (`reduce.glsl`'s `book`).
+    pub books_in_last_group: bool,
 }
 
 impl Default for Folds {
@@ -196,7 +199,8 @@ impl Default for Folds {
             residual_in_divergence: true,
             faces_from_gradient: true,
             buoyancy_in_advection: true,
-            scalars_in_last_group: crate::kernels::scalars_in_last_group(),
+            scalars_in_last_group: crate::kernels::finish_in_last_group(),
+            books_in_last_group: crate::kernels::finish_in_last_group(),
         }
     }
 }

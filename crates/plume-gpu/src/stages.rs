@@ -492,8 +492,8 @@ impl Engine {
     /// gives them) and the smoke leaving through open faces in a sub-step of `k_dt` cells
     /// per unit velocity (Σ density, cell units; its partial sums after those), both in one
     /// dispatch: returns how many partial sums each has (`None` without open faces, and no
-    /// dispatch).
-    pub(crate) fn outflow(&self, k_dt: f32) -> Option<u32> {
+    /// dispatch). With a `book` its last work group keeps the books from both.
+    pub(crate) fn outflow(&self, k_dt: f32, book: crate::ledger::Book) -> Option<u32> {
         if !self.boundaries.any_open() {
             return None;
         }
@@ -516,6 +516,15 @@ impl Engine {
                 open_lo: lo,
                 open_hi: hi,
                 kt: k_dt,
+                Done: &f.done,
+                Ledger: &f.ledger,
+                book: book.code,
+                book_slot: book.slot,
+                book_groups2: book.groups2,
+                book_k: book.k,
+                book_fade: book.fade,
+                book_swept: book.swept,
+                book_bounds: plume_core::sim::solver::MASS_CORRECTION_BOUNDS,
             },
         );
         debug_assert_eq!(groups, base2);
