@@ -3,7 +3,8 @@
 //! to the CPU's stopping rule (max|residual| ≤ tolerance·max|rhs|, checked after each
 //! update, before the residual is preconditioned), and the gradient subtracted from the
 //! faces. Each iteration finishes its dot products and decides whether to stop on the card
-//! (`cg_scalars.comp`).
+//! (`cg_figures.glsl`): in the last work group of the kernel before each figure
+//! (`last_group.glsl`), or in a dispatch of one work group of its own (`cg_scalars.comp`).
 
 use glium::uniform;
 use plume_core::sim::StepStats;
