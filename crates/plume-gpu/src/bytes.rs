@@ -23,7 +23,8 @@ use std::collections::HashMap;
 
 /// Buffers that are not per-item arrays: reductions' partial results and figures, counters,
 /// tables, bit masks (a thirty-second of a float a cell). The byte model leaves them out.
-const SMALL_BUFFERS: [&str; 12] = [
+const SMALL_BUFFERS: [&str; 13] = [
+    "Done",
     "Rows",
     "Active",
     "PartialSum",
@@ -63,7 +64,9 @@ fn declarations(source: &str) -> Vec<(String, Decl)> {
         let Some(rest) = line.trim().strip_prefix("layout(std430)") else {
             continue;
         };
+        // (`coherent` says who sees the writes, not which passes are made)
         let rest = rest.trim();
+        let rest = rest.strip_prefix("coherent ").unwrap_or(rest).trim();
         let (can_read, can_write, rest) = if let Some(r) = rest.strip_prefix("readonly ") {
             (true, false, r)
         } else if let Some(r) = rest.strip_prefix("writeonly ") {
@@ -295,6 +298,8 @@ layout(std430) readonly buffer Q { float q[]; };
 layout(std430) writeonly buffer O { float o[]; };
 layout(std430) readonly buffer CellVel { float cell_vel[]; };
 layout(std430) readonly buffer Scalars { double scalars[]; };
+layout(std430) coherent readonly buffer K { float k[]; };
+layout(std430) coherent buffer Done { uint done[]; };
 // bytes when phase=1 mode=2: X rw, Q r
 // bytes when phase=1: Q r ×8, O w
 // bytes when phase=3: none
@@ -307,9 +312,9 @@ layout(std430) readonly buffer Scalars { double scalars[]; };
 
     #[test]
     fn the_default_counts_every_per_item_array_bound() {
-        // X read and written, Q read, O written, the cell velocity's three floats read;
-        // Scalars is small.
-        assert_eq!(bytes_per_item(SOURCE), 8 + 4 + 4 + 12);
+        // X read and written, Q read, O written, the cell velocity's three floats read, K
+        // read (`coherent` as any other); Scalars and Done are small.
+        assert_eq!(bytes_per_item(SOURCE), 8 + 4 + 4 + 12 + 4);
     }
 
     #[test]
