@@ -8,9 +8,11 @@
 use glium::uniform;
 use plume_core::sim::solver::MASS_CORRECTION_BOUNDS;
 
+use glium::uniforms::{AsUniformValue, Uniforms, UniformsStorage};
+
 use crate::engine::Engine;
-use crate::fields::{Field, LEDGER_SLOTS};
-use crate::kernels::run;
+use crate::fields::{Field, Fields, LEDGER_SLOTS};
+use crate::kernels::{run, run_reduce, Kernel};
 
 /// The smoke the sources added (Σ, cell units).
 const SOURCE_ADDED: u32 = 0;
@@ -42,6 +44,30 @@ impl Book {
         fade: 0.0,
         swept: 0.0,
     };
+}
+
+/// Runs a reduction kernel (`reduce.glsl`: `reduce.comp`, `outflow.comp`) with its uniforms
+/// `u` and a `book`'s (the ledger, the count of work groups done, the op and its figures),
+/// as [`run_reduce`] does; returns how many partial results it wrote.
+pub(crate) fn run_booked<'a, T: AsUniformValue, R: Uniforms>(
+    k: &Kernel,
+    dims: [u32; 3],
+    items: usize,
+    u: UniformsStorage<'a, T, R>,
+    book: Book,
+    f: &'a Fields,
+) -> u32 {
+    let u = u
+        .add("Done", &f.done)
+        .add("Ledger", &f.ledger)
+        .add("book", book.code)
+        .add("book_slot", book.slot)
+        .add("book_groups2", book.groups2)
+        .add("book_k", book.k)
+        .add("book_fade", book.fade)
+        .add("book_swept", book.swept)
+        .add("book_bounds", MASS_CORRECTION_BOUNDS);
+    run_reduce(k, dims, items, u)
 }
 
 /// What a step's books hold at its end.

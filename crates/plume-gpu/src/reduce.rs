@@ -6,10 +6,9 @@ use glium::uniform;
 
 use crate::engine::Engine;
 use crate::fields::Field;
-use crate::kernels::{reduce_groups, run_reduce, REDUCE_GROUPS};
-use crate::ledger::Book;
+use crate::kernels::{reduce_groups, REDUCE_GROUPS};
+use crate::ledger::{run_booked, Book};
 use crate::lists::Reduced;
-use plume_core::sim::solver::MASS_CORRECTION_BOUNDS;
 
 impl Engine {
     /// Σ and the largest |value| of the first `n` values of `a` (mode 0), of Σ a·b (mode 1)
@@ -136,7 +135,7 @@ impl Engine {
     ) -> u32 {
         debug_assert!(book.code == 0 || base == 0, "books from partial sums at 0");
         let (lo, hi) = self.open_flags();
-        run_reduce(
+        run_booked(
             &self.k.reduce,
             self.dims(),
             n,
@@ -156,16 +155,9 @@ impl Engine {
                 region: u32::from(region.is_some()),
                 d_at: region.unwrap_or(0),
                 dense_from: crate::lists::dense_from(n),
-                Done: &self.f.done,
-                Ledger: &self.f.ledger,
-                book: book.code,
-                book_slot: book.slot,
-                book_groups2: book.groups2,
-                book_k: book.k,
-                book_fade: book.fade,
-                book_swept: book.swept,
-                book_bounds: MASS_CORRECTION_BOUNDS,
             },
+            book,
+            &self.f,
         )
     }
 

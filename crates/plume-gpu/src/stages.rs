@@ -500,7 +500,7 @@ impl Engine {
         let base2 = crate::kernels::reduce_groups(self.cells());
         let (lo, hi) = self.open_flags();
         let f = &self.f;
-        let groups = crate::kernels::run_reduce(
+        let groups = crate::ledger::run_booked(
             &self.k.outflow,
             self.dims(),
             self.cells(),
@@ -516,16 +516,9 @@ impl Engine {
                 open_lo: lo,
                 open_hi: hi,
                 kt: k_dt,
-                Done: &f.done,
-                Ledger: &f.ledger,
-                book: book.code,
-                book_slot: book.slot,
-                book_groups2: book.groups2,
-                book_k: book.k,
-                book_fade: book.fade,
-                book_swept: book.swept,
-                book_bounds: plume_core::sim::solver::MASS_CORRECTION_BOUNDS,
             },
+            book,
+            f,
         );
         debug_assert_eq!(groups, base2);
         Some(groups)
