@@ -91,8 +91,8 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     );
     assert_eq!(j["speed"]["cpu"][0]["ok"], true, "{text}");
     assert!(j["speed"]["cpu"][0]["gpu_dispatches_per_step"].is_null());
-    // Every correctness part ran: the closed box, GPU against CPU, the pictures, the
-    // campfire, the viewer.
+    // Every correctness part ran: the closed box, GPU against CPU, the switches that give
+    // the same bits, the pictures, the campfire, the viewer.
     let names: Vec<&str> = j["checks"]
         .as_array()
         .expect("checks")
@@ -104,6 +104,9 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         "kernel clock 16³ agrees",
         "closed box",
         "GPU against CPU",
+        "same bits: the smoother a pass a sweep",
+        "same bits: the vorticity in two passes",
+        "same bits: the solve's figures and the books",
         "render --backend gpu",
         "campfire",
         "viewer",
