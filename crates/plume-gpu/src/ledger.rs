@@ -19,19 +19,19 @@ const SOURCE_ADDED: u32 = 0;
 /// The fuel burned (Σ, cell units).
 const FUEL_BURNED: u32 = 2;
 
-/// A ledger op that a reduction's last work group runs on its partial sums
-/// (`reduce.glsl`'s `book`, `ledger.glsl`), where a dispatch of `ledger.comp` would follow
-/// it: the same figures, a dispatch fewer.
-#[derive(Clone, Copy, Debug, Default)]
+/// A ledger op on a reduction's partial sums: run by the reduction's last work group
+/// (`reduce.glsl`'s `book`, `ledger.glsl`) where the books are kept that way, else by a
+/// dispatch of `ledger.comp` after it ([`Engine::books_apart`]); the same figures.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Book {
-    /// 1 + the op; 0: none (the books are kept apart, or not at all).
-    pub code: u32,
-    pub slot: u32,
+    /// 1 + the op; 0: none (the reduction keeps no books).
+    code: u32,
+    slot: u32,
     /// Op 5's second reduction's partial sums, after the first's.
-    pub groups2: u32,
-    pub k: f32,
-    pub fade: f32,
-    pub swept: f64,
+    groups2: u32,
+    k: f32,
+    fade: f32,
+    swept: f64,
 }
 
 impl Book {
@@ -44,6 +44,19 @@ impl Book {
         fade: 0.0,
         swept: 0.0,
     };
+
+    /// The ledger's `op` (see `ledger.comp`), its other figures none.
+    fn op(op: u32) -> Book {
+        Book {
+            code: op + 1,
+            ..Book::NONE
+        }
+    }
+
+    /// Whether the reduction keeps these books.
+    pub fn is_kept(&self) -> bool {
+        self.code != 0
+    }
 }
 
 /// Runs a reduction kernel (`reduce.glsl`: `reduce.comp`, `outflow.comp`) with its uniforms
@@ -173,21 +186,45 @@ impl Engine {
         );
     }
 
+    /// `book` as the reduction it follows gets it: none where the books are kept apart.
+    fn kept(&self, book: Book) -> Book {
+        if self.folds.books_in_last_group {
+            book
+        } else {
+            Book::NONE
+        }
+    }
+
+    /// `book` run by a dispatch of `ledger.comp` on the last reduction's `groups` partial
+    /// sums, where the reduction did not keep it.
+    fn books_apart(&self, book: Book, groups: u32) {
+        if !self.kept(book).is_kept() {
+            let (op, slots) = (book.code - 1, [book.slot, groups]);
+            let field = &self.f.density;
+            self.ledger_run(
+                op,
+                slots,
+                book.k,
+                (book.fade, book.swept),
+                field,
+                1,
+                book.groups2,
+            );
+        }
+    }
+
     /// The smoke now, before the sources: taken from what they will have added.
     pub(crate) fn book_before_sources(&self) {
         let n = self.cells();
-        let kept = self.folds.books_in_last_group;
         let book = Book {
-            code: u32::from(kept),
             slot: SOURCE_ADDED,
             k: -1.0,
-            ..Book::NONE
+            ..Book::op(0)
         };
-        let groups = self.reduce_in(0, 0, &self.f.density, &self.f.density, n, None, book);
+        let f = &self.f.density;
+        let groups = self.reduce_in(0, 0, f, f, n, None, self.kept(book));
         self.last_groups.set(groups);
-        if !kept {
-            self.ledger_op(0, SOURCE_ADDED, -1.0, groups, 0.0, 0.0);
-        }
+        self.books_apart(book, groups);
     }
 
     /// The smoke before advection (kept for the mass correction; what the sources added is
@@ -198,26 +235,24 @@ impl Engine {
     /// work group keeps the books, where they are kept that way.
     pub(crate) fn book_before_advection(&self, k_dt: f32) {
         let n = self.cells();
-        let kept = self.folds.books_in_last_group;
-        let book = |groups2: u32| Book {
-            code: if kept { 1 + 5 } else { 0 },
-            groups2,
-            ..Book::NONE
-        };
-        let open = self.boundaries.any_open();
         // (the outflow's partial sums follow the smoke's, as many)
-        let booked = book(crate::kernels::reduce_groups(n));
-        let (before, out) = match self.outflow(k_dt, booked) {
-            Some(groups) => (groups, groups),
-            None => (
-                self.reduce_in(0, 0, &self.f.density, &self.f.density, n, None, book(0)),
-                0,
-            ),
+        let both = Book {
+            groups2: crate::kernels::reduce_groups(n),
+            k: 1.0,
+            ..Book::op(5)
         };
-        debug_assert_eq!(open, out != 0);
-        if !kept {
-            self.ledger_run(5, [0, before], 1.0, (0.0, 0.0), &self.f.density, 1, out);
-        }
+        let (groups, book) = match self.outflow(k_dt, self.kept(both)) {
+            Some(groups) => (groups, both),
+            None => {
+                let smoke = Book {
+                    k: 1.0,
+                    ..Book::op(5)
+                };
+                let f = &self.f.density;
+                (self.reduce_in(0, 0, f, f, n, None, self.kept(smoke)), smoke)
+            }
+        };
+        self.books_apart(book, groups);
     }
 
     /// The fuel burned (the last reduction's `groups` partial sums) and the smoke its
@@ -234,18 +269,15 @@ impl Engine {
     /// scaled: the others came out +0, which adds nothing and scales to itself.
     pub(crate) fn correct_mass(&self, density: &Field, fade: f32, swept: f64, region: Option<u32>) {
         let n = self.cells();
-        let kept = self.folds.books_in_last_group;
         let book = Book {
-            code: if kept { 1 + 3 } else { 0 },
+            k: 1.0,
             fade,
             swept,
-            ..Book::NONE
+            ..Book::op(3)
         };
-        let groups = self.reduce_in(0, 0, density, density, n, region, book);
+        let groups = self.reduce_in(0, 0, density, density, n, region, self.kept(book));
         self.last_groups.set(groups);
-        if !kept {
-            self.ledger_op(3, 0, 1.0, groups, fade, swept);
-        }
+        self.books_apart(book, groups);
         self.ledger_in(4, [0, 0], 1.0, (fade, swept), density, n, 0, region);
     }
 }

@@ -133,7 +133,7 @@ impl Engine {
         region: Option<u32>,
         book: Book,
     ) -> u32 {
-        debug_assert!(book.code == 0 || base == 0, "books from partial sums at 0");
+        debug_assert!(!book.is_kept() || base == 0, "books from partial sums at 0");
         let (lo, hi) = self.open_flags();
         run_booked(
             &self.k.reduce,
