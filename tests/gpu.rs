@@ -717,3 +717,34 @@ fn export_from_the_gpu_backend_is_its_frame_as_openvdb_reads_it() {
     assert_eq!(m["backend"], "gpu");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every copy variant the benchmark times on a card (work-group sizes, vec4s, four
+/// elements an invocation) copies a known pattern whole, and is timed: a variant that
+/// skipped elements would report a bandwidth it never moved.
+#[test]
+fn every_copy_variant_copies_what_it_times() {
+    let g = gpu(&Scene::default_plume().with_resolution(8));
+    let got = g.checked_copy_variants();
+    let names: Vec<&str> = got.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "kernel_wg256",
+            "kernel_wg1024",
+            "kernel_vec4_wg256",
+            "kernel_vec4_wg512",
+            "kernel_x4_wg256",
+            "kernel_x4_wg512",
+            "kernel_vec4_x4_wg512",
+        ]
+    );
+    assert!(
+        got.iter().all(|(_, gb_s)| gb_s.is_finite() && *gb_s > 0.0),
+        "{got:?}"
+    );
+    // The copy the floors use is timed the same way.
+    let field = g
+        .copy_bandwidth_gb_s()
+        .expect("the copy kernel's bandwidth");
+    assert!(field.is_finite() && field > 0.0, "{field}");
+}

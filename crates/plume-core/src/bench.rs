@@ -123,10 +123,11 @@ pub struct BenchReport {
     /// `memory_bytes` per cell of the grid.
     pub bytes_per_cell: f64,
     /// The memory bandwidth the backend's fields live in, GB/s (10⁹ bytes), bytes read plus
-    /// bytes written per second, best of three copies. CPU backend: a parallel copy between
-    /// two 128 MiB buffers (far larger than the caches) by these threads. GPU backend: a
-    /// copy between two 256 MiB buffers on the card (`glCopyBufferSubData`). `None` (null)
-    /// when the buffers could not be had.
+    /// bytes written per second. CPU backend: a parallel copy between two 128 MiB buffers
+    /// (far larger than the caches) by these threads, best of three copies. GPU backend:
+    /// the copy kernel between two 256 MiB buffers made as the fields are, on a card kept
+    /// busy for a quarter of a second first (its clocks up), best of five rounds of four
+    /// copies on the card's clock. `None` (null) when the buffers could not be had.
     pub memory_bandwidth_gb_s: Option<f64>,
     /// The bandwidth floor of a step, ms: reading and writing every byte the solver holds
     /// once at `memory_bandwidth_gb_s`. A lower bound where the fields do not fit the caches
@@ -165,8 +166,11 @@ pub struct BenchReport {
     pub card_us_per_dependent_dispatch: Option<f64>,
     /// GPU backend: the card's copy bandwidths, GB/s, by how the buffers are made and
     /// what copies (`kernel_immutable`: the copy kernel on buffers made as the fields are,
-    /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`); empty on
-    /// the CPU.
+    /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`; on a
+    /// hardware renderer also `kernel_wg256`, `kernel_wg1024`, `kernel_vec4_wg256`,
+    /// `kernel_vec4_wg512`, `kernel_x4_wg256`, `kernel_x4_wg512` and
+    /// `kernel_vec4_x4_wg512`: work-group sizes, vec4s, four elements an invocation);
+    /// empty on the CPU.
     pub copy_bandwidths: BTreeMap<String, f64>,
     /// GPU backend: median bytes a measured step's kernels read and wrote, in the byte model
     /// of `plume_gpu::bytes` (an ideal cache: what each dispatch touches, once; a lower

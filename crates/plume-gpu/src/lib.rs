@@ -52,6 +52,29 @@ pub use kernels::kernel_bytes;
 /// fields are: the bandwidth [`GpuSolver::copy_bandwidth_gb_s`] measures.
 pub const FIELD_COPY: &str = "kernel_immutable";
 
+/// The copy variants' GB/s on `e`'s card, those that ran (and with `check`, copied a pattern
+/// whole).
+fn copy_variants(e: &mut Engine, check: bool) -> Vec<(&'static str, f64)> {
+    COPY_VARIANTS
+        .into_iter()
+        .filter_map(|(name, wg, vec4, per)| {
+            e.copy_variant_gb_s(wg, vec4, per, check).map(|b| (name, b))
+        })
+        .collect()
+}
+
+/// The copy kernels [`GpuSolver::copy_bandwidths`] also times on a hardware renderer: name,
+/// work-group size, vec4s (else floats), elements an invocation.
+const COPY_VARIANTS: [(&str, u32, bool, u32); 7] = [
+    ("kernel_wg256", 256, false, 1),
+    ("kernel_wg1024", 1024, false, 1),
+    ("kernel_vec4_wg256", 256, true, 1),
+    ("kernel_vec4_wg512", 512, true, 1),
+    ("kernel_x4_wg256", 256, false, 4),
+    ("kernel_x4_wg512", 512, false, 4),
+    ("kernel_vec4_x4_wg512", 512, true, 4),
+];
+
 /// An OpenGL context for the solver, current on the thread that made it, and how to look
 /// up the entry points glium does not wrap (timestamp queries, memory barriers).
 pub struct GlContext {
@@ -281,8 +304,10 @@ impl GpuSolver {
     }
 
     /// The card's own copy bandwidth, GB/s (bytes read plus bytes written per second): the
-    /// best of three copies between two buffers of 256 MiB (`glCopyBufferSubData`), each
-    /// timed to its end (`glFinish`). `None` when the buffers cannot be had.
+    /// copy kernel (`copy.comp`) between two buffers made as the fields are, of 256 MiB
+    /// each (32 MiB on a software renderer), on a card kept busy for a quarter of a second
+    /// first, the best of five rounds of four copies on the card's clock (the host's where
+    /// there are no timer queries). `None` when the buffers cannot be had.
     pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
         self.call(|e| e.copy_bandwidth_gb_s())
     }
@@ -290,32 +315,35 @@ impl GpuSolver {
     /// The card's copy bandwidths, GB/s, by how the buffers are made and what copies: the
     /// copy kernel on immutable storage (as the fields are made), on storage the CPU may
     /// map (glium's default), and `glCopyBufferSubData` (a copy engine on NVIDIA's cards);
-    /// on hardware renderers also copy kernels of 256 and 1024 invocations a group and of
-    /// vec4s. Those that could not be measured are left out.
+    /// on hardware renderers also copy kernels of other work-group sizes, of vec4s, and of
+    /// four elements an invocation (`kernel_x4_…`: four loads in flight each). Each is
+    /// timed on a warm card (see `Engine::copy_bandwidth`). Those that could not be
+    /// measured are left out.
     pub fn copy_bandwidths(&self) -> Vec<(&'static str, f64)> {
         use glium::buffer::BufferMode;
         self.call(|e| {
-            [
+            let mut out: Vec<(&'static str, f64)> = [
                 (FIELD_COPY, crate::fields::FIELD_MODE, false),
                 ("kernel_mappable", BufferMode::Default, false),
                 ("copy_engine", BufferMode::Default, true),
             ]
             .into_iter()
             .filter_map(|(name, mode, engine)| e.copy_bandwidth(mode, engine).map(|b| (name, b)))
-            .chain(
-                // Work-group sizes and access widths, on hardware renderers only (a software
-                // renderer's copies are slow and say nothing of a card).
-                [
-                    ("kernel_wg256", 256, false),
-                    ("kernel_wg1024", 1024, false),
-                    ("kernel_vec4_wg256", 256, true),
-                ]
-                .into_iter()
-                .filter(|_| !e.software || std::env::var_os("PLUME_GPU_ALL_COPIES").is_some())
-                .filter_map(|(name, wg, vec4)| e.copy_variant_gb_s(wg, vec4).map(|b| (name, b))),
-            )
-            .collect()
+            .collect();
+            // Work-group sizes, access widths and loads in flight, on hardware renderers
+            // only (a software renderer's copies are slow and say nothing of a card).
+            if !e.software || std::env::var_os("PLUME_GPU_ALL_COPIES").is_some() {
+                out.extend(copy_variants(e, false));
+            }
+            out
         })
+    }
+
+    /// The copy variants of [`GpuSolver::copy_bandwidths`] (on any renderer), each copying
+    /// a known pattern that it must leave whole: those that did are listed, with their
+    /// GB/s. For the tests.
+    pub fn checked_copy_variants(&self) -> Vec<(&'static str, f64)> {
+        self.call(|e| copy_variants(e, true))
     }
 
     /// Host microseconds one dispatch of an empty kernel takes through glium (2000 issued

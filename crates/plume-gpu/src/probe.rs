@@ -97,52 +97,56 @@ impl Engine {
     }
 
     /// See [`crate::GpuSolver::copy_bandwidth_gb_s`].
-    pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
+    pub fn copy_bandwidth_gb_s(&mut self) -> Option<f64> {
         self.copy_bandwidth(crate::fields::FIELD_MODE, false)
     }
 
-    /// Bytes read plus written per second (GB/s) by copies between two buffers of 256 MiB
-    /// (32 MiB on a software renderer) made in `mode`: by the copy kernel (`copy.comp`, the shader cores, as the solver's
-    /// kernels move data) or, with `engine`, by `glCopyBufferSubData` (a copy engine on
-    /// some cards). The best of three rounds of four copies, each round timed to its end
-    /// (`glFinish`); the first copy touches the memory and is not timed.
-    pub fn copy_bandwidth(&self, mode: BufferMode, engine: bool) -> Option<f64> {
-        // 256 MiB, far past any card's caches; 32 MiB on a software renderer, whose copies
-        // are slow enough to be timed on less (and past the CPU's caches too).
-        let n = if self.software {
-            8usize << 20
+    /// Floats in each buffer of a copy: 256 MiB, far past any card's caches; 32 MiB on a
+    /// software renderer, whose copies are slow enough to be timed on less (and past the
+    /// CPU's caches too).
+    fn copy_floats(&self) -> usize {
+        if self.software {
+            8 << 20
         } else {
             64 << 20
-        };
+        }
+    }
+
+    /// Bytes read plus written per second (GB/s) by copies between two buffers of
+    /// [`Engine::copy_floats`] floats made in `mode`: by the copy kernel (`copy.comp`, the
+    /// shader cores, as the solver's kernels move data) or, with `engine`, by
+    /// `glCopyBufferSubData` (a copy engine on some cards). Timed by [`best_copy_secs`].
+    pub fn copy_bandwidth(&mut self, mode: BufferMode, engine: bool) -> Option<f64> {
+        let n = self.copy_floats();
+        let dims = self.dims();
         let make = || {
             Buffer::<[f32]>::empty_unsized(&self.ctx, BufferType::ShaderStorageBuffer, 4 * n, mode)
                 .ok()
         };
         let (src, mut dst) = (make()?, make()?);
-        let copy = |dst: &mut Buffer<[f32]>| -> Option<()> {
-            if engine {
-                src.copy_to(dst).ok()
-            } else {
-                run(
-                    &self.k.copy,
-                    self.dims(),
-                    n,
-                    uniform! { Src: &src, Dst: &*dst },
-                );
-                Some(())
-            }
-        };
         let mut ok = true;
-        let secs = best_copy_secs(&self.ctx, || ok &= copy(&mut dst).is_some());
+        let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software, || {
+            ok &= if engine {
+                src.copy_to(&mut dst).is_ok()
+            } else {
+                run(&self.k.copy, dims, n, uniform! { Src: &src, Dst: &dst });
+                true
+            }
+        });
         ok.then(|| 2.0 * (4 * n) as f64 / secs / 1e9)
     }
 
-    /// GB/s of a copy kernel of `wg` invocations a work group, each copying one float (or,
-    /// with `vec4`, four), between two immutable buffers of 256 MiB: what the work-group
-    /// size and the width of an access cost on this card (compared with `copy.comp`'s 64
-    /// and one float). Timed as [`Engine::copy_bandwidth`]; `None` where it cannot run.
-    pub fn copy_variant_gb_s(&self, wg: u32, vec4: bool) -> Option<f64> {
-        use glium::buffer::BufferMode;
+    /// GB/s of a copy kernel of `wg` invocations a work group between two immutable
+    /// buffers of [`Engine::copy_floats`] floats, each invocation copying `per` elements of
+    /// one float (or, with `vec4`, of four), the k-th at k times the whole dispatch's
+    /// invocations past its first (so each of its loads is a coalesced one, and all of
+    /// them are issued before the first store): what the work-group size, the width of an
+    /// access and the loads in flight an invocation are worth on this card, against
+    /// `copy.comp` (one float an invocation). Timed as [`Engine::copy_bandwidth`]; `None`
+    /// where it cannot run.
+    /// With `check`, the copy starts from a known pattern and must leave it whole in the
+    /// destination (the tests' way of knowing that a variant copies what it times).
+    pub fn copy_variant_gb_s(&mut self, wg: u32, vec4: bool, per: u32, check: bool) -> Option<f64> {
         let ty = if vec4 { "vec4" } else { "float" };
         let src = format!(
             "#version 430\nlayout(local_size_x = {wg}) in;\n\
@@ -150,49 +154,115 @@ impl Engine {
              layout(std430) writeonly buffer Dst {{ {ty} dst[]; }};\n\
              uniform uint count;\n\
              void main() {{\n\
+               uint n = gl_NumWorkGroups.x * gl_NumWorkGroups.y * {wg}u;\n\
                uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * {wg}u;\n\
-               if (i < count) dst[i] = src[i];\n\
+               {ty} v[{per}];\n\
+               for (uint k = 0u; k < {per}u; ++k) {{ if (i + k * n < count) v[k] = src[i + k * n]; }}\n\
+               for (uint k = 0u; k < {per}u; ++k) {{ if (i + k * n < count) dst[i + k * n] = v[k]; }}\n\
              }}\n"
         );
         let k = glium::program::ComputeShader::from_source(&self.ctx, &src).ok()?;
-        let floats = 64usize << 20;
-        let items = if vec4 { floats / 4 } else { floats };
-        let groups = (items as u64).div_ceil(u64::from(wg));
-        let gx = groups.min(65_534);
-        let gy = groups.div_ceil(gx);
-        // Both buffers hold 256 MiB, as floats or as vec4s.
+        let floats = self.copy_floats();
+        let count = if vec4 { floats / 4 } else { floats };
+        let (gx, gy) = crate::kernels::groups_for(count.div_ceil(per as usize), wg);
         let (ty, mode) = (BufferType::ShaderStorageBuffer, BufferMode::Immutable);
-        let (gx, gy, count) = (gx as u32, gy as u32, items as u32);
+        // Both buffers hold the same bytes, as floats or as vec4s; with `check`, the source
+        // holds a pattern (each float its index, modulo a prime under 2^24) that the
+        // destination must hold after the copies.
+        let pattern = |i: usize| (i % 16_777_213) as f32;
+        macro_rules! time_copy {
+            ($t:ty, $elem:expr) => {{
+                let a = if check {
+                    let data: Vec<$t> = (0..count).map($elem).collect();
+                    Buffer::<[$t]>::new(&self.ctx, &data[..], ty, mode).ok()?
+                } else {
+                    Buffer::<[$t]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?
+                };
+                let b = Buffer::<[$t]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
+                let count = count as u32;
+                let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software, || {
+                    k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
+                });
+                if check {
+                    let got: Vec<$t> = b.read().ok()?;
+                    (got.len() == count as usize
+                        && got.iter().enumerate().all(|(i, v)| *v == $elem(i)))
+                    .then_some(())?;
+                }
+                secs
+            }};
+        }
         let secs = if vec4 {
-            let a = Buffer::<[[f32; 4]]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
-            let b = Buffer::<[[f32; 4]]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
-            best_copy_secs(&self.ctx, || {
-                k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
-            })
+            time_copy!([f32; 4], |i: usize| [0, 1, 2, 3]
+                .map(|c| pattern(4 * i + c)))
         } else {
-            let a = Buffer::<[f32]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
-            let b = Buffer::<[f32]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
-            best_copy_secs(&self.ctx, || {
-                k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
-            })
+            time_copy!(f32, pattern)
         };
         Some(2.0 * (4 * floats) as f64 / secs / 1e9)
     }
 }
 
-/// Seconds one copy (`go`) takes at best: a first copy touches the memory and is not timed,
-/// then three rounds of four copies, each round timed to its end (`glFinish`).
-fn best_copy_secs(ctx: &Rc<Context>, mut go: impl FnMut()) -> f64 {
-    go();
-    ctx.finish();
-    let mut best = f64::INFINITY;
-    for _ in 0..3 {
+/// How long a hardware card is kept copying before its copies are timed. A card idles at
+/// low clocks and takes tens of milliseconds of work to raise them: on 2026-11-26 the H100's
+/// copy kernel measured 1368 GB/s when it was the first thing timed in a run and 1843 in
+/// runs where it came after other work, and the copy variants timed after it in that first
+/// run came out faster in the order they were timed (but for groups of 1024). A software
+/// renderer has no clocks to raise.
+const WARM_UP: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Rounds of [`ROUND_COPIES`] copies timed; the best one counts.
+const ROUNDS: usize = 5;
+const ROUND_COPIES: usize = 4;
+
+/// Seconds one copy (`go`) takes at best. On a hardware renderer the card is first kept
+/// copying for [`WARM_UP`]; a software one's first copy touches the memory and is not
+/// timed. Then [`ROUNDS`] rounds of [`ROUND_COPIES`] copies, each round timed on the
+/// card's clock (timestamps before and after it, so neither the host's wait nor its issue
+/// counts) where there are timer queries, else to its end on the host's (`glFinish`).
+fn best_copy_secs(
+    ctx: &Rc<Context>,
+    raw: &mut crate::raw::RawGl,
+    software: bool,
+    mut go: impl FnMut(),
+) -> f64 {
+    let warm_until = Instant::now()
+        + if software {
+            Default::default()
+        } else {
+            WARM_UP
+        };
+    loop {
+        go();
+        ctx.finish();
+        if Instant::now() >= warm_until {
+            break;
+        }
+    }
+    let (mut host, mut marks) = (f64::INFINITY, Vec::with_capacity(ROUNDS));
+    for _ in 0..ROUNDS {
         let t = Instant::now();
-        for _ in 0..4 {
+        let start = raw.timestamp();
+        for _ in 0..ROUND_COPIES {
             go();
         }
+        let end = raw.timestamp();
         ctx.finish();
-        best = best.min(t.elapsed().as_secs_f64() / 4.0);
+        host = host.min(t.elapsed().as_secs_f64());
+        marks.push(start.zip(end));
     }
-    best
+    // Every round between its two timestamps, where each was recorded and read.
+    let on_card = marks
+        .iter()
+        .copied()
+        .collect::<Option<Vec<_>>>()
+        .and_then(|marks| {
+            let ts = raw.timestamps();
+            marks
+                .iter()
+                .map(|&(a, b)| Some(ts.get(b)?.checked_sub(*ts.get(a)?)? as f64 * 1e-9))
+                .collect::<Option<Vec<f64>>>()
+        })
+        .map(|secs| secs.into_iter().fold(f64::INFINITY, f64::min))
+        .filter(|&s| s > 0.0 && s.is_finite());
+    on_card.unwrap_or(host) / ROUND_COPIES as f64
 }
