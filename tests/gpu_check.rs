@@ -52,6 +52,14 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         .is_some_and(|a| a.starts_with("backend: ")));
     // The card's time a dependent dispatch: reported (null on llvmpipe, where the host
     // cannot get ahead of the work), and named in the table.
+    // The clocks during the speed runs: sampled where nvidia-smi is, null here.
+    assert!(
+        env.as_object()
+            .is_some_and(|o| o.contains_key("clocks_during_speed"))
+            && (env["clocks_during_speed"].is_null()
+                || env["clocks_during_speed"]["samples"].as_u64() > Some(0)),
+        "{env}"
+    );
     let chain = &env["card_us_per_dependent_dispatch"];
     assert!(
         env.as_object()
@@ -180,4 +188,47 @@ fn the_card_check_refuses_bad_arguments_before_running_anything() {
     assert_eq!(not_dir.status.code(), Some(2));
     assert_eq!(std::fs::read(&file).expect("kept"), b"mine");
     let _ = std::fs::remove_file(&file);
+}
+
+/// What the card check makes of nvidia-smi's clock samples (taken during the speed runs on
+/// a card; there is no nvidia-smi here): lines as `--format=csv,noheader,nounits` writes
+/// them, those it cannot read left out, and the Markdown's words for none.
+#[test]
+fn the_card_checks_clock_summary_reads_nvidia_smis_lines() {
+    const CODE: &str = r#"
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("gpu_check", sys.argv[1])
+spec = importlib.util.spec_from_loader("gpu_check", loader)
+m = importlib.util.module_from_spec(spec)
+loader.exec_module(m)
+lines = ["1980, 2619, 1980, 2619, P0", "345, 2619, 1980, 2619, P0",
+         "1755, 1593, 1980, 2619, P2", "[N/A], 1, 2, 3, P0", "garbage", ""]
+print(json.dumps([m.summarize_clocks(lines), m.summarize_clocks([]),
+                  m.clocks_line(m.summarize_clocks(lines)), m.clocks_line(None)]))
+"#;
+    let out = python()
+        .args(["-c", CODE])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let k = &j[0];
+    assert_eq!(k["samples"], 3, "{k}");
+    assert_eq!(k["sm_mhz"], serde_json::json!([345.0, 1755.0, 1980.0]));
+    assert_eq!(k["mem_mhz"], serde_json::json!([1593.0, 2619.0, 2619.0]));
+    assert_eq!(k["max_sm_mhz"], 1980.0);
+    assert_eq!(k["max_mem_mhz"], 2619.0);
+    assert_eq!(k["pstates"], serde_json::json!({"P0": 2, "P2": 1}));
+    assert!(j[1].is_null());
+    assert_eq!(
+        j[2],
+        "SM 345/1755/1980 MHz (min/median/max) of 1980; memory 1593/2619/2619 MHz of 2619; \
+         3 samples; P0 ×2, P2 ×1"
+    );
+    assert!(j[3].as_str().is_some_and(|s| s.starts_with("–")), "{}", j[3]);
 }

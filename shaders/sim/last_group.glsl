@@ -1,6 +1,7 @@
 // Which work group of a dispatch is the last to finish its part, so that it can finish
 // what a one-group dispatch after this one would have (the conjugate gradients' figures:
-// `cg_finish.glsl`) without that dispatch, its launch and the wait for this one to drain.
+// `cg_figures.glsl`; a step's books: `ledger.glsl`) without that dispatch, its launch and
+// the wait for this one to drain.
 // Each group's partial results, written before the call, are made visible; its invocation
 // 0 then counts the group in `done[0]`; the group that counts `groups` is the last, reads
 // everyone's results (declared `coherent`, or read by atomics) and sets the count back to
