@@ -230,5 +230,9 @@ print(json.dumps([m.summarize_clocks(lines), m.summarize_clocks([]),
         "SM 345/1755/1980 MHz (min/median/max) of 1980; memory 1593/2619/2619 MHz of 2619; \
          3 samples; P0 ×2, P2 ×1"
     );
-    assert!(j[3].as_str().is_some_and(|s| s.starts_with("–")), "{}", j[3]);
+    assert!(
+        j[3].as_str().is_some_and(|s| s.starts_with("–")),
+        "{}",
+        j[3]
+    );
 }
