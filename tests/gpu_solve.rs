@@ -669,3 +669,66 @@ fn the_books_kept_by_the_reductions_last_work_group_give_the_same_bits() {
         assert!(added > 0.0, "{name}: no smoke added");
     }
 }
+
+/// The conjugate gradients' updates four cells an invocation (`cg_step.comp` with `PER`
+/// 4, `set_cells_per_invocation`) give the bits of one cell an invocation: the solve's
+/// figures and the fields step by step, on grids whose cells the invocations do not divide
+/// (the last ones' later cells fall past the end), a closed box (the mean put back), a
+/// 72×32×64 plume and batches. The same dispatches, and fewer invocations launched.
+#[test]
+fn the_conjugate_gradients_updates_four_cells_an_invocation_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    type Setup = fn(&mut plume_gpu::GpuSolver);
+    let cases: [(&str, Scene, Setup); 4] = [
+        ("plume", Scene::default_plume().with_resolution(19), |_| {}),
+        ("closed box", closed, |_| {}),
+        (
+            "plume, 72×32×64",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(72, 32, 64)),
+            |_| {},
+        ),
+        (
+            "jets, batched",
+            Scene::preset("jets").expect("jets").with_resolution(17),
+            |g| g.set_batched_solve(true),
+        ),
+    ];
+    for (name, scene, setup) in cases {
+        let mut one = gpu(&scene);
+        setup(&mut one);
+        let mut four = gpu(&scene);
+        setup(&mut four);
+        four.set_cells_per_invocation(4);
+        for step in 1..=6 {
+            let (i1, i4) = (one.invocations_launched(), four.invocations_launched());
+            let a = one.step().expect("step").clone();
+            let b = four.step().expect("step").clone();
+            let (i1, i4) = (
+                one.invocations_launched() - i1,
+                four.invocations_launched() - i4,
+            );
+            assert!(a.pressure_iterations > 0, "{name}, step {step}: a solve");
+            assert_eq!(
+                (a.pressure_iterations, a.pressure_residual),
+                (b.pressure_iterations, b.pressure_residual),
+                "{name}, step {step}: the solve's figures"
+            );
+            assert_eq!(
+                a.host.expect("host").dispatches,
+                b.host.expect("host").dispatches,
+                "{name}, step {step}: the dispatches"
+            );
+            // Each update dispatch launches about three quarters of its invocations fewer.
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            assert!(
+                i4 + u64::from(a.pressure_iterations) * cells / 2 <= i1,
+                "{name}, step {step}: {i4} invocations against {i1}"
+            );
+            assert!(
+                one.state() == four.state(),
+                "{name}, step {step}: the fields"
+            );
+        }
+    }
+}

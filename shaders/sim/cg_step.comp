@@ -29,39 +29,71 @@ uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal 
 
 uniform uint finish;    // 1 (phase 0): the last work group finishes op 6
 
+// Cells an invocation (`kernels::cells_per_invocation`): its own and PER − 1 more, each a
+// whole dispatch's invocations past the last, so that every load is as coalesced as with
+// one cell an invocation. All of them are loaded before the first is stored (more loads in
+// flight, where one cell's four leave a card's memory idle); the arithmetic is the same.
+#ifndef PER
+#define PER 1
+#endif
+
+uint cell_of(int k) {
+    return gid() + uint(k) * gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(WG);
+}
+
 void main() {
-    uint n = gid();
-    bool here = n < count;
     if (phase == 2u) {
-        if (here && !solid_at(n)) {
-            x[n] += float(scalars[10]);
+        for (int k = 0; k < PER; k++) {
+            uint n = cell_of(k);
+            if (n < count && !solid_at(n)) {
+                x[n] += float(scalars[10]);
+            }
         }
         return;
     }
     bool converged = scalars[4] != 0.0;
     if (phase == 1u) {
-        if (!here || converged) {
+        if (converged) {
             return;
         }
-        float z;
-        if (precond != 0u) {
-            z = q[n];
-        } else {
-            float d = diagonal(coords(dims, n));
-            z = d > 0.0 ? r[n] / d : 0.0;
-        }
         float beta = float(scalars[3]);
-        // The first direction is z itself (whatever p held, NaN too, is not read).
-        precise float pn = beta == 0.0 ? z : z + beta * pdir[n];
-        pdir[n] = pn;
+        float zs[PER];
+        float ps[PER];
+        for (int k = 0; k < PER; k++) {
+            uint n = cell_of(k);
+            zs[k] = 0.0;
+            ps[k] = 0.0;
+            if (n < count) {
+                if (precond != 0u) {
+                    zs[k] = q[n];
+                } else {
+                    float d = diagonal(coords(dims, n));
+                    zs[k] = d > 0.0 ? r[n] / d : 0.0;
+                }
+                // The first direction is z itself (whatever p held, NaN too, is not read).
+                if (beta != 0.0) {
+                    ps[k] = pdir[n];
+                }
+            }
+        }
+        for (int k = 0; k < PER; k++) {
+            uint n = cell_of(k);
+            if (n < count) {
+                precise float pn = beta == 0.0 ? zs[k] : zs[k] + beta * ps[k];
+                pdir[n] = pn;
+            }
+        }
         return;
     }
     // Nothing to solve (max|rhs| 0 or not finite): no pressure, as the CPU's (every solve
     // runs this phase at least once). The same for every invocation, as is `converged`.
     uint bm = uint(scalars[11]);
     if (bm == 0u || bm >= 0x7f800000u) {
-        if (here) {
-            x[n] = 0.0;
+        for (int k = 0; k < PER; k++) {
+            uint n = cell_of(k);
+            if (n < count) {
+                x[n] = 0.0;
+            }
         }
         return;
     }
@@ -69,12 +101,32 @@ void main() {
         return;
     }
     uint bits = 0u;
-    if (here) {
-        float alpha = float(scalars[2]);
-        x[n] += alpha * pdir[n];
-        float v = r[n] - alpha * q[n];
-        r[n] = v;
-        bits = floatBitsToUint(v) & 0x7fffffffu;
+    float alpha = float(scalars[2]);
+    float xs[PER];
+    float ps[PER];
+    float rs[PER];
+    float qs[PER];
+    for (int k = 0; k < PER; k++) {
+        uint n = cell_of(k);
+        xs[k] = 0.0;
+        ps[k] = 0.0;
+        rs[k] = 0.0;
+        qs[k] = 0.0;
+        if (n < count) {
+            xs[k] = x[n];
+            ps[k] = pdir[n];
+            rs[k] = r[n];
+            qs[k] = q[n];
+        }
+    }
+    for (int k = 0; k < PER; k++) {
+        uint n = cell_of(k);
+        if (n < count) {
+            x[n] = xs[k] + alpha * ps[k];
+            float v = rs[k] - alpha * qs[k];
+            r[n] = v;
+            bits = max(bits, floatBitsToUint(v) & 0x7fffffffu);
+        }
     }
     merge_largest(bits);
     if (finish != 0u && last_group(gl_NumWorkGroups.x * gl_NumWorkGroups.y)) {

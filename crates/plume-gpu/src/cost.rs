@@ -34,6 +34,18 @@ thread_local! {
     static COST: Cell<HostCost> = Cell::new(HostCost::default());
     static STAGE: Cell<&'static str> = const { Cell::new("") };
     static BYTES: RefCell<Vec<(&'static str, u64)>> = const { RefCell::new(Vec::new()) };
+    static INVOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Invocations the per-item kernels' dispatches (`kernels::run`) have launched on this
+/// thread: their work groups times the groups' size.
+pub fn invocations() -> u64 {
+    INVOCATIONS.with(Cell::get)
+}
+
+/// Counts `n` invocations launched by one dispatch of a per-item kernel.
+pub(crate) fn launched(n: u64) {
+    INVOCATIONS.with(|c| c.set(c.get() + n));
 }
 
 /// The counts so far on this thread.

@@ -68,6 +68,9 @@ pub(crate) struct Engine {
     pub tiled_vorticity: bool,
     /// Which stages' work is folded into another's pass (all, but where a test compares).
     pub folds: crate::lists::Folds,
+    /// Cells an invocation of the kernels that can take several (1 or
+    /// `kernels::WIDE_CELLS`; `kernels::cells_per_invocation`).
+    pub cells_per_invocation: u32,
     /// A step's sub-step is running its stages (not a stage run alone).
     pub in_substep: bool,
     /// The velocity's advection added the forces' buoyancy (`advect_faces.comp`'s
@@ -161,6 +164,7 @@ impl Engine {
             tiled_smoothing: crate::kernels::tiled_smoothing(),
             tiled_vorticity: crate::kernels::tiled_vorticity(),
             folds: Default::default(),
+            cells_per_invocation: crate::kernels::cells_per_invocation(),
             in_substep: false,
             buoyancy_done: false,
             mg: None,

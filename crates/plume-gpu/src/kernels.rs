@@ -195,6 +195,30 @@ pub(crate) fn finish_in_last_group() -> bool {
     *ON.get_or_init(|| env_switch("PLUME_GPU_LAST_GROUP", true))
 }
 
+/// Cells an invocation of the kernels that can take several (for now the conjugate
+/// gradients' updates, `cg_step.comp`) where [`cells_per_invocation`] says so: each a whole
+/// dispatch's invocations past the last, all loaded before the first is stored.
+pub(crate) const WIDE_CELLS: u32 = 4;
+
+/// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
+/// where it is 1 or [`WIDE_CELLS`], else 1. An H100's copy kernel moved 1843 GB/s at one
+/// float an invocation where CUDA's copy moved 2954 (2026-11-26); `bench`'s
+/// `copy_bandwidths` times copies of four elements an invocation beside it, and
+/// `CELLS="1 4" scripts/gpu-check-card` the steps both ways, so that a card can say whether
+/// more loads in flight pay. The same results either way.
+pub(crate) fn cells_per_invocation() -> u32 {
+    static FROM_ENV: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *FROM_ENV.get_or_init(|| {
+        match std::env::var("PLUME_GPU_CELLS_PER_INVOCATION")
+            .as_deref()
+            .map(str::trim)
+        {
+            Ok(v) if v == WIDE_CELLS.to_string() => WIDE_CELLS,
+            _ => 1,
+        }
+    })
+}
+
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
 /// result each where the kernel writes one a group).
 pub(crate) fn groups_of(items: usize, wg: u32) -> u32 {
@@ -209,6 +233,8 @@ pub(crate) struct Kernel {
     pub name: &'static str,
     /// Invocations in a work group (`WG` in its source).
     pub wg: u32,
+    /// Items an invocation works on (`PER` in its source; 1 but where it says).
+    pub per: u32,
     /// The byte model, with the source's `// bytes` cases.
     model: ByteModel,
     /// The engine's kernel clock, told of every dispatch.
@@ -368,6 +394,8 @@ pub(crate) struct Kernels {
     /// The same, an iteration's new search direction worked out in the pass (`DIRECTION`).
     pub laplace_direction: Kernel,
     pub cg_step: Kernel,
+    /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
+    pub cg_step_wide: Kernel,
     pub cg_scalars: Kernel,
     pub gradient: Kernel,
     pub reduce: Kernel,
@@ -432,10 +460,16 @@ impl Kernels {
             let src = source(&format!("{defines}{text}"), wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
+            let per = defines
+                .lines()
+                .find_map(|l| l.strip_prefix("#define PER "))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(1);
             Ok::<_, String>(Kernel {
                 shader,
                 name,
                 wg,
+                per,
                 model: ByteModel::of(&src).map_err(|e| format!("shaders/sim/{file}: {e}"))?,
                 clock: Rc::clone(clock),
             })
@@ -471,6 +505,11 @@ impl Kernels {
             laplace: k!("laplace.comp", DOT_WG),
             laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,
             cg_step: k!("cg_step.comp"),
+            cg_step_wide: make_with(
+                "cg_step.comp",
+                per_item,
+                &format!("#define PER {WIDE_CELLS}\n"),
+            )?,
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),
             reduce: k!("reduce.comp", REDUCE_WG),
@@ -504,7 +543,8 @@ where
     if items == 0 {
         return;
     }
-    let (gx, gy) = groups_for(items, k.wg);
+    let (gx, gy) = groups_for(items.div_ceil(k.per as usize), k.wg);
+    crate::cost::launched(u64::from(gx) * u64::from(gy) * u64::from(k.wg));
     let bytes = k.bytes_of(items, dims, &u);
     k.dispatch(items, bytes, || {
         k.execute(u.add("dims", dims).add("count", items as u32), gx, gy, 1)

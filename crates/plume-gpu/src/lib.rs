@@ -433,6 +433,26 @@ impl GpuSolver {
         self.call(move |e| e.folds.scalars_in_last_group = on);
     }
 
+    /// Cells an invocation of the kernels that can take several (the conjugate gradients'
+    /// updates): 1, or 4 (`kernels::WIDE_CELLS`), each a whole dispatch's invocations past
+    /// the last and all loaded before the first is stored; any other count is taken as 1.
+    /// The same results either way (the default: 1, unless
+    /// `PLUME_GPU_CELLS_PER_INVOCATION=4`).
+    pub fn set_cells_per_invocation(&mut self, cells: u32) {
+        let cells = if cells == kernels::WIDE_CELLS {
+            cells
+        } else {
+            1
+        };
+        self.call(move |e| e.cells_per_invocation = cells);
+    }
+
+    /// Invocations the per-item kernels have launched so far (their work groups times the
+    /// groups' size): what taking several cells an invocation saves.
+    pub fn invocations_launched(&self) -> u64 {
+        self.call(|_| cost::invocations())
+    }
+
     /// Keeps a step's books (the smoke before the sources and before advection, the
     /// outflow, the mass correction) in the last work group of the reduction each follows,
     /// or in a dispatch of its own. The same results either way (the default: in the last

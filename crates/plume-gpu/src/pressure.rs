@@ -292,8 +292,13 @@ impl Engine {
         };
         let scalars = |op: u32, groups: u32| scalars_from(op, groups, 0);
         let step = |phase: u32, p: &crate::fields::Field, q: &crate::fields::Field| {
+            let k = if self.cells_per_invocation == crate::kernels::WIDE_CELLS {
+                &self.k.cg_step_wide
+            } else {
+                &self.k.cg_step
+            };
             run(
-                &self.k.cg_step,
+                k,
                 dims,
                 n,
                 uniform! {
