@@ -29,17 +29,8 @@ uniform uint precond;   // 1: z = M·r is in Q (multigrid); 0: z = r / diagonal 
 
 uniform uint finish;    // 1 (phase 0): the last work group finishes op 6
 
-// Cells an invocation (`kernels::cells_per_invocation`): its own and PER − 1 more, each a
-// whole dispatch's invocations past the last, so that every load is as coalesced as with
-// one cell an invocation. All of them are loaded before the first is stored (more loads in
-// flight, where one cell's four leave a card's memory idle); the arithmetic is the same.
-#ifndef PER
-#define PER 1
-#endif
-
-uint cell_of(int k) {
-    return gid() + uint(k) * gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(WG);
-}
+// (PER cells an invocation where the host compiled it so: cells.glsl)
+#include "cells.glsl"
 
 void main() {
     if (phase == 2u) {

@@ -181,6 +181,19 @@ impl Engine {
         Ok(e)
     }
 
+    /// `wide` (several cells an invocation) where this engine takes them, else `one`.
+    pub(crate) fn per_cell<'k>(
+        &self,
+        one: &'k crate::kernels::Kernel,
+        wide: &'k crate::kernels::Kernel,
+    ) -> &'k crate::kernels::Kernel {
+        if self.cells_per_invocation == crate::kernels::WIDE_CELLS {
+            wide
+        } else {
+            one
+        }
+    }
+
     pub fn dims(&self) -> [u32; 3] {
         let d = self.grid.dims;
         [d.nx as u32, d.ny as u32, d.nz as u32]

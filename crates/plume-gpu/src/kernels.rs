@@ -13,7 +13,7 @@ use crate::clock::KernelClock;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 20] = [
+const INCLUDES: [(&str, &str); 21] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -90,6 +90,10 @@ const INCLUDES: [(&str, &str); 20] = [
     (
         "ledger.glsl",
         include_str!("../../../shaders/sim/ledger.glsl"),
+    ),
+    (
+        "cells.glsl",
+        include_str!("../../../shaders/sim/cells.glsl"),
     ),
 ];
 
@@ -196,8 +200,9 @@ pub(crate) fn finish_in_last_group() -> bool {
 }
 
 /// Cells an invocation of the kernels that can take several (for now the conjugate
-/// gradients' updates, `cg_step.comp`) where [`cells_per_invocation`] says so: each a whole
-/// dispatch's invocations past the last, all loaded before the first is stored.
+/// gradients' updates, `cg_step.comp`, and the cell-centred velocity, `cell_velocity.comp`)
+/// where [`cells_per_invocation`] says so: each a whole dispatch's invocations past the
+/// last, all loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
 
 /// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
@@ -375,6 +380,8 @@ const SOURCES: [(&str, &str); 32] = [
 /// Every kernel of the solver.
 pub(crate) struct Kernels {
     pub cell_velocity: Kernel,
+    /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
+    pub cell_velocity_wide: Kernel,
     pub advect_faces: Kernel,
     pub advect_cells: Kernel,
     /// The same, its traces taking the cell-centred velocity from the faces.
@@ -486,6 +493,11 @@ impl Kernels {
         }
         Ok(Self {
             cell_velocity: k!("cell_velocity.comp"),
+            cell_velocity_wide: make_with(
+                "cell_velocity.comp",
+                per_item,
+                &format!("#define PER {WIDE_CELLS}\n"),
+            )?,
             advect_faces: k!("advect_faces.comp"),
             advect_cells: k!("advect_cells.comp"),
             advect_cells_from_faces: make_with(

@@ -292,13 +292,8 @@ impl Engine {
         };
         let scalars = |op: u32, groups: u32| scalars_from(op, groups, 0);
         let step = |phase: u32, p: &crate::fields::Field, q: &crate::fields::Field| {
-            let k = if self.cells_per_invocation == crate::kernels::WIDE_CELLS {
-                &self.k.cg_step_wide
-            } else {
-                &self.k.cg_step
-            };
             run(
-                k,
+                self.per_cell(&self.k.cg_step, &self.k.cg_step_wide),
                 dims,
                 n,
                 uniform! {

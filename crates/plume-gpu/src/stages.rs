@@ -34,7 +34,7 @@ impl Engine {
     pub(crate) fn cell_velocity(&self) {
         let f = &self.f;
         run(
-            &self.k.cell_velocity,
+            self.per_cell(&self.k.cell_velocity, &self.k.cell_velocity_wide),
             self.dims(),
             self.cells(),
             uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: &f.cell_vel },
