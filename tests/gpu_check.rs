@@ -207,8 +207,9 @@ lines = ["1980, 2619, 1980, 2619, P0", "345, 2619, 1980, 2619, P0",
 print(json.dumps([m.summarize_clocks(lines), m.summarize_clocks([]),
                   m.clocks_line(m.summarize_clocks(lines)), m.clocks_line(None)]))
 "#;
+    // (-B: no bytecode cache written beside the script)
     let out = python()
-        .args(["-c", CODE])
+        .args(["-B", "-c", CODE])
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
         .output()
         .expect("python3 runs");
