@@ -71,6 +71,9 @@ pub(crate) struct Engine {
     /// Cells an invocation of the kernels that can take several (1 or
     /// `kernels::WIDE_CELLS`; `kernels::cells_per_invocation`).
     pub cells_per_invocation: u32,
+    /// The card has been kept copying before a copy was timed (`probe.rs`): the copies
+    /// timed after the first need no warm-up of their own.
+    pub copies_warmed: bool,
     /// A step's sub-step is running its stages (not a stage run alone).
     pub in_substep: bool,
     /// The velocity's advection added the forces' buoyancy (`advect_faces.comp`'s
@@ -165,6 +168,7 @@ impl Engine {
             tiled_vorticity: crate::kernels::tiled_vorticity(),
             folds: Default::default(),
             cells_per_invocation: crate::kernels::cells_per_invocation(),
+            copies_warmed: false,
             in_substep: false,
             buoyancy_done: false,
             mg: None,

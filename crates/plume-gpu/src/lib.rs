@@ -306,8 +306,9 @@ impl GpuSolver {
     /// The card's own copy bandwidth, GB/s (bytes read plus bytes written per second): the
     /// copy kernel (`copy.comp`) between two buffers made as the fields are, of 256 MiB
     /// each (32 MiB on a software renderer), on a card kept busy for a quarter of a second
-    /// first, the best of five rounds of four copies on the card's clock (the host's where
-    /// there are no timer queries). `None` when the buffers cannot be had.
+    /// first (by the first copy this solver times), the best of five rounds of four copies
+    /// on the card's clock (the host's where there are no timer queries). `None` when the
+    /// buffers cannot be had.
     pub fn copy_bandwidth_gb_s(&self) -> Option<f64> {
         self.call(|e| e.copy_bandwidth_gb_s())
     }
@@ -316,7 +317,8 @@ impl GpuSolver {
     /// copy kernel on immutable storage (as the fields are made), on storage the CPU may
     /// map (glium's default), and `glCopyBufferSubData` (a copy engine on NVIDIA's cards);
     /// on hardware renderers also copy kernels of other work-group sizes, of vec4s, and of
-    /// four elements an invocation (`kernel_x4_…`: four loads in flight each). Each is
+    /// four elements an invocation (`kernel_x4_…`: four loads in flight each). The first
+    /// keeps the card busy for a quarter of a second before it is timed, so that all are
     /// timed on a warm card (see `Engine::copy_bandwidth`). Those that could not be
     /// measured are left out.
     pub fn copy_bandwidths(&self) -> Vec<(&'static str, f64)> {

@@ -117,6 +117,7 @@ impl Engine {
     /// shader cores, as the solver's kernels move data) or, with `engine`, by
     /// `glCopyBufferSubData` (a copy engine on some cards). Timed by [`best_copy_secs`].
     pub fn copy_bandwidth(&mut self, mode: BufferMode, engine: bool) -> Option<f64> {
+        let warm = std::mem::replace(&mut self.copies_warmed, true);
         let n = self.copy_floats();
         let dims = self.dims();
         let make = || {
@@ -125,7 +126,7 @@ impl Engine {
         };
         let (src, mut dst) = (make()?, make()?);
         let mut ok = true;
-        let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software, || {
+        let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software || warm, || {
             ok &= if engine {
                 src.copy_to(&mut dst).is_ok()
             } else {
@@ -162,6 +163,7 @@ impl Engine {
              }}\n"
         );
         let k = glium::program::ComputeShader::from_source(&self.ctx, &src).ok()?;
+        let warm = std::mem::replace(&mut self.copies_warmed, true);
         let floats = self.copy_floats();
         let count = if vec4 { floats / 4 } else { floats };
         let (gx, gy) = crate::kernels::groups_for(count.div_ceil(per as usize), wg);
@@ -180,7 +182,7 @@ impl Engine {
                 };
                 let b = Buffer::<[$t]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
                 let count = count as u32;
-                let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software, || {
+                let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software || warm, || {
                     k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
                 });
                 if check {
@@ -214,11 +216,12 @@ const WARM_UP: std::time::Duration = std::time::Duration::from_millis(250);
 const ROUNDS: usize = 5;
 const ROUND_COPIES: usize = 4;
 
-/// Seconds one copy (`go`) takes at best. On a hardware renderer the card is first kept
-/// copying for [`WARM_UP`]; a software one's first copy touches the memory and is not
-/// timed. Then [`ROUNDS`] rounds of [`ROUND_COPIES`] copies, each round timed on the
-/// card's clock (timestamps before and after it, so neither the host's wait nor its issue
-/// counts) where there are timer queries, else to its end on the host's (`glFinish`).
+/// Seconds one copy (`go`) takes at best. Unless the card is `warm` already (or a software
+/// renderer, which has no clocks to raise), it is first kept copying for [`WARM_UP`];
+/// otherwise the first copy touches the memory and is not timed. Then [`ROUNDS`] rounds of
+/// [`ROUND_COPIES`] copies, each round timed on the card's clock (timestamps before and
+/// after it, so neither the host's wait nor its issue counts) where there are timer
+/// queries, else to its end on the host's (`glFinish`).
 fn best_copy_secs(
     ctx: &Rc<Context>,
     raw: &mut crate::raw::RawGl,
