@@ -115,7 +115,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         "same bits: the smoother a pass a sweep",
         "same bits: the vorticity in two passes",
         "same bits: the solve's figures and the books",
-        "same bits: the conjugate gradients' updates and the cell velocity four cells",
+        "same bits: the conjugate gradients' updates, the gradient and the cell velocity",
         "render --backend gpu",
         "campfire",
         "viewer",

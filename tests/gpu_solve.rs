@@ -670,14 +670,15 @@ fn the_books_kept_by_the_reductions_last_work_group_give_the_same_bits() {
     }
 }
 
-/// The conjugate gradients' updates and the cell-centred velocity four cells an invocation
-/// (`cg_step.comp` and `cell_velocity.comp` with `PER` 4, `set_cells_per_invocation`) give
-/// the bits of one cell an invocation: the solve's
+/// The conjugate gradients' updates, the pressure gradient's subtraction and the
+/// cell-centred velocity four cells an invocation (`cg_step.comp`, `gradient.comp` and
+/// `cell_velocity.comp` with `PER` 4, `set_cells_per_invocation`) give the bits of one cell
+/// an invocation: the gradient pass's maxima, the solve's
 /// figures and the fields step by step, on grids whose cells the invocations do not divide
 /// (the last ones' later cells fall past the end), a closed box (the mean put back), a
 /// 72×32×64 plume and batches. The same dispatches, and fewer invocations launched.
 #[test]
-fn the_updates_and_the_cell_velocity_four_cells_an_invocation_give_the_same_bits() {
+fn the_updates_gradient_and_cell_velocity_four_cells_an_invocation_give_the_same_bits() {
     let mut closed = Scene::default_plume().with_resolution(20);
     closed.boundaries = plume::sim::Boundaries::closed();
     type Setup = fn(&mut plume_gpu::GpuSolver);
@@ -720,13 +721,18 @@ fn the_updates_and_the_cell_velocity_four_cells_an_invocation_give_the_same_bits
                 b.host.expect("host").dispatches,
                 "{name}, step {step}: the dispatches"
             );
-            // Each update and cell velocity launches about three quarters of its invocations
-            // fewer (the cell velocity at least once a sub-step).
+            // Each update, gradient and cell velocity launches about three quarters of its
+            // invocations fewer (the last two at least once a sub-step).
             let cells = scene.grid.dims.iter().product::<usize>() as u64;
-            let wide = u64::from(a.pressure_iterations) + u64::from(a.substeps);
+            let wide = u64::from(a.pressure_iterations) + 2 * u64::from(a.substeps);
             assert!(
                 i4 + wide * cells / 2 <= i1,
                 "{name}, step {step}: {i4} invocations against {i1}"
+            );
+            assert_eq!(
+                one.projection_maxima(),
+                four.projection_maxima(),
+                "{name}, step {step}: the gradient pass's maxima"
             );
             assert!(
                 one.state() == four.state(),

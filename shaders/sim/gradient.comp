@@ -20,13 +20,12 @@ uniform float k;   // dt/h
 uniform uvec3 open_lo;
 uniform uvec3 open_hi;
 
-// The face `s` along `axis` in the row of cell p, less the gradient (`here`: p's pressure).
-float subtracted(float face, uvec3 p, uint axis, uint s, float here) {
+// The face `s` along `axis` in the row of cell p, less the gradient (`here`: p's pressure,
+// `lo`: the pressure of the cell below p along `axis`, read where p has one).
+float subtracted(float face, uvec3 p, uint axis, uint s, float here, float lo) {
     if (s == p[axis]) {
         if (s > 0u) {
-            uvec3 lo = p;
-            lo[axis] -= 1u;
-            face -= k * (here - pressure[at(dims, lo)]);
+            face -= k * (here - lo);
         } else if (open_lo[axis] != 0u) {
             face -= k * here;
         }
@@ -37,50 +36,101 @@ float subtracted(float face, uvec3 p, uint axis, uint s, float here) {
 }
 
 #include "group_top.glsl"
+// (PER cells an invocation where the host compiled it so: cells.glsl)
+#include "cells.glsl"
 
 uint magnitude(float x) { return floatBitsToUint(x) & 0x7fffffffu; }
 
-// Cell n's faces, less the gradient; `top` takes their magnitudes' bits (and w the
-// pressure's).
-void subtract_at(uint n, inout uvec4 top) {
+// What a cell's faces need, read before any is written: its pressure, the pressure below it
+// along each axis (where it has a cell there), its low face along each axis and, where it is
+// the last cell along that axis, its high face.
+struct Read {
+    float here;
+    vec3 lo;
+    vec3 low;
+    vec3 high;
+};
+
+Read read_at(uint n) {
+    Read c;
     uvec3 p = coords(dims, n);
-    float here = pressure[n];
-    top.w = magnitude(here);
+    c.here = pressure[n];
+    c.lo = vec3(0.0);
+    c.high = vec3(0.0);
+    uint st[3] = uint[3](1u, dims.x, dims.x * dims.y);
+    for (uint a = 0u; a < 3u; a++) {
+        if (p[a] > 0u) {
+            c.lo[a] = pressure[n - st[a]];
+        }
+    }
     uint f = at(face_dims(0u), p);
-    float x = subtracted(u_face[f], p, 0u, p.x, here);
+    c.low.x = u_face[f];
+    if (p.x + 1u == dims.x) {
+        c.high.x = u_face[f + 1u];
+    }
+    f = at(face_dims(1u), p);
+    c.low.y = v_face[f];
+    if (p.y + 1u == dims.y) {
+        c.high.y = v_face[f + dims.x];
+    }
+    f = at(face_dims(2u), p);
+    c.low.z = w_face[f];
+    if (p.z + 1u == dims.z) {
+        c.high.z = w_face[f + dims.x * dims.y];
+    }
+    return c;
+}
+
+// Cell n's faces, less the gradient, from what `read_at` read; `top` takes their
+// magnitudes' bits (and w the pressure's).
+void subtract_at(uint n, Read c, inout uvec4 top) {
+    uvec3 p = coords(dims, n);
+    top.w = max(top.w, magnitude(c.here));
+    uint f = at(face_dims(0u), p);
+    float x = subtracted(c.low.x, p, 0u, p.x, c.here, c.lo.x);
     u_face[f] = x;
     top.x = max(top.x, magnitude(x));
     if (p.x + 1u == dims.x) {
-        x = subtracted(u_face[f + 1u], p, 0u, dims.x, here);
+        x = subtracted(c.high.x, p, 0u, dims.x, c.here, c.lo.x);
         u_face[f + 1u] = x;
         top.x = max(top.x, magnitude(x));
     }
     f = at(face_dims(1u), p);
-    x = subtracted(v_face[f], p, 1u, p.y, here);
+    x = subtracted(c.low.y, p, 1u, p.y, c.here, c.lo.y);
     v_face[f] = x;
     top.y = max(top.y, magnitude(x));
     if (p.y + 1u == dims.y) {
-        x = subtracted(v_face[f + dims.x], p, 1u, dims.y, here);
+        x = subtracted(c.high.y, p, 1u, dims.y, c.here, c.lo.y);
         v_face[f + dims.x] = x;
         top.y = max(top.y, magnitude(x));
     }
     f = at(face_dims(2u), p);
-    x = subtracted(w_face[f], p, 2u, p.z, here);
+    x = subtracted(c.low.z, p, 2u, p.z, c.here, c.lo.z);
     w_face[f] = x;
     top.z = max(top.z, magnitude(x));
     if (p.z + 1u == dims.z) {
-        x = subtracted(w_face[f + dims.x * dims.y], p, 2u, dims.z, here);
+        x = subtracted(c.high.z, p, 2u, dims.z, c.here, c.lo.z);
         w_face[f + dims.x * dims.y] = x;
         top.z = max(top.z, magnitude(x));
     }
 }
 
 void main() {
-    uint n = gid();
+    // Every cell's reads before the first write (no cell writes what another reads).
+    Read cells[PER];
+    for (int j = 0; j < PER; j++) {
+        uint n = cell_of(j);
+        if (n < count) {
+            cells[j] = read_at(n);
+        }
+    }
     // (every invocation reaches the work group's maxima: they wait at barriers)
     uvec4 top = uvec4(0u);
-    if (n < count) {
-        subtract_at(n, top);
+    for (int j = 0; j < PER; j++) {
+        uint n = cell_of(j);
+        if (n < count) {
+            subtract_at(n, cells[j], top);
+        }
     }
     top = group_largest_of4(top);
     if (gl_LocalInvocationID.x == 0u) {

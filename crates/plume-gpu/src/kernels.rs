@@ -200,7 +200,8 @@ pub(crate) fn finish_in_last_group() -> bool {
 }
 
 /// Cells an invocation of the kernels that can take several (for now the conjugate
-/// gradients' updates, `cg_step.comp`, and the cell-centred velocity, `cell_velocity.comp`)
+/// gradients' updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, and the
+/// cell-centred velocity, `cell_velocity.comp`)
 /// where [`cells_per_invocation`] says so: each a whole dispatch's invocations past the
 /// last, all loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
@@ -405,6 +406,8 @@ pub(crate) struct Kernels {
     pub cg_step_wide: Kernel,
     pub cg_scalars: Kernel,
     pub gradient: Kernel,
+    /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
+    pub gradient_wide: Kernel,
     pub reduce: Kernel,
     pub reduce_fields: Kernel,
     pub outflow: Kernel,
@@ -524,6 +527,11 @@ impl Kernels {
             )?,
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),
+            gradient_wide: make_with(
+                "gradient.comp",
+                per_item,
+                &format!("#define PER {WIDE_CELLS}\n"),
+            )?,
             reduce: k!("reduce.comp", REDUCE_WG),
             reduce_fields: k!("reduce_fields.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),

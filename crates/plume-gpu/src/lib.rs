@@ -436,7 +436,7 @@ impl GpuSolver {
     }
 
     /// Cells an invocation of the kernels that can take several (the conjugate gradients'
-    /// updates, the cell-centred velocity): 1, or 4 (`kernels::WIDE_CELLS`), each a whole dispatch's invocations past
+    /// updates, the pressure gradient's subtraction, the cell-centred velocity): 1, or 4 (`kernels::WIDE_CELLS`), each a whole dispatch's invocations past
     /// the last and all loaded before the first is stored; any other count is taken as 1.
     /// The same results either way (the default: 1, unless
     /// `PLUME_GPU_CELLS_PER_INVOCATION=4`).

@@ -117,7 +117,7 @@ impl Engine {
         let (lo, hi) = self.open_flags();
         let f = &self.f;
         run(
-            &self.k.gradient,
+            self.per_cell(&self.k.gradient, &self.k.gradient_wide),
             self.dims(),
             n,
             uniform! {
