@@ -206,10 +206,9 @@ impl Engine {
 
 /// How long a hardware card is kept copying before its copies are timed. A card idles at
 /// low clocks and takes tens of milliseconds of work to raise them: on 2026-11-26 the H100's
-/// copy kernel measured 1368 GB/s when it was the first thing timed in a run and 1843 in
-/// runs where it came after other work, and the copy variants timed after it in that first
-/// run came out faster in the order they were timed (but for groups of 1024). A software
-/// renderer has no clocks to raise.
+/// copy kernel measured 1368 GB/s as the first work of a process and 1841 at its end, and
+/// the copies timed between came out faster in the order they were timed (but for groups
+/// of 1024). A software renderer has no clocks to raise.
 const WARM_UP: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Rounds of [`ROUND_COPIES`] copies timed; the best one counts.
