@@ -50,8 +50,6 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert!(env["auto"]
         .as_str()
         .is_some_and(|a| a.starts_with("backend: ")));
-    // The card's time a dependent dispatch: reported (null on llvmpipe, where the host
-    // cannot get ahead of the work), and named in the table.
     // The clocks during the speed runs: sampled where nvidia-smi is, null here.
     assert!(
         env.as_object()
@@ -60,6 +58,8 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
                 || env["clocks_during_speed"]["samples"].as_u64() > Some(0)),
         "{env}"
     );
+    // The card's time a dependent dispatch: reported (null on llvmpipe, where the host
+    // cannot get ahead of the work), and named in the table.
     let chain = &env["card_us_per_dependent_dispatch"];
     assert!(
         env.as_object()

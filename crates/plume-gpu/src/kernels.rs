@@ -470,22 +470,25 @@ impl Kernels {
             let src = source(&format!("{defines}{text}"), wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
-            let per = defines
-                .lines()
-                .find_map(|l| l.strip_prefix("#define PER "))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(1);
             Ok::<_, String>(Kernel {
                 shader,
                 name,
                 wg,
-                per,
+                per: 1,
                 model: ByteModel::of(&src).map_err(|e| format!("shaders/sim/{file}: {e}"))?,
                 clock: Rc::clone(clock),
             })
         };
         let make = |file: &str, wg: u32| make_with(file, wg, "");
         let per_item = item_wg(software);
+        // The same kernel [`WIDE_CELLS`] cells an invocation (`cells.glsl`'s PER).
+        let wide = |file: &str| {
+            let k = make_with(file, per_item, &format!("#define PER {WIDE_CELLS}\n"))?;
+            Ok::<_, String>(Kernel {
+                per: WIDE_CELLS,
+                ..k
+            })
+        };
         macro_rules! k {
             ($file:literal) => {
                 make($file, per_item)?
@@ -496,11 +499,7 @@ impl Kernels {
         }
         Ok(Self {
             cell_velocity: k!("cell_velocity.comp"),
-            cell_velocity_wide: make_with(
-                "cell_velocity.comp",
-                per_item,
-                &format!("#define PER {WIDE_CELLS}\n"),
-            )?,
+            cell_velocity_wide: wide("cell_velocity.comp")?,
             advect_faces: k!("advect_faces.comp"),
             advect_cells: k!("advect_cells.comp"),
             advect_cells_from_faces: make_with(
@@ -520,18 +519,10 @@ impl Kernels {
             laplace: k!("laplace.comp", DOT_WG),
             laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,
             cg_step: k!("cg_step.comp"),
-            cg_step_wide: make_with(
-                "cg_step.comp",
-                per_item,
-                &format!("#define PER {WIDE_CELLS}\n"),
-            )?,
+            cg_step_wide: wide("cg_step.comp")?,
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),
-            gradient_wide: make_with(
-                "gradient.comp",
-                per_item,
-                &format!("#define PER {WIDE_CELLS}\n"),
-            )?,
+            gradient_wide: wide("gradient.comp")?,
             reduce: k!("reduce.comp", REDUCE_WG),
             reduce_fields: k!("reduce_fields.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),

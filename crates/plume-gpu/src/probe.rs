@@ -112,12 +112,19 @@ impl Engine {
         }
     }
 
+    /// Whether the copy about to be timed must first warm the card: the first this engine
+    /// times on a hardware renderer (the later ones follow it at once; a software renderer
+    /// has no clocks to raise).
+    fn copy_warm_up(&mut self) -> bool {
+        !self.software && !std::mem::replace(&mut self.copies_warmed, true)
+    }
+
     /// Bytes read plus written per second (GB/s) by copies between two buffers of
     /// [`Engine::copy_floats`] floats made in `mode`: by the copy kernel (`copy.comp`, the
     /// shader cores, as the solver's kernels move data) or, with `engine`, by
     /// `glCopyBufferSubData` (a copy engine on some cards). Timed by [`best_copy_secs`].
     pub fn copy_bandwidth(&mut self, mode: BufferMode, engine: bool) -> Option<f64> {
-        let warm = std::mem::replace(&mut self.copies_warmed, true);
+        let warm_up = self.copy_warm_up();
         let n = self.copy_floats();
         let dims = self.dims();
         let make = || {
@@ -126,7 +133,7 @@ impl Engine {
         };
         let (src, mut dst) = (make()?, make()?);
         let mut ok = true;
-        let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software || warm, || {
+        let secs = best_copy_secs(&self.ctx, &mut self.raw, warm_up, || {
             ok &= if engine {
                 src.copy_to(&mut dst).is_ok()
             } else {
@@ -163,7 +170,7 @@ impl Engine {
              }}\n"
         );
         let k = glium::program::ComputeShader::from_source(&self.ctx, &src).ok()?;
-        let warm = std::mem::replace(&mut self.copies_warmed, true);
+        let warm_up = self.copy_warm_up();
         let floats = self.copy_floats();
         let count = if vec4 { floats / 4 } else { floats };
         let (gx, gy) = crate::kernels::groups_for(count.div_ceil(per as usize), wg);
@@ -182,7 +189,7 @@ impl Engine {
                 };
                 let b = Buffer::<[$t]>::empty_unsized(&self.ctx, ty, 4 * floats, mode).ok()?;
                 let count = count as u32;
-                let secs = best_copy_secs(&self.ctx, &mut self.raw, self.software || warm, || {
+                let secs = best_copy_secs(&self.ctx, &mut self.raw, warm_up, || {
                     k.execute(uniform! { Src: &a, Dst: &b, count: count }, gx, gy, 1)
                 });
                 if check {
@@ -215,28 +222,22 @@ const WARM_UP: std::time::Duration = std::time::Duration::from_millis(250);
 const ROUNDS: usize = 5;
 const ROUND_COPIES: usize = 4;
 
-/// Seconds one copy (`go`) takes at best. Unless the card is `warm` already (or a software
-/// renderer, which has no clocks to raise), it is first kept copying for [`WARM_UP`];
-/// otherwise the first copy touches the memory and is not timed. Then [`ROUNDS`] rounds of
-/// [`ROUND_COPIES`] copies, each round timed on the card's clock (timestamps before and
-/// after it, so neither the host's wait nor its issue counts) where there are timer
-/// queries, else to its end on the host's (`glFinish`).
+/// Seconds one copy (`go`) takes at best. With `warm_up`, the card is first kept copying for
+/// [`WARM_UP`]; without, the first copy touches the memory and is not timed. Then [`ROUNDS`]
+/// rounds of [`ROUND_COPIES`] copies, each round timed on the card's clock (timestamps
+/// before and after it, so neither the host's wait nor its issue counts) where there are
+/// timer queries, else to its end on the host's (`glFinish`).
 fn best_copy_secs(
     ctx: &Rc<Context>,
     raw: &mut crate::raw::RawGl,
-    software: bool,
+    warm_up: bool,
     mut go: impl FnMut(),
 ) -> f64 {
-    let warm_until = Instant::now()
-        + if software {
-            Default::default()
-        } else {
-            WARM_UP
-        };
+    let until = Instant::now() + if warm_up { WARM_UP } else { Default::default() };
     loop {
         go();
         ctx.finish();
-        if Instant::now() >= warm_until {
+        if Instant::now() >= until {
             break;
         }
     }
