@@ -238,3 +238,68 @@ print(json.dumps([m.summarize_clocks(lines), m.summarize_clocks([]),
         j[3]
     );
 }
+
+/// The card check's table of the tuner's choices, from what `bench --json` reports with the
+/// tuner on (`PLUME_GPU_TUNE=1`; on a card it is on by default): each way's best time, the
+/// way taken in bold, and the text `bench` prints beside it.
+#[test]
+fn the_card_checks_tuning_table_shows_what_bench_reports() {
+    let bench = Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args([
+            "bench",
+            "--backend",
+            "gpu",
+            "--size",
+            "16",
+            "--warmup",
+            "14",
+            "--steps",
+        ])
+        .args(["1", "--json"])
+        .env("PLUME_GPU_TUNE", "1")
+        .output()
+        .expect("plume runs");
+    assert!(
+        bench.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bench.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&bench.stdout).expect("JSON");
+    let tuning = report["gpu_tuning"].as_array().expect("gpu_tuning");
+    assert_eq!(tuning.len(), 4, "{tuning:?}");
+    const CODE: &str = r#"
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("gpu_check", sys.argv[1])
+spec = importlib.util.spec_from_loader("gpu_check", loader)
+m = importlib.util.module_from_spec(spec)
+loader.exec_module(m)
+print(json.dumps([m.tuning_cell(c) for c in json.loads(sys.argv[2])]))
+"#;
+    let out = python()
+        .args(["-B", "-c", CODE])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
+        .arg(serde_json::to_string(tuning).expect("JSON"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells: Vec<String> = serde_json::from_slice(&out.stdout).expect("JSON");
+    for (c, cell) in tuning.iter().zip(&cells) {
+        let picked = c["picked"].as_u64().expect("decided after 14 steps") as usize;
+        let way = &c["ways"][picked];
+        let taken = format!(
+            "**{} {:.1}**",
+            way["name"].as_str().expect("name"),
+            way["best_us"].as_f64().expect("a time")
+        );
+        assert!(cell.contains(&taken), "{cell} lacks {taken}");
+        assert_eq!(cell.matches("**").count(), 2, "{cell}");
+        assert!(
+            !cell.contains("(timing)") && !cell.contains("(fixed)"),
+            "{cell}"
+        );
+    }
+}

@@ -1,4 +1,4 @@
-// Cells an invocation of a kernel that may take several (`kernels::cells_per_invocation`):
+// Cells an invocation of a kernel that may take several (the tuner's pick, `tune.rs`):
 // its own and PER − 1 more, each a whole dispatch's invocations past the last, so that every
 // load is as coalesced as with one cell an invocation. Such a kernel loads all of its cells'
 // values before it stores the first (more loads in flight, where one cell's few leave a

@@ -182,6 +182,11 @@ pub struct BenchReport {
     pub stage_floors_ms: BTreeMap<String, f64>,
     /// With `--kernels`: every kernel by stage and size, the longest first; null without.
     pub kernels: Option<Vec<KernelRow>>,
+    /// GPU backend: its choices between ways of doing a piece of work that give the same
+    /// bits, as its tuner left them after the last measured step (each way's best time on
+    /// the card and the way taken; `picked` null while it still times them, which the
+    /// measured steps then include); empty on the CPU and where the tuner is off.
+    pub gpu_tuning: Vec<crate::sim::TunedChoice>,
     /// Article baseline, when requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
@@ -317,6 +322,7 @@ pub fn run_with(
     let mut stage_bytes: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let (mut log_red, mut red_iters) = (0.0f64, 0.0f64);
     let mut kernels: Vec<KernelRow> = Vec::new();
+    let mut tuning = Vec::new();
     for _ in 0..cfg.steps.max(1) {
         let t = Instant::now();
         let mut st = solver.step()?.clone();
@@ -357,6 +363,7 @@ pub fn run_with(
                     .push(*b as f64);
             }
             add_kernels(&mut kernels, &h.kernels);
+            tuning.clone_from(&h.tuning);
         }
     }
     let [mut dispatches, mut waits, mut issue] = host;
@@ -400,6 +407,10 @@ pub fn run_with(
         kernels: cfg
             .kernels
             .then(|| kernel_rows(kernels, totals.len(), bandwidth)),
+        gpu_tuning: tuning
+            .into_iter()
+            .filter(|c| c.fixed || c.ways.iter().any(|w| w.samples > 0))
+            .collect(),
         stage_clock: info.stage_clock,
         upres: if cfg.scene.detail.enabled {
             cfg.scene.detail.factor
@@ -447,6 +458,29 @@ pub fn run_with(
 }
 
 /// Adds a step's kernel times to the sums so far (one row a stage, kernel and size).
+/// One line of `bench`'s text for a choice of the GPU backend's tuner: the way taken (or
+/// that it is still timing) and each way's best time.
+fn tuning_line(c: &crate::sim::TunedChoice) -> String {
+    let ways: Vec<String> = c
+        .ways
+        .iter()
+        .map(|w| match w.best_us {
+            Some(us) => format!("{} {us:.1} µs (best of {})", w.name, w.samples),
+            None => format!("{} not timed", w.name),
+        })
+        .collect();
+    let taken = match (c.picked, c.fixed) {
+        (Some(i), true) => format!("{} (fixed)", c.ways[i].name),
+        (Some(i), false) => c.ways[i].name.to_string(),
+        (None, _) => "still timing".to_string(),
+    };
+    if c.fixed {
+        format!("tuning: {:<14} {taken}", c.site)
+    } else {
+        format!("tuning: {:<14} {taken}: {}", c.site, ways.join(", "))
+    }
+}
+
 fn add_kernels(rows: &mut Vec<KernelRow>, step: &[crate::sim::KernelTime]) {
     for k in step {
         match rows
@@ -622,6 +656,9 @@ impl BenchReport {
             "pressure: {:.0} iterations (median), worst relative residual {:.2e}, residual reduced {:.1}x per iteration",
             self.pressure_iterations, self.pressure_residual, self.pressure_reduction_per_iteration
         );
+        for c in &self.gpu_tuning {
+            let _ = writeln!(s, "{}", tuning_line(c));
+        }
         if let Some(rows) = &self.kernels {
             let _ = writeln!(
                 s,

@@ -64,13 +64,12 @@ pub(crate) struct Engine {
     pub fused_cells: u32,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub tiled_smoothing: bool,
-    /// The vorticity's curl and confinement in one pass by tiles (`vorticity.comp`).
-    pub tiled_vorticity: bool,
     /// Which stages' work is folded into another's pass (all, but where a test compares).
     pub folds: crate::lists::Folds,
-    /// Cells an invocation of the kernels that can take several (1 or
-    /// `kernels::WIDE_CELLS`; `kernels::cells_per_invocation`).
-    pub cells_per_invocation: u32,
+    /// Picks between the ways of doing a piece of work that give the same bits (one cell
+    /// an invocation or `kernels::WIDE_CELLS`, the vorticity by tiles or in two passes) by
+    /// timing them on the card (`tune.rs`).
+    pub tuner: crate::tune::Tuner,
     /// The card has been kept copying before a copy was timed (`probe.rs`): the copies
     /// timed after the first need no warm-up of their own.
     pub copies_warmed: bool,
@@ -99,6 +98,7 @@ pub(crate) struct Engine {
 }
 
 pub(crate) use crate::lists::Reduced;
+pub(crate) use crate::tune::Site;
 
 impl Engine {
     /// A solver for `grid` on `ctx` with every field at rest.
@@ -120,6 +120,19 @@ impl Engine {
             &kernel_clock,
         )?;
         let f = Fields::new(&ctx, grid.dims)?;
+        let software = crate::is_software(ctx_renderer.as_str());
+        let tuner = crate::tune::Tuner::new(
+            crate::raw::RawGl::new(Rc::clone(&ctx), proc_address),
+            crate::kernels::tuning(software),
+        );
+        if let Some(cells) = crate::kernels::cells_per_invocation() {
+            for site in [Site::CellVelocity, Site::Gradient, Site::CgStep] {
+                tuner.fix(site, usize::from(cells == crate::kernels::WIDE_CELLS));
+            }
+        }
+        if let Some(tiles) = crate::kernels::tiled_vorticity() {
+            tuner.fix(Site::Vorticity, usize::from(!tiles));
+        }
         let sub_dt = params.dt;
         let solid_bits = Buffer::new(
             &ctx,
@@ -165,9 +178,8 @@ impl Engine {
             software: crate::is_software(ctx_renderer.as_str()),
             fused_cells: crate::kernels::fused_cells(crate::is_software(ctx_renderer.as_str())),
             tiled_smoothing: crate::kernels::tiled_smoothing(),
-            tiled_vorticity: crate::kernels::tiled_vorticity(),
             folds: Default::default(),
-            cells_per_invocation: crate::kernels::cells_per_invocation(),
+            tuner,
             copies_warmed: false,
             in_substep: false,
             buoyancy_done: false,
@@ -185,17 +197,14 @@ impl Engine {
         Ok(e)
     }
 
-    /// `wide` (several cells an invocation) where this engine takes them, else `one`.
-    pub(crate) fn per_cell<'k>(
-        &self,
-        one: &'k crate::kernels::Kernel,
-        wide: &'k crate::kernels::Kernel,
-    ) -> &'k crate::kernels::Kernel {
-        if self.cells_per_invocation == crate::kernels::WIDE_CELLS {
-            wide
-        } else {
-            one
-        }
+    /// Runs `work` with the way the tuner picks for `site` now (0: the default), timed
+    /// where the tuner is still timing and `timed` (work that may do nothing on the card,
+    /// a solve's iteration after the first, is not).
+    pub(crate) fn tuned<R>(&self, site: Site, timed: bool, work: impl FnOnce(usize) -> R) -> R {
+        let (way, t) = self.tuner.begin(site, timed);
+        let r = work(way);
+        self.tuner.end(t);
+        r
     }
 
     pub fn dims(&self) -> [u32; 3] {

@@ -182,10 +182,24 @@ pub(crate) fn tiled_smoothing() -> bool {
 
 /// Whether the vorticity's curl and confinement go in one pass by tiles (`vorticity.comp`:
 /// no ω stored, the faces read once and written once): `PLUME_GPU_TILED_VORTICITY` (0 or 1)
-/// where set, else yes. The same results either way.
-pub(crate) fn tiled_vorticity() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| env_switch("PLUME_GPU_TILED_VORTICITY", true))
+/// where set, else `None`: the tuner picks (`tune.rs`; tiles where it does not time). The
+/// same results either way.
+pub(crate) fn tiled_vorticity() -> Option<bool> {
+    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *ON.get_or_init(
+        || match std::env::var("PLUME_GPU_TILED_VORTICITY").as_deref() {
+            Ok("0") => Some(false),
+            Ok("1") => Some(true),
+            _ => None,
+        },
+    )
+}
+
+/// Whether the tuner times the ways of doing a piece of work that give the same bits and
+/// keeps the faster (`tune.rs`): `PLUME_GPU_TUNE` (0 or 1) where set, else on a hardware
+/// renderer (llvmpipe's times say nothing of a card, and its tests count what a step does).
+pub(crate) fn tuning(software: bool) -> bool {
+    env_switch("PLUME_GPU_TUNE", !software)
 }
 
 /// Whether what a dispatch of one work group would finish after a kernel is finished by
@@ -201,26 +215,27 @@ pub(crate) fn finish_in_last_group() -> bool {
 
 /// Cells an invocation of the kernels that can take several (for now the conjugate
 /// gradients' updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, and the
-/// cell-centred velocity, `cell_velocity.comp`)
-/// where [`cells_per_invocation`] says so: each a whole dispatch's invocations past the
-/// last, all loaded before the first is stored (`cells.glsl`).
+/// cell-centred velocity, `cell_velocity.comp`) where the tuner (`tune.rs`) or
+/// [`cells_per_invocation`] says so: each a whole dispatch's invocations past the last, all
+/// loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
 
 /// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
-/// where it is 1 or [`WIDE_CELLS`], else 1. An H100's copy kernel moved 1843 GB/s at one
-/// float an invocation where CUDA's copy moved 2954 (2026-11-26); `bench`'s
-/// `copy_bandwidths` times copies of four elements an invocation beside it, and
-/// `CELLS="1 4" scripts/gpu-check-card` the steps both ways, so that a card can say whether
-/// more loads in flight pay. The same results either way.
-pub(crate) fn cells_per_invocation() -> u32 {
-    static FROM_ENV: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+/// where it is 1 or [`WIDE_CELLS`], else `None`: the tuner times both on the card and keeps
+/// the faster for each kernel (`tune.rs`; one cell where it does not time). An H100's copy
+/// kernel moved 1843 GB/s at one float an invocation where CUDA's copy moved 2954
+/// (2026-11-26); `bench`'s `copy_bandwidths` times copies of four elements an invocation
+/// beside it. The same results either way.
+pub(crate) fn cells_per_invocation() -> Option<u32> {
+    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     *FROM_ENV.get_or_init(|| {
         match std::env::var("PLUME_GPU_CELLS_PER_INVOCATION")
             .as_deref()
             .map(str::trim)
         {
-            Ok(v) if v == WIDE_CELLS.to_string() => WIDE_CELLS,
-            _ => 1,
+            Ok("1") => Some(1),
+            Ok(v) if v == WIDE_CELLS.to_string() => Some(WIDE_CELLS),
+            _ => None,
         }
     })
 }

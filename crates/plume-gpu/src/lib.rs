@@ -32,6 +32,7 @@ mod region;
 mod solids;
 mod stages;
 mod step;
+mod tune;
 
 use engine::Engine;
 use glium::backend::Context;
@@ -397,9 +398,10 @@ impl GpuSolver {
     /// Works out the vorticity's curl and confinement in one pass by tiles
     /// (`vorticity.comp`: ω kept in shared memory, the faces read once and written once) or
     /// in two (the curl's four fields stored, then the confinement), instead of the default
-    /// (tiles; `PLUME_GPU_TILED_VORTICITY=0`: two passes). The same results either way.
+    /// (the tuner's pick, tiles where it does not time; `PLUME_GPU_TILED_VORTICITY` 0 or 1
+    /// fixes it). The same results either way.
     pub fn set_tiled_vorticity(&mut self, on: bool) {
-        self.call(move |e| e.tiled_vorticity = on);
+        self.call(move |e| e.tuner.fix(tune::Site::Vorticity, usize::from(!on)));
     }
 
     /// Works out the pressure solve's starting residual in the divergence's pass where
@@ -436,17 +438,39 @@ impl GpuSolver {
     }
 
     /// Cells an invocation of the kernels that can take several (the conjugate gradients'
-    /// updates, the pressure gradient's subtraction, the cell-centred velocity): 1, or 4 (`kernels::WIDE_CELLS`), each a whole dispatch's invocations past
-    /// the last and all loaded before the first is stored; any other count is taken as 1.
-    /// The same results either way (the default: 1, unless
-    /// `PLUME_GPU_CELLS_PER_INVOCATION=4`).
+    /// updates, the pressure gradient's subtraction, the cell-centred velocity): 1, or 4
+    /// (`kernels::WIDE_CELLS`), each a whole dispatch's invocations past the last and all
+    /// loaded before the first is stored; any other count is taken as 1. The same results
+    /// either way (the default: the tuner's pick for each kernel, one cell where it does not
+    /// time, unless `PLUME_GPU_CELLS_PER_INVOCATION` is 1 or 4; see
+    /// [`GpuSolver::set_tuning`]).
     pub fn set_cells_per_invocation(&mut self, cells: u32) {
-        let cells = if cells == kernels::WIDE_CELLS {
-            cells
-        } else {
-            1
-        };
-        self.call(move |e| e.cells_per_invocation = cells);
+        let way = usize::from(cells == kernels::WIDE_CELLS);
+        self.call(move |e| {
+            for site in [
+                tune::Site::CellVelocity,
+                tune::Site::Gradient,
+                tune::Site::CgStep,
+            ] {
+                e.tuner.fix(site, way);
+            }
+        });
+    }
+
+    /// Times the ways of doing a piece of work that give the same bits (above: the cells an
+    /// invocation of three kernels, the vorticity's passes) on the card during the first
+    /// steps and keeps the faster of each (on), or runs the defaults (off), but where a
+    /// setter above or the environment fixed the way. The default: on a hardware renderer
+    /// (`PLUME_GPU_TUNE=0` or `1` says otherwise). Returns whether the driver can time (timer
+    /// queries). The same results either way; a step's `host.tuning` shows where it stands.
+    pub fn set_tuning(&mut self, on: bool) -> bool {
+        self.call(move |e| e.tuner.set_on(on))
+    }
+
+    /// Where the tuner stands (see [`GpuSolver::set_tuning`]): each choice, its ways' best
+    /// times on the card and the way taken.
+    pub fn tuning(&self) -> Vec<plume_core::sim::TunedChoice> {
+        self.call(|e| e.tuner.report())
     }
 
     /// Invocations the per-item kernels have launched so far (their work groups times the

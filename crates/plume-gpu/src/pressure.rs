@@ -9,7 +9,7 @@
 use glium::uniform;
 use plume_core::sim::StepStats;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Site};
 use crate::kernels::{groups_of, run};
 
 /// A solve whose last took at most this many iterations issues that many before its first
@@ -116,21 +116,23 @@ impl Engine {
         let (iterations, initial, relative, bmax) = self.solve(started);
         let (lo, hi) = self.open_flags();
         let f = &self.f;
-        run(
-            self.per_cell(&self.k.gradient, &self.k.gradient_wide),
-            self.dims(),
-            n,
-            uniform! {
-                Pressure: &f.pressure,
-                U: &f.vel[0],
-                V: &f.vel[1],
-                W: &f.vel[2],
-                Active: &f.active,
-                k: dt / h,
-                open_lo: lo,
-                open_hi: hi,
-            },
-        );
+        self.tuned(Site::Gradient, true, |way| {
+            run(
+                [&self.k.gradient, &self.k.gradient_wide][way],
+                self.dims(),
+                n,
+                uniform! {
+                    Pressure: &f.pressure,
+                    U: &f.vel[0],
+                    V: &f.vel[1],
+                    W: &f.vel[2],
+                    Active: &f.active,
+                    k: dt / h,
+                    open_lo: lo,
+                    open_hi: hi,
+                },
+            )
+        });
         self.set_solid_faces();
         // The divergence before and after, 1/s, from the right-hand side's scale −h/dt.
         let to_div = dt / (h * h);
@@ -291,29 +293,33 @@ impl Engine {
             );
         };
         let scalars = |op: u32, groups: u32| scalars_from(op, groups, 0);
-        let step = |phase: u32, p: &crate::fields::Field, q: &crate::fields::Field| {
-            run(
-                self.per_cell(&self.k.cg_step, &self.k.cg_step_wide),
-                dims,
-                n,
-                uniform! {
-                    X: &f.pressure,
-                    R: &f.r,
-                    P: p,
-                    Q: q,
-                    Scalars: &f.scalars,
-                    Largest: &f.largest,
-                    Done: &f.done,
-                    finish: u32::from(phase == 0) * finish,
-                    tol: tol,
-                    phase: phase,
-                    precond: precond,
-                    open_lo: lo,
-                    open_hi: hi,
-                    Solid: &self.solid_bits,
-                    solids: solids,
-                },
-            );
+        // (timed for the tuner in a solve's first iteration only: a later one may find the
+        // solve converged on the card and do nothing)
+        let step = |phase: u32, p: &crate::fields::Field, q: &crate::fields::Field, timed| {
+            self.tuned(Site::CgStep, timed, |way| {
+                run(
+                    [&self.k.cg_step, &self.k.cg_step_wide][way],
+                    dims,
+                    n,
+                    uniform! {
+                        X: &f.pressure,
+                        R: &f.r,
+                        P: p,
+                        Q: q,
+                        Scalars: &f.scalars,
+                        Largest: &f.largest,
+                        Done: &f.done,
+                        finish: u32::from(phase == 0) * finish,
+                        tol: tol,
+                        phase: phase,
+                        precond: precond,
+                        open_lo: lo,
+                        open_hi: hi,
+                        Solid: &self.solid_bits,
+                        solids: solids,
+                    },
+                )
+            })
         };
         // In a closed domain z = M·r has no set mean and the solve would move the pressure's
         // by a constant each iteration: its Σ now, to put the mean back afterwards.
@@ -372,7 +378,7 @@ impl Engine {
                         (new, q_aside)
                     }
                     None => {
-                        step(1, &f.p, &f.q);
+                        step(1, &f.p, &f.q, false);
                         laplace(&f.p, &f.q, 0, None, 0);
                         (&f.p, &f.q)
                     }
@@ -380,7 +386,7 @@ impl Engine {
                 if !folded {
                     scalars(1, groups_of(n, self.k.laplace.wg));
                 }
-                step(0, p, q);
+                step(0, p, q, issued == 0);
                 if !folded {
                     scalars(6, 0);
                 }
@@ -395,7 +401,7 @@ impl Engine {
         if closed {
             self.reduce(0, &f.pressure, &f.pressure, n, false);
             scalars(4, self.last_groups.get());
-            step(2, &f.p, &f.q);
+            step(2, &f.p, &f.q, false);
         }
         if trace {
             eprintln!("trace: solve done after {issued} issued: scalars {figures:?}");

@@ -5,7 +5,7 @@ use glium::uniform;
 use plume_core::sim::cover;
 use plume_core::sim::{Advection, Face, StepStats};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Site};
 use crate::kernels::{run, tile_count, TILE, TILE_WG};
 
 impl Engine {
@@ -33,12 +33,14 @@ impl Engine {
     /// The cell-centred velocity into `cell_vel`.
     pub(crate) fn cell_velocity(&self) {
         let f = &self.f;
-        run(
-            self.per_cell(&self.k.cell_velocity, &self.k.cell_velocity_wide),
-            self.dims(),
-            self.cells(),
-            uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: &f.cell_vel },
-        );
+        self.tuned(Site::CellVelocity, true, |way| {
+            run(
+                [&self.k.cell_velocity, &self.k.cell_velocity_wide][way],
+                self.dims(),
+                self.cells(),
+                uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: &f.cell_vel },
+            )
+        });
     }
 
     pub(crate) fn stage_sources(&mut self, _: &mut StepStats) {
@@ -217,40 +219,54 @@ impl Engine {
         self.faces_changed();
     }
 
+    /// The vorticity confinement, in the way the tuner picks (`tune.rs`): by tiles, or in
+    /// two passes. The same results either way.
     pub(crate) fn stage_vorticity(&mut self, _: &mut StepStats) {
+        let (way, t) = self.tuner.begin(Site::Vorticity, true);
+        if way == 0 {
+            self.vorticity_by_tiles();
+        } else {
+            self.vorticity_in_two_passes();
+        }
+        self.tuner.end(t);
+    }
+
+    /// One pass by tiles into the other set of face arrays, swapped in (with the walls' and
+    /// inflows' faces set).
+    fn vorticity_by_tiles(&mut self) {
+        let f = &self.f;
+        let dims = self.dims();
+        let (fixed_lo, fixed_hi) = self.fixed_flags();
+        let (speed_lo, speed_hi) = self.fixed_speeds();
+        run(
+            &self.k.vorticity,
+            dims,
+            (tile_count(dims) * TILE_WG) as usize,
+            uniform! {
+                U: &f.vel[0],
+                V: &f.vel[1],
+                W: &f.vel[2],
+                OutU: &f.vel_tmp[0],
+                OutV: &f.vel_tmp[1],
+                OutW: &f.vel_tmp[2],
+                inv_h: 1.0 / self.grid.h,
+                scale: self.params.vorticity * self.grid.h,
+                dt: self.sub_dt,
+                tiles: dims.map(|v| v.div_ceil(TILE)),
+                fixed_lo: fixed_lo,
+                fixed_hi: fixed_hi,
+                speed_lo: speed_lo,
+                speed_hi: speed_hi,
+            },
+        );
+        std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
+        self.boundaries_set();
+    }
+
+    /// The curl's four fields stored, then the confinement, then the boundary pass.
+    fn vorticity_in_two_passes(&mut self) {
         let f = &self.f;
         let n = self.cells();
-        if self.tiled_vorticity {
-            // One pass by tiles into the other set of face arrays, swapped in (with the
-            // walls' and inflows' faces set).
-            let dims = self.dims();
-            let (fixed_lo, fixed_hi) = self.fixed_flags();
-            let (speed_lo, speed_hi) = self.fixed_speeds();
-            run(
-                &self.k.vorticity,
-                dims,
-                (tile_count(dims) * TILE_WG) as usize,
-                uniform! {
-                    U: &f.vel[0],
-                    V: &f.vel[1],
-                    W: &f.vel[2],
-                    OutU: &f.vel_tmp[0],
-                    OutV: &f.vel_tmp[1],
-                    OutW: &f.vel_tmp[2],
-                    inv_h: 1.0 / self.grid.h,
-                    scale: self.params.vorticity * self.grid.h,
-                    dt: self.sub_dt,
-                    tiles: dims.map(|v| v.div_ceil(TILE)),
-                    fixed_lo: fixed_lo,
-                    fixed_hi: fixed_hi,
-                    speed_lo: speed_lo,
-                    speed_hi: speed_hi,
-                },
-            );
-            std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
-            self.boundaries_set();
-            return;
-        }
         run(
             &self.k.curl,
             self.dims(),

@@ -44,6 +44,7 @@ impl Engine {
         let before = crate::cost::now();
         crate::cost::take_stage_bytes();
         self.kernel_clock.start();
+        self.tuner.start_step();
         self.open_books();
         self.clock.clear();
         let (p, grid) = (self.params.clone(), self.grid);
@@ -68,6 +69,8 @@ impl Engine {
             self.read_clock(&mut total);
         }
         let books = self.read_books();
+        // (after the step's last read-back: the tuner's timestamps are there)
+        self.tuner.harvest();
         total.scalar_active = self.region_share();
         let cell = f64::from(self.grid.h).powi(3);
         total.source_added = books.source_added * cell;
@@ -83,6 +86,7 @@ impl Engine {
             issue_ms: cost.issue_ns as f64 / 1e6,
             stage_bytes: crate::cost::take_stage_bytes(),
             kernels: self.kernel_clock.finish(),
+            tuning: self.tuner.report(),
         });
         crate::cost::enter("");
         self.stats = total;

@@ -40,7 +40,7 @@ pub use grid::{Dims, Grid};
 pub use params::{Advection, FluidParams, PressureMethod};
 pub use pressure::operator::{det_sum, SolveStats};
 pub use simulation::{FieldState, Simulation};
-pub use solver::{HostStats, KernelTime, Solver, StageTime, StepStats};
+pub use solver::{HostStats, KernelTime, Solver, StageTime, StepStats, TunedChoice, TunedWay};
 pub use sources::{EmitFrom, Emitter, Obstacle, Pulse, Shape, ShapeKind};
 
 /// Errors from building or driving a solver.

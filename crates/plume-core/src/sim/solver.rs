@@ -30,7 +30,7 @@ mod substeps;
 
 pub(crate) use inject::{check_amount, check_sphere, check_velocity};
 pub use scalars::MASS_CORRECTION_BOUNDS;
-pub use stats::{HostStats, KernelTime, StageTime, StepStats};
+pub use stats::{HostStats, KernelTime, StageTime, StepStats, TunedChoice, TunedWay};
 pub use substeps::{emitter_speed, likely_cause, speed_limit, split_step, SubSteps};
 
 /// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.

@@ -84,6 +84,36 @@ pub struct HostStats {
     /// Each kernel's time on the card in the step, where the kernel clock is on (see
     /// `Simulation::time_kernels`; empty otherwise): one entry a stage, kernel and size.
     pub kernels: Vec<KernelTime>,
+    /// The backend's choices between kernels that give the same bits, as its tuner left
+    /// them after the step (empty where it does not tune).
+    pub tuning: Vec<TunedChoice>,
+}
+
+/// A choice between ways of doing some work that give the same bits (a kernel taking one
+/// cell an invocation or four, a stage's passes), picked by timing each way on the card
+/// during the first steps: as the tuner left it after a step.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TunedChoice {
+    /// What is chosen: the kernel's or the stage's name.
+    pub site: &'static str,
+    /// The ways, the default first.
+    pub ways: Vec<TunedWay>,
+    /// The way taken from now on (an index into `ways`); `None` while the ways are timed.
+    pub picked: Option<usize>,
+    /// Set from outside (the environment, a setter): not timed.
+    pub fixed: bool,
+}
+
+/// One way of a [`TunedChoice`]: its name and the card's times of it kept so far.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TunedWay {
+    /// What it is ("1 cell", "4 cells", "two passes", "tiles").
+    pub name: &'static str,
+    /// Times kept (the first of each way, which may pay for the driver's first use of the
+    /// kernel, is not kept).
+    pub samples: u32,
+    /// The shortest of them, microseconds; `None` before the first.
+    pub best_us: Option<f64>,
 }
 
 /// What one kernel, at one size, took in one stage of a step: the card's time from the

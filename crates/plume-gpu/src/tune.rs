@@ -1,0 +1,269 @@
+//! The tuner: where a piece of a step can be done two ways that give the same bits (a
+//! kernel taking one cell an invocation or four, the vorticity in two passes or one by
+//! tiles), the first steps on a card time both ways in turn on the card's clock and keep
+//! the faster. Which way is faster depends on the card (an H100's copy moved 1.84 TB/s at one
+//! float an invocation where CUDA's moved 2.95), so it is measured on the card the solver
+//! runs on rather than fixed for one we measured. The results are the same bits whichever
+//! way runs, so the tuning changes the time of a step and nothing else.
+//!
+//! A way's time is the card's clock from the end of the work before it (a timestamp before
+//! its dispatches) to the end of its own (a timestamp after), read once the step is done.
+//! The first time of each way is not kept (it may pay for the driver's first use of the
+//! kernel); once each way has [`SAMPLES`] times kept, the way with the shortest is taken
+//! for the rest of the run (a tie: the default). The ways alternate, so a card whose clocks
+//! are still rising slows both alike.
+
+use plume_core::sim::{TunedChoice, TunedWay};
+use std::cell::{Cell, RefCell};
+
+use crate::raw::RawGl;
+
+/// Times of each way kept before the tuner decides.
+pub(crate) const SAMPLES: u32 = 4;
+
+/// A piece of work with two ways of doing it; its index in [`SITES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Site {
+    /// `cell_velocity.comp`: one cell an invocation, or `kernels::WIDE_CELLS`.
+    CellVelocity = 0,
+    /// `gradient.comp`: the same.
+    Gradient = 1,
+    /// `cg_step.comp`'s update of x and r (timed in a solve's first iteration only: later
+    /// ones may have converged on the card and do nothing): the same.
+    CgStep = 2,
+    /// The vorticity's curl and confinement: one pass by tiles (`vorticity.comp`), or two
+    /// (`curl.comp`, `confine.comp`).
+    Vorticity = 3,
+}
+
+/// Each site's name and its ways, the default first.
+pub(crate) const SITES: [(&str, [&str; 2]); 4] = [
+    ("cell_velocity", ["1 cell", "4 cells"]),
+    ("gradient", ["1 cell", "4 cells"]),
+    ("cg_step", ["1 cell", "4 cells"]),
+    ("vorticity", ["tiles", "two passes"]),
+];
+
+/// What the tuner knows of one site.
+#[derive(Clone, Debug, Default)]
+struct SiteState {
+    /// Set from outside: not timed.
+    fixed: Option<usize>,
+    /// Taken from now on.
+    picked: Option<usize>,
+    /// Dispatches of each way timed so far (the first of each not kept).
+    issued: [u32; 2],
+    /// Times kept of each way.
+    samples: [u32; 2],
+    /// The shortest kept, nanoseconds.
+    best_ns: [Option<u64>; 2],
+}
+
+impl SiteState {
+    /// The way to run now and whether to time it.
+    fn next(&mut self, on: bool) -> (usize, bool) {
+        if let Some(w) = self.fixed.or(self.picked) {
+            return (w, false);
+        }
+        if !on {
+            return (0, false);
+        }
+        // The way timed fewer times (the default first): the ways alternate.
+        let w = usize::from(self.issued[1] < self.issued[0]);
+        self.issued[w] += 1;
+        (w, true)
+    }
+
+    /// Keeps a time of `way` (unless it is that way's first) and decides once each way has
+    /// [`SAMPLES`].
+    fn record(&mut self, way: usize, first: bool, ns: u64) {
+        if self.picked.is_some() || self.fixed.is_some() || first {
+            return;
+        }
+        self.samples[way] += 1;
+        self.best_ns[way] = Some(self.best_ns[way].map_or(ns, |b| b.min(ns)));
+        if self.samples.iter().all(|&n| n >= SAMPLES) {
+            let [a, b] = self.best_ns.map(|t| t.unwrap_or(u64::MAX));
+            self.picked = Some(usize::from(b < a));
+        }
+    }
+}
+
+/// A dispatch (or a few) being timed: its site, way, and the timestamps around it.
+struct Pending {
+    site: usize,
+    way: usize,
+    first: bool,
+    before: usize,
+    after: usize,
+}
+
+/// What [`Tuner::begin`] hands to [`Tuner::end`]: the timestamp before, where timed.
+pub(crate) struct Timing(Option<(usize, usize, bool, usize)>);
+
+/// The tuner of an engine (see the module's docs).
+pub(crate) struct Tuner {
+    raw: RefCell<RawGl>,
+    on: Cell<bool>,
+    sites: RefCell<[SiteState; 4]>,
+    pending: RefCell<Vec<Pending>>,
+}
+
+impl Tuner {
+    /// A tuner timing on `raw`'s queries where `on` and the driver has timer queries.
+    pub fn new(raw: RawGl, on: bool) -> Self {
+        let on = on && raw.has_timer();
+        Self {
+            raw: RefCell::new(raw),
+            on: Cell::new(on),
+            sites: RefCell::new(Default::default()),
+            pending: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Turns the timing on or off (off: the sites not yet decided run their default way);
+    /// returns whether it can time.
+    pub fn set_on(&self, on: bool) -> bool {
+        let can = self.raw.borrow().has_timer();
+        self.on.set(on && can);
+        can
+    }
+
+    /// Fixes `site` to `way` (0: the default), untimed from now on.
+    pub fn fix(&self, site: Site, way: usize) {
+        self.sites.borrow_mut()[site as usize].fixed = Some(way.min(1));
+    }
+
+    /// Before `site`'s work: the way to run, and what [`Tuner::end`] takes after it. Timed
+    /// only where `timed` (work that may do nothing on the card is not).
+    pub fn begin(&self, site: Site, timed: bool) -> (usize, Timing) {
+        let (way, time) = self.sites.borrow_mut()[site as usize].next(self.on.get() && timed);
+        if !time {
+            return (way, Timing(None));
+        }
+        let first = self.sites.borrow()[site as usize].issued[way] == 1;
+        let before = self.raw.borrow_mut().timestamp();
+        (way, Timing(before.map(|b| (site as usize, way, first, b))))
+    }
+
+    /// After the work [`Tuner::begin`] chose the way of.
+    pub fn end(&self, t: Timing) {
+        let Some((site, way, first, before)) = t.0 else {
+            return;
+        };
+        if let Some(after) = self.raw.borrow_mut().timestamp() {
+            self.pending.borrow_mut().push(Pending {
+                site,
+                way,
+                first,
+                before,
+                after,
+            });
+        }
+    }
+
+    /// At a step's start: drops what a step cut short left unread.
+    pub fn start_step(&self) {
+        if !self.pending.borrow().is_empty() {
+            self.pending.borrow_mut().clear();
+            self.raw.borrow_mut().forget();
+        }
+    }
+
+    /// After a step's last read-back (so the card has run what was timed): reads the
+    /// times and decides the sites that have enough.
+    pub fn harvest(&self) {
+        let pending = std::mem::take(&mut *self.pending.borrow_mut());
+        if pending.is_empty() {
+            return;
+        }
+        let ts = self.raw.borrow_mut().timestamps();
+        let mut sites = self.sites.borrow_mut();
+        for p in pending {
+            if let (Some(&a), Some(&b)) = (ts.get(p.before), ts.get(p.after)) {
+                sites[p.site].record(p.way, p.first, b.saturating_sub(a));
+            }
+        }
+    }
+
+    /// Every site as it stands, for a step's statistics.
+    pub fn report(&self) -> Vec<TunedChoice> {
+        self.sites
+            .borrow()
+            .iter()
+            .zip(SITES)
+            .map(|(s, (site, ways))| TunedChoice {
+                site,
+                ways: ways
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &name)| TunedWay {
+                        name,
+                        samples: s.samples[i],
+                        best_us: s.best_ns[i].map(|ns| ns as f64 / 1e3),
+                    })
+                    .collect(),
+                picked: s.fixed.or(s.picked),
+                fixed: s.fixed.is_some(),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `site` through `next` and `record` with the times `ns(way)`, as a step would.
+    fn tune(s: &mut SiteState, ns: impl Fn(usize) -> u64, rounds: usize) -> Vec<usize> {
+        let mut ways = Vec::new();
+        for _ in 0..rounds {
+            let (w, timed) = s.next(true);
+            ways.push(w);
+            if timed {
+                let first = s.issued[w] == 1;
+                s.record(w, first, ns(w));
+            }
+        }
+        ways
+    }
+
+    #[test]
+    fn the_ways_alternate_and_the_faster_is_kept() {
+        let mut s = SiteState::default();
+        // The second way faster; each way's first time (a slow first use) not kept.
+        let ways = tune(&mut s, |w| [100, 60][w], 30);
+        assert_eq!(&ways[..6], &[0, 1, 0, 1, 0, 1]);
+        let decided = 2 * (SAMPLES as usize + 1);
+        assert!(ways[decided..].iter().all(|&w| w == 1), "{ways:?}");
+        assert_eq!(s.picked, Some(1));
+        assert_eq!(s.samples, [SAMPLES, SAMPLES]);
+        assert_eq!(s.best_ns, [Some(100), Some(60)]);
+    }
+
+    #[test]
+    fn the_first_time_of_a_way_is_not_kept_and_the_default_wins_a_tie() {
+        let mut s = SiteState::default();
+        // A first use that costs nothing would win if it were kept.
+        let (w, _) = s.next(true);
+        s.record(w, true, 1);
+        let (w, _) = s.next(true);
+        s.record(w, true, 1);
+        tune(&mut s, |_| 50, 20);
+        assert_eq!(s.best_ns, [Some(50), Some(50)]);
+        assert_eq!(s.picked, Some(0));
+    }
+
+    #[test]
+    fn a_fixed_site_and_a_tuner_that_is_off_time_nothing() {
+        let mut s = SiteState {
+            fixed: Some(1),
+            ..Default::default()
+        };
+        assert!(tune(&mut s, |_| 1, 5).iter().all(|&w| w == 1));
+        assert_eq!(s.issued, [0, 0]);
+        let mut off = SiteState::default();
+        assert_eq!(off.next(false), (0, false));
+        assert_eq!(off.issued, [0, 0]);
+    }
+}
