@@ -252,7 +252,7 @@ fn the_card_checks_tuning_table_shows_what_bench_reports() {
             "--size",
             "16",
             "--warmup",
-            "14",
+            "40",
             "--steps",
         ])
         .args(["1", "--json"])
@@ -266,7 +266,7 @@ fn the_card_checks_tuning_table_shows_what_bench_reports() {
     );
     let report: serde_json::Value = serde_json::from_slice(&bench.stdout).expect("JSON");
     let tuning = report["gpu_tuning"].as_array().expect("gpu_tuning");
-    assert_eq!(tuning.len(), 4, "{tuning:?}");
+    assert_eq!(tuning.len(), 5, "{tuning:?}");
     const CODE: &str = r#"
 import importlib.machinery, importlib.util, json, sys
 loader = importlib.machinery.SourceFileLoader("gpu_check", sys.argv[1])
@@ -288,7 +288,7 @@ print(json.dumps([m.tuning_cell(c) for c in json.loads(sys.argv[2])]))
     );
     let cells: Vec<String> = serde_json::from_slice(&out.stdout).expect("JSON");
     for (c, cell) in tuning.iter().zip(&cells) {
-        let picked = c["picked"].as_u64().expect("decided after 14 steps") as usize;
+        let picked = c["picked"].as_u64().expect("decided after 40 steps") as usize;
         let way = &c["ways"][picked];
         let taken = format!(
             "**{} {:.1}**",

@@ -124,6 +124,7 @@ impl Engine {
         let tuner = crate::tune::Tuner::new(
             crate::raw::RawGl::new(Rc::clone(&ctx), proc_address),
             crate::kernels::tuning(software),
+            software,
         );
         if let Some(cells) = crate::kernels::cells_per_invocation() {
             for site in [Site::CellVelocity, Site::Gradient, Site::CgStep] {
@@ -132,6 +133,10 @@ impl Engine {
         }
         if let Some(tiles) = crate::kernels::tiled_vorticity() {
             tuner.fix(Site::Vorticity, usize::from(!tiles));
+        }
+        if crate::kernels::v_cycle_set() {
+            // (the V-cycle then as `tiled_smoothing` and `fused_cells` say)
+            tuner.fix(Site::VCycle, 0);
         }
         let sub_dt = params.dt;
         let solid_bits = Buffer::new(
@@ -175,8 +180,8 @@ impl Engine {
             last_groups: std::cell::Cell::new(0),
             v_cycles: std::cell::Cell::new(0),
             last_pressure_iterations: 8,
-            software: crate::is_software(ctx_renderer.as_str()),
-            fused_cells: crate::kernels::fused_cells(crate::is_software(ctx_renderer.as_str())),
+            software,
+            fused_cells: crate::kernels::fused_cells(software),
             tiled_smoothing: crate::kernels::tiled_smoothing(),
             folds: Default::default(),
             tuner,

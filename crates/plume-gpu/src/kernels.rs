@@ -153,6 +153,14 @@ pub(crate) fn fused_cells(software: bool) -> u32 {
         .unwrap_or(if software { 0 } else { FUSED_CELLS })
 }
 
+/// Whether the environment sets how the V-cycle goes (`PLUME_GPU_FUSE_CELLS` a whole
+/// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1): then the tuner leaves it so.
+pub(crate) fn v_cycle_set() -> bool {
+    let var = |name| std::env::var(name).ok();
+    var("PLUME_GPU_FUSE_CELLS").is_some_and(|v| v.trim().parse::<u32>().is_ok())
+        || matches!(var("PLUME_GPU_TILED_SMOOTH").as_deref(), Some("0" | "1"))
+}
+
 /// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
 pub(crate) const TILE: u32 = 8;
 pub(crate) const TILE_WG: u32 = TILE * TILE * TILE;

@@ -377,7 +377,10 @@ impl GpuSolver {
     /// work group (0: none), instead of the renderer's default (1024 on a hardware one, none
     /// on a software one; `PLUME_GPU_FUSE_CELLS`). The same results either way.
     pub fn set_fused_cells(&mut self, cells: u32) {
-        self.call(move |e| e.fused_cells = cells);
+        self.call(move |e| {
+            e.fused_cells = cells;
+            e.tuner.fix(tune::Site::VCycle, 0);
+        });
     }
 
     /// How many V-cycles the pressure solves have issued so far (each batch's iterations
@@ -392,7 +395,10 @@ impl GpuSolver {
     /// default (tiles; `PLUME_GPU_TILED_SMOOTH=0`: a pass a sweep). The same results either
     /// way.
     pub fn set_tiled_smoothing(&mut self, on: bool) {
-        self.call(move |e| e.tiled_smoothing = on);
+        self.call(move |e| {
+            e.tiled_smoothing = on;
+            e.tuner.fix(tune::Site::VCycle, 0);
+        });
     }
 
     /// Works out the vorticity's curl and confinement in one pass by tiles

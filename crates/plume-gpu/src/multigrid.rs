@@ -16,7 +16,7 @@
 use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Site};
 use crate::fields::Field;
 use crate::kernels::{run, tile_count, TILE, TILE_WG};
 use crate::lists::{At, Level, Multigrid};
@@ -162,6 +162,14 @@ fn table(levels: &[Level], lo: [u32; 3], hi: [u32; 3]) -> Vec<u32> {
     t
 }
 
+/// How a V-cycle goes: its smoother by tiles (`smooth.comp`) or a pass a sweep, and the
+/// most cells of a coarse level worked in its one fused dispatch (0: none).
+#[derive(Clone, Copy, Debug)]
+struct VCycleWay {
+    tiled: bool,
+    fused_cells: u32,
+}
+
 impl Engine {
     /// The preconditioner's levels for the grid and the solid cells `solid` (`None`: no
     /// obstacles).
@@ -173,20 +181,35 @@ impl Engine {
     /// By tiles the last sweep also writes r·z's partial sums: returns how many (`None`:
     /// none written, for a reduction to work out), and with `finish` its last work group
     /// finishes op 2 (β) of the conjugate gradients (`last_group.glsl`).
-    pub(crate) fn precondition(&self, mg: &Multigrid, finish: bool) -> Option<u32> {
+    ///
+    /// How it goes (the smoother by tiles or not, the coarse levels fused) is the tuner's
+    /// pick, or as `tiled_smoothing` and `fused_cells` say where set from outside; timed for
+    /// the tuner where `timed`. The same results every way.
+    pub(crate) fn precondition(&self, mg: &Multigrid, finish: bool, timed: bool) -> Option<u32> {
         self.v_cycles.set(self.v_cycles.get() + 1);
-        let top = self.cycle(mg, 0, finish);
+        let (way, t) = self.tuner.begin(Site::VCycle, timed);
+        let how = if self.tuner.fixed(Site::VCycle) {
+            VCycleWay {
+                tiled: self.tiled_smoothing,
+                fused_cells: self.fused_cells,
+            }
+        } else {
+            let (tiled, fused_cells) = self.tuner.v_cycle(way);
+            VCycleWay { tiled, fused_cells }
+        };
+        let top = self.cycle(mg, 0, finish, how);
         if top != At::Q {
             self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
-        self.tiled_smoothing.then(|| tile_count(mg.levels[0].dims))
+        self.tuner.end(t);
+        how.tiled.then(|| tile_count(mg.levels[0].dims))
     }
 
     /// The V-cycle from level `l` down; returns where its result is. (`finish`: see
     /// [`Engine::precondition`].)
-    fn cycle(&self, mg: &Multigrid, l: usize, finish: bool) -> At {
+    fn cycle(&self, mg: &Multigrid, l: usize, finish: bool, how: VCycleWay) -> At {
         let lv = &mg.levels[l];
-        if mg.fuse_from(self.fused_cells) == Some(l) {
+        if mg.fuse_from(how.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch.
             self.mg_op(mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
@@ -208,14 +231,14 @@ impl Engine {
         // symmetric).
         let w = smoother_weights();
         let coarse = &mg.levels[l + 1];
-        if self.tiled_smoothing {
+        if how.tiled {
             // By tiles (`smooth.comp`): the three sweeps before and the residual in one
             // pass (into x and t); the correction added to x as the pass after reads it,
             // and the three sweeps after (into y: the finest level's y is `q`, where the
             // result belongs).
             self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None, false);
             self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
-            let e = self.cycle(mg, l + 1, false);
+            let e = self.cycle(mg, l + 1, false, how);
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
@@ -227,7 +250,7 @@ impl Engine {
         }
         self.mg_op(mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
         self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
-        let e = self.cycle(mg, l + 1, false);
+        let e = self.cycle(mg, l + 1, false, how);
         self.mg_op(mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for &wk in &w {
             self.mg_op(mg, 1, l, cur, other, lv.b, 0, wk);

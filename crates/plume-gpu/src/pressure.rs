@@ -206,8 +206,8 @@ impl Engine {
         // z = M·r: the V-cycle into q (ρ = r·q: its partial sums from the last sweep by
         // tiles, or a reduction), or the diagonal worked out inline (ρ = Σ r²/diagonal).
         // Returns whether the last sweep finished op 2 (β) too.
-        let rz = || match mg {
-            Some(m) => match self.precondition(m, folded) {
+        let rz = |timed: bool| match mg {
+            Some(m) => match self.precondition(m, folded, timed) {
                 Some(groups) => {
                     self.last_groups.set(groups);
                     folded
@@ -349,6 +349,9 @@ impl Engine {
             eprintln!("trace: after op 0: scalars {:?}", self.read_scalars());
         }
         let mut issued = 0u32;
+        // (the tuner's times of the first iteration are dropped where the card found
+        // nothing to solve: its V-cycle and update then did nothing)
+        let mark = self.tuner.mark();
         // A software renderer (llvmpipe) runs queued dispatches no faster than waited-for
         // ones (measured: batches took 1.5 times as long), so it reads after each iteration.
         let last = self.last_pressure_iterations;
@@ -363,7 +366,7 @@ impl Engine {
             // (at least one iteration: its update sets x = 0 where there is nothing to solve)
             for _ in 0..batch.min(max_it - issued) {
                 // z = M·r; ρ' = r·z; β = ρ'/ρ.
-                if !rz() {
+                if !rz(issued == 0) {
                     scalars(2, self.last_groups.get());
                 }
                 // p = z + β·p (p = z the first time); q = A·p (and p·q's partial sums, one a
@@ -412,6 +415,10 @@ impl Engine {
             figures[7]
         } as u32;
         self.last_pressure_iterations = it.max(1);
+        if it == 0 {
+            self.tuner.drop_since(mark, Site::VCycle);
+            self.tuner.drop_since(mark, Site::CgStep);
+        }
         let bmax = f32::from_bits(figures[11] as u32);
         if !(bmax > 0.0 && bmax.is_finite()) {
             return (0, 0.0, 0.0, bmax);

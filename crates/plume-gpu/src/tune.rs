@@ -1,7 +1,8 @@
-//! The tuner: where a piece of a step can be done two ways that give the same bits (a
+//! The tuner: where a piece of a step can be done several ways that give the same bits (a
 //! kernel taking one cell an invocation or four, the vorticity in two passes or one by
-//! tiles), the first steps on a card time both ways in turn on the card's clock and keep
-//! the faster. Which way is faster depends on the card (an H100's copy moved 1.84 TB/s at one
+//! tiles, the V-cycle's smoother by tiles or a pass a sweep and its coarse levels fused or
+//! not), the first steps on a card time the ways in turn on the card's clock and keep the
+//! fastest. Which way is faster depends on the card (an H100's copy moved 1.84 TB/s at one
 //! float an invocation where CUDA's moved 2.95), so it is measured on the card the solver
 //! runs on rather than fixed for one we measured. The results are the same bits whichever
 //! way runs, so the tuning changes the time of a step and nothing else.
@@ -10,8 +11,8 @@
 //! its dispatches) to the end of its own (a timestamp after), read once the step is done.
 //! The first time of each way is not kept (it may pay for the driver's first use of the
 //! kernel); once each way has [`SAMPLES`] times kept, the way with the shortest is taken
-//! for the rest of the run (a tie: the default). The ways alternate, so a card whose clocks
-//! are still rising slows both alike.
+//! for the rest of the run (a tie: the default). The ways take turns, so a card whose clocks
+//! are still rising slows them alike.
 
 use plume_core::sim::{TunedChoice, TunedWay};
 use std::cell::{Cell, RefCell};
@@ -21,7 +22,7 @@ use crate::raw::RawGl;
 /// Times of each way kept before the tuner decides.
 pub(crate) const SAMPLES: u32 = 4;
 
-/// A piece of work with two ways of doing it; its index in [`SITES`].
+/// A piece of work with several ways of doing it (see `sites`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Site {
     /// `cell_velocity.comp`: one cell an invocation, or `kernels::WIDE_CELLS`.
@@ -34,15 +35,48 @@ pub(crate) enum Site {
     /// The vorticity's curl and confinement: one pass by tiles (`vorticity.comp`), or two
     /// (`curl.comp`, `confine.comp`).
     Vorticity = 3,
+    /// The pressure solve's V-cycle (timed in a solve's first iteration only): its smoother
+    /// by tiles or a pass a sweep, and the most cells of a coarse level worked in its one
+    /// fused dispatch ([`V_CYCLES`]).
+    VCycle = 4,
 }
 
-/// Each site's name and its ways, the default first.
-pub(crate) const SITES: [(&str, [&str; 2]); 4] = [
-    ("cell_velocity", ["1 cell", "4 cells"]),
-    ("gradient", ["1 cell", "4 cells"]),
-    ("cg_step", ["1 cell", "4 cells"]),
-    ("vorticity", ["tiles", "two passes"]),
-];
+/// How many sites there are.
+const SITE_COUNT: usize = 5;
+
+/// The ways of the V-cycle: its smoother by tiles (`smooth.comp`), and the most cells of a
+/// coarse level its fused dispatch works (`mg.comp`'s op 7; 0: none); the renderer's default
+/// first (`kernels::fused_cells`).
+pub(crate) fn v_cycles(software: bool) -> [(&'static str, bool, u32); 4] {
+    let fused = crate::kernels::FUSED_CELLS;
+    if software {
+        [
+            ("tiles, none fused", true, 0),
+            ("a pass a sweep, none fused", false, 0),
+            ("tiles, fused up to 1024 cells", true, fused),
+            ("tiles, fused up to 4096 cells", true, 4096),
+        ]
+    } else {
+        [
+            ("tiles, fused up to 1024 cells", true, fused),
+            ("a pass a sweep, fused up to 1024", false, fused),
+            ("tiles, none fused", true, 0),
+            ("tiles, fused up to 4096 cells", true, 4096),
+        ]
+    }
+}
+
+/// Each site's name and its ways, the default first (the V-cycle's: [`v_cycles`]).
+fn sites(software: bool) -> [(&'static str, Vec<&'static str>); SITE_COUNT] {
+    let cells = || vec!["1 cell", "4 cells"];
+    [
+        ("cell_velocity", cells()),
+        ("gradient", cells()),
+        ("cg_step", cells()),
+        ("vorticity", vec!["tiles", "two passes"]),
+        ("v_cycle", v_cycles(software).iter().map(|w| w.0).collect()),
+    ]
+}
 
 /// What the tuner knows of one site.
 #[derive(Clone, Debug, Default)]
@@ -51,15 +85,24 @@ struct SiteState {
     fixed: Option<usize>,
     /// Taken from now on.
     picked: Option<usize>,
-    /// Dispatches of each way timed so far (the first of each not kept).
-    issued: [u32; 2],
+    /// Times each way was timed so far (the first of each not kept).
+    issued: Vec<u32>,
     /// Times kept of each way.
-    samples: [u32; 2],
-    /// The shortest kept, nanoseconds.
-    best_ns: [Option<u64>; 2],
+    samples: Vec<u32>,
+    /// The shortest kept of each way, nanoseconds.
+    best_ns: Vec<Option<u64>>,
 }
 
 impl SiteState {
+    fn new(ways: usize) -> Self {
+        Self {
+            issued: vec![0; ways],
+            samples: vec![0; ways],
+            best_ns: vec![None; ways],
+            ..Default::default()
+        }
+    }
+
     /// The way to run now and whether to time it.
     fn next(&mut self, on: bool) -> (usize, bool) {
         if let Some(w) = self.fixed.or(self.picked) {
@@ -68,14 +111,16 @@ impl SiteState {
         if !on {
             return (0, false);
         }
-        // The way timed fewer times (the default first): the ways alternate.
-        let w = usize::from(self.issued[1] < self.issued[0]);
+        // The way timed fewest times (the first of them): the ways take turns.
+        let w = (0..self.issued.len())
+            .min_by_key(|&i| self.issued[i])
+            .unwrap_or(0);
         self.issued[w] += 1;
         (w, true)
     }
 
     /// Keeps a time of `way` (unless it is that way's first) and decides once each way has
-    /// [`SAMPLES`].
+    /// [`SAMPLES`]: the shortest (the first of them on a tie, the default before the rest).
     fn record(&mut self, way: usize, first: bool, ns: u64) {
         if self.picked.is_some() || self.fixed.is_some() || first {
             return;
@@ -83,8 +128,7 @@ impl SiteState {
         self.samples[way] += 1;
         self.best_ns[way] = Some(self.best_ns[way].map_or(ns, |b| b.min(ns)));
         if self.samples.iter().all(|&n| n >= SAMPLES) {
-            let [a, b] = self.best_ns.map(|t| t.unwrap_or(u64::MAX));
-            self.picked = Some(usize::from(b < a));
+            self.picked = (0..self.best_ns.len()).min_by_key(|&i| self.best_ns[i]);
         }
     }
 }
@@ -105,20 +149,50 @@ pub(crate) struct Timing(Option<(usize, usize, bool, usize)>);
 pub(crate) struct Tuner {
     raw: RefCell<RawGl>,
     on: Cell<bool>,
-    sites: RefCell<[SiteState; 4]>,
+    software: bool,
+    sites: RefCell<[SiteState; SITE_COUNT]>,
     pending: RefCell<Vec<Pending>>,
 }
 
 impl Tuner {
-    /// A tuner timing on `raw`'s queries where `on` and the driver has timer queries.
-    pub fn new(raw: RawGl, on: bool) -> Self {
+    /// A tuner timing on `raw`'s queries where `on` and the driver has timer queries, with
+    /// the defaults of a `software` renderer or a hardware one.
+    pub fn new(raw: RawGl, on: bool, software: bool) -> Self {
         let on = on && raw.has_timer();
         Self {
             raw: RefCell::new(raw),
             on: Cell::new(on),
-            sites: RefCell::new(Default::default()),
+            software,
+            sites: RefCell::new(sites(software).map(|(_, ways)| SiteState::new(ways.len()))),
             pending: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Whether `site` was set from outside.
+    pub fn fixed(&self, site: Site) -> bool {
+        self.sites.borrow()[site as usize].fixed.is_some()
+    }
+
+    /// The V-cycle's `way`: its smoother by tiles, and the most cells of a fused level.
+    pub fn v_cycle(&self, way: usize) -> (bool, u32) {
+        let w = v_cycles(self.software)[way.min(3)];
+        (w.1, w.2)
+    }
+
+    /// Where the timings stand now (for [`Tuner::drop_since`]).
+    pub fn mark(&self) -> usize {
+        self.pending.borrow().len()
+    }
+
+    /// Drops the times of `site` taken since `mark`: work the card may have skipped (a
+    /// solve that found nothing to do).
+    pub fn drop_since(&self, mark: usize, site: Site) {
+        let mut p = self.pending.borrow_mut();
+        let mut i = 0;
+        p.retain(|x| {
+            i += 1;
+            i <= mark || x.site != site as usize
+        });
     }
 
     /// Turns the timing on or off (off: the sites not yet decided run their default way);
@@ -131,7 +205,9 @@ impl Tuner {
 
     /// Fixes `site` to `way` (0: the default), untimed from now on.
     pub fn fix(&self, site: Site, way: usize) {
-        self.sites.borrow_mut()[site as usize].fixed = Some(way.min(1));
+        let mut sites = self.sites.borrow_mut();
+        let s = &mut sites[site as usize];
+        s.fixed = Some(way.min(s.issued.len() - 1));
     }
 
     /// Before `site`'s work: the way to run, and what [`Tuner::end`] takes after it. Timed
@@ -191,7 +267,7 @@ impl Tuner {
         self.sites
             .borrow()
             .iter()
-            .zip(SITES)
+            .zip(sites(self.software))
             .map(|(s, (site, ways))| TunedChoice {
                 site,
                 ways: ways
@@ -230,7 +306,7 @@ mod tests {
 
     #[test]
     fn the_ways_alternate_and_the_faster_is_kept() {
-        let mut s = SiteState::default();
+        let mut s = SiteState::new(2);
         // The second way faster; each way's first time (a slow first use) not kept.
         let ways = tune(&mut s, |w| [100, 60][w], 30);
         assert_eq!(&ways[..6], &[0, 1, 0, 1, 0, 1]);
@@ -243,7 +319,7 @@ mod tests {
 
     #[test]
     fn the_first_time_of_a_way_is_not_kept_and_the_default_wins_a_tie() {
-        let mut s = SiteState::default();
+        let mut s = SiteState::new(2);
         // A first use that costs nothing would win if it were kept.
         let (w, _) = s.next(true);
         s.record(w, true, 1);
@@ -255,14 +331,24 @@ mod tests {
     }
 
     #[test]
+    fn four_ways_take_turns_and_the_fastest_is_kept() {
+        let mut s = SiteState::new(4);
+        let ways = tune(&mut s, |w| [90, 70, 50, 80][w], 40);
+        assert_eq!(&ways[..8], &[0, 1, 2, 3, 0, 1, 2, 3]);
+        let decided = 4 * (SAMPLES as usize + 1);
+        assert!(ways[decided..].iter().all(|&w| w == 2), "{ways:?}");
+        assert_eq!(s.picked, Some(2));
+    }
+
+    #[test]
     fn a_fixed_site_and_a_tuner_that_is_off_time_nothing() {
         let mut s = SiteState {
             fixed: Some(1),
-            ..Default::default()
+            ..SiteState::new(2)
         };
         assert!(tune(&mut s, |_| 1, 5).iter().all(|&w| w == 1));
         assert_eq!(s.issued, [0, 0]);
-        let mut off = SiteState::default();
+        let mut off = SiteState::new(2);
         assert_eq!(off.next(false), (0, false));
         assert_eq!(off.issued, [0, 0]);
     }
