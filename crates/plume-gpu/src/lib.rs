@@ -507,7 +507,9 @@ impl GpuSolver {
         self.call(|e| e.field_figures())
     }
 
-    /// How many of the V-cycle's levels its fused dispatch works (0: none).
+    /// How many of the V-cycle's levels its fused dispatch works (0: none), as
+    /// [`GpuSolver::set_fused_cells`] or the environment set it (where neither did, the
+    /// tuner may pick another way; see [`GpuSolver::tuning`]).
     pub fn fused_levels(&self) -> usize {
         self.call(|e| {
             e.mg.as_ref().map_or(0, |m| {
