@@ -31,6 +31,31 @@ fn gpu_check(args: &[&str]) -> std::process::Output {
         .expect("python3 runs scripts/gpu-check")
 }
 
+/// What `code` prints (JSON) with scripts/gpu-check loaded as the module `m` (its path in
+/// `sys.argv[1]`, `args` after it), for the script's functions that need a card's output.
+fn script_says(code: &str, args: &[&str]) -> serde_json::Value {
+    let head = r#"
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("gpu_check", sys.argv[1])
+spec = importlib.util.spec_from_loader("gpu_check", loader)
+m = importlib.util.module_from_spec(spec)
+loader.exec_module(m)
+"#;
+    // (-B: no bytecode cache written beside the script)
+    let out = python()
+        .args(["-B", "-c", &format!("{head}{code}")])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
 #[test]
 fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     let out_dir = temp_dir("gpu-check");
@@ -196,29 +221,15 @@ fn the_card_check_refuses_bad_arguments_before_running_anything() {
 /// them, those it cannot read left out, and the Markdown's words for none.
 #[test]
 fn the_card_checks_clock_summary_reads_nvidia_smis_lines() {
-    const CODE: &str = r#"
-import importlib.machinery, importlib.util, json, sys
-loader = importlib.machinery.SourceFileLoader("gpu_check", sys.argv[1])
-spec = importlib.util.spec_from_loader("gpu_check", loader)
-m = importlib.util.module_from_spec(spec)
-loader.exec_module(m)
+    let j = script_says(
+        r#"
 lines = ["1980, 2619, 1980, 2619, P0", "345, 2619, 1980, 2619, P0",
          "1755, 1593, 1980, 2619, P2", "[N/A], 1, 2, 3, P0", "garbage", ""]
 print(json.dumps([m.summarize_clocks(lines), m.summarize_clocks([]),
                   m.clocks_line(m.summarize_clocks(lines)), m.clocks_line(None)]))
-"#;
-    // (-B: no bytecode cache written beside the script)
-    let out = python()
-        .args(["-B", "-c", CODE])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+"#,
+        &[],
     );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let k = &j[0];
     assert_eq!(k["samples"], 3, "{k}");
     assert_eq!(k["sm_mhz"], serde_json::json!([345.0, 1755.0, 1980.0]));
@@ -267,26 +278,11 @@ fn the_card_checks_tuning_table_shows_what_bench_reports() {
     let report: serde_json::Value = serde_json::from_slice(&bench.stdout).expect("JSON");
     let tuning = report["gpu_tuning"].as_array().expect("gpu_tuning");
     assert_eq!(tuning.len(), 5, "{tuning:?}");
-    const CODE: &str = r#"
-import importlib.machinery, importlib.util, json, sys
-loader = importlib.machinery.SourceFileLoader("gpu_check", sys.argv[1])
-spec = importlib.util.spec_from_loader("gpu_check", loader)
-m = importlib.util.module_from_spec(spec)
-loader.exec_module(m)
-print(json.dumps([m.tuning_cell(c) for c in json.loads(sys.argv[2])]))
-"#;
-    let out = python()
-        .args(["-B", "-c", CODE])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check"))
-        .arg(serde_json::to_string(tuning).expect("JSON"))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let cells: Vec<String> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let cells: Vec<String> = serde_json::from_value(script_says(
+        "print(json.dumps([m.tuning_cell(c) for c in json.loads(sys.argv[2])]))",
+        &[&serde_json::to_string(tuning).expect("JSON")],
+    ))
+    .expect("strings");
     for (c, cell) in tuning.iter().zip(&cells) {
         let picked = c["picked"].as_u64().expect("decided after 40 steps") as usize;
         let way = &c["ways"][picked];
