@@ -60,15 +60,16 @@ pub(crate) struct Engine {
     /// The renderer is a software one (llvmpipe).
     pub software: bool,
     /// The most cells of a coarse level the V-cycle works in its fused dispatch (see
-    /// `multigrid.rs`).
+    /// `multigrid.rs`), where the V-cycle's way is set from outside (else the tuner's).
     pub fused_cells: u32,
-    /// The smoother's sweeps by tiles (`smooth.comp`).
+    /// The smoother's sweeps by tiles (`smooth.comp`), where the V-cycle's way is set from
+    /// outside (else the tuner's).
     pub tiled_smoothing: bool,
     /// Which stages' work is folded into another's pass (all, but where a test compares).
     pub folds: crate::lists::Folds,
     /// Picks between the ways of doing a piece of work that give the same bits (one cell
-    /// an invocation or `kernels::WIDE_CELLS`, the vorticity by tiles or in two passes) by
-    /// timing them on the card (`tune.rs`).
+    /// an invocation or `kernels::WIDE_CELLS`, the vorticity by tiles or in two passes, the
+    /// V-cycle's smoother and fused levels) by timing them on the card (`tune.rs`).
     pub tuner: crate::tune::Tuner,
     /// The card has been kept copying before a copy was timed (`probe.rs`): the copies
     /// timed after the first need no warm-up of their own.

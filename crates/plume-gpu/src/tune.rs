@@ -240,10 +240,8 @@ impl Tuner {
 
     /// At a step's start: drops what a step cut short left unread.
     pub fn start_step(&self) {
-        if !self.pending.borrow().is_empty() {
-            self.pending.borrow_mut().clear();
-            self.raw.borrow_mut().forget();
-        }
+        self.pending.borrow_mut().clear();
+        self.raw.borrow_mut().forget();
     }
 
     /// After a step's last read-back (so the card has run what was timed): reads the
@@ -251,6 +249,8 @@ impl Tuner {
     pub fn harvest(&self) {
         let pending = std::mem::take(&mut *self.pending.borrow_mut());
         if pending.is_empty() {
+            // (nothing to read; the queries of times dropped are free again)
+            self.raw.borrow_mut().forget();
             return;
         }
         let ts = self.raw.borrow_mut().timestamps();
