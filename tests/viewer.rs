@@ -475,3 +475,61 @@ fn the_obstacle_editors_never_clamp_what_validation_allows() {
         sent.len()
     );
 }
+
+/// The overlay's line for the GPU backend's tuner: none where it does not tune, how many
+/// choices it is still timing, then the ways it took off their default.
+#[test]
+fn the_statistics_overlay_says_what_the_gpu_tuner_took() {
+    use plume::sim::{HostStats, TunedChoice, TunedWay};
+    let way = |name, samples| TunedWay {
+        name,
+        samples,
+        best_us: (samples > 0).then_some(10.0),
+    };
+    let choice = |site, picked, fixed| TunedChoice {
+        site,
+        ways: vec![way("1 cell", 4), way("4 cells", 4)],
+        picked,
+        fixed,
+    };
+    let mut snap = snapshot_after_steps(1);
+    let line = |snap: &plume::viewer::sim_thread::Snapshot| {
+        overlay::stats_lines(Some(snap), FrameStats::default())
+            .into_iter()
+            .find(|l| l.starts_with("tuner:"))
+    };
+    // The CPU backend: no host stats, no line.
+    assert_eq!(line(&snap), None);
+    let mut with = |tuning: Vec<TunedChoice>| {
+        snap.stats.host = Some(HostStats {
+            tuning,
+            ..Default::default()
+        });
+        line(&snap)
+    };
+    // Off (nothing timed) or every choice set from outside: no line.
+    let mut off = choice("gradient", None, false);
+    off.ways = vec![way("1 cell", 0), way("4 cells", 0)];
+    assert_eq!(with(vec![off]), None);
+    assert_eq!(with(vec![choice("gradient", Some(1), true)]), None);
+    assert_eq!(
+        with(vec![
+            choice("gradient", Some(1), false),
+            choice("cg_step", None, false)
+        ])
+        .as_deref(),
+        Some("tuner: timing 1 of 2 choices on the card")
+    );
+    assert_eq!(
+        with(vec![
+            choice("gradient", Some(1), false),
+            choice("cg_step", Some(0), false)
+        ])
+        .as_deref(),
+        Some("tuner: gradient 4 cells")
+    );
+    assert_eq!(
+        with(vec![choice("cg_step", Some(0), false)]).as_deref(),
+        Some("tuner: the default ways are the fastest on this card")
+    );
+}

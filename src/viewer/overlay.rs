@@ -61,7 +61,42 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
         "smoke {:.4e}, out through open faces {:.1e}/step",
         s.total_density, s.stats.outflow
     ));
+    if let Some(t) = s.stats.host.as_ref().and_then(|h| tuning_line(&h.tuning)) {
+        v.push(t);
+    }
     v
+}
+
+/// The GPU backend's tuner in one line (`plume_gpu::GpuSolver::set_tuning`): how many
+/// choices it is still timing on the card, then the ways it took that are not the
+/// default; `None` where it does not tune (the CPU, llvmpipe, every choice set from outside).
+pub fn tuning_line(choices: &[crate::sim::TunedChoice]) -> Option<String> {
+    let tuned: Vec<_> = choices.iter().filter(|c| !c.fixed).collect();
+    let started = tuned
+        .iter()
+        .any(|c| c.picked.is_some() || c.ways.iter().any(|w| w.samples > 0));
+    if !started {
+        return None;
+    }
+    let timing = tuned.iter().filter(|c| c.picked.is_none()).count();
+    if timing > 0 {
+        return Some(format!(
+            "tuner: timing {timing} of {} choices on the card",
+            tuned.len()
+        ));
+    }
+    let off: Vec<String> = tuned
+        .iter()
+        .filter_map(|c| match c.picked {
+            Some(i) if i > 0 => Some(format!("{} {}", c.site, c.ways[i].name)),
+            _ => None,
+        })
+        .collect();
+    Some(if off.is_empty() {
+        "tuner: the default ways are the fastest on this card".into()
+    } else {
+        format!("tuner: {}", off.join("; "))
+    })
 }
 
 /// Draws the statistics in a translucent box in the top-left corner of the 3D view `view`
