@@ -72,10 +72,7 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
 /// default; `None` where it does not tune (the CPU, llvmpipe, every choice set from outside).
 pub fn tuning_line(choices: &[crate::sim::TunedChoice]) -> Option<String> {
     let tuned: Vec<_> = choices.iter().filter(|c| !c.fixed).collect();
-    let started = tuned
-        .iter()
-        .any(|c| c.picked.is_some() || c.ways.iter().any(|w| w.samples > 0));
-    if !started {
+    if !tuned.iter().any(|c| c.timed()) {
         return None;
     }
     let timing = tuned.iter().filter(|c| c.picked.is_none()).count();

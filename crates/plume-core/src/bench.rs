@@ -409,7 +409,7 @@ pub fn run_with(
             .then(|| kernel_rows(kernels, totals.len(), bandwidth)),
         gpu_tuning: tuning
             .into_iter()
-            .filter(|c| c.fixed || c.ways.iter().any(|w| w.samples > 0))
+            .filter(|c| c.fixed || c.timed())
             .collect(),
         stage_clock: info.stage_clock,
         upres: if cfg.scene.detail.enabled {
@@ -457,7 +457,6 @@ pub fn run_with(
     })
 }
 
-/// Adds a step's kernel times to the sums so far (one row a stage, kernel and size).
 /// One line of `bench`'s text for a choice of the GPU backend's tuner: the way taken (or
 /// that it is still timing) and each way's best time.
 fn tuning_line(c: &crate::sim::TunedChoice) -> String {
@@ -481,6 +480,7 @@ fn tuning_line(c: &crate::sim::TunedChoice) -> String {
     }
 }
 
+/// Adds a step's kernel times to the sums so far (one row a stage, kernel and size).
 fn add_kernels(rows: &mut Vec<KernelRow>, step: &[crate::sim::KernelTime]) {
     for k in step {
         match rows

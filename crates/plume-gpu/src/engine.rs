@@ -128,7 +128,7 @@ impl Engine {
             software,
         );
         if let Some(cells) = crate::kernels::cells_per_invocation() {
-            for site in [Site::CellVelocity, Site::Gradient, Site::CgStep] {
+            for site in crate::tune::CELL_SITES {
                 tuner.fix(site, usize::from(cells == crate::kernels::WIDE_CELLS));
             }
         }

@@ -140,25 +140,36 @@ pub(crate) const DOT_WG: u32 = 256;
 /// so there none are fused (measured on llvmpipe at 24³: steps 10% slower fused).
 pub(crate) const FUSED_CELLS: u32 = 1024;
 
-/// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
-/// where it is a whole number, else [`FUSED_CELLS`] on hardware and 0 on software.
-pub(crate) fn fused_cells(software: bool) -> u32 {
+/// The most cells of a fused level where the environment does not say: [`FUSED_CELLS`] on a
+/// hardware renderer, none on a software one.
+pub(crate) fn default_fused_cells(software: bool) -> u32 {
+    if software {
+        0
+    } else {
+        FUSED_CELLS
+    }
+}
+
+/// `PLUME_GPU_FUSE_CELLS` where it is a whole number.
+fn fused_cells_set() -> Option<u32> {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    FROM_ENV
-        .get_or_init(|| {
-            std::env::var("PLUME_GPU_FUSE_CELLS")
-                .ok()
-                .and_then(|v| v.trim().parse::<u32>().ok())
-        })
-        .unwrap_or(if software { 0 } else { FUSED_CELLS })
+    *FROM_ENV.get_or_init(|| {
+        std::env::var("PLUME_GPU_FUSE_CELLS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+    })
+}
+
+/// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
+/// where it is a whole number, else [`default_fused_cells`].
+pub(crate) fn fused_cells(software: bool) -> u32 {
+    fused_cells_set().unwrap_or(default_fused_cells(software))
 }
 
 /// Whether the environment sets how the V-cycle goes (`PLUME_GPU_FUSE_CELLS` a whole
 /// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1): then the tuner leaves it so.
 pub(crate) fn v_cycle_set() -> bool {
-    let var = |name| std::env::var(name).ok();
-    var("PLUME_GPU_FUSE_CELLS").is_some_and(|v| v.trim().parse::<u32>().is_ok())
-        || matches!(var("PLUME_GPU_TILED_SMOOTH").as_deref(), Some("0" | "1"))
+    fused_cells_set().is_some() || env_flag("PLUME_GPU_TILED_SMOOTH").is_some()
 }
 
 /// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
@@ -171,13 +182,18 @@ pub(crate) fn tile_count(dims: [u32; 3]) -> u32 {
 }
 
 /// A switch the environment may set for experiments on a card: `name` as 0 (off) or 1
-/// (on), else `default`.
-fn env_switch(name: &str, default: bool) -> bool {
+/// (on), else `None`.
+fn env_flag(name: &str) -> Option<bool> {
     match std::env::var(name).as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        _ => default,
+        Ok("0") => Some(false),
+        Ok("1") => Some(true),
+        _ => None,
     }
+}
+
+/// [`env_flag`], else `default`.
+fn env_switch(name: &str, default: bool) -> bool {
+    env_flag(name).unwrap_or(default)
 }
 
 /// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
@@ -194,13 +210,7 @@ pub(crate) fn tiled_smoothing() -> bool {
 /// same results either way.
 pub(crate) fn tiled_vorticity() -> Option<bool> {
     static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    *ON.get_or_init(
-        || match std::env::var("PLUME_GPU_TILED_VORTICITY").as_deref() {
-            Ok("0") => Some(false),
-            Ok("1") => Some(true),
-            _ => None,
-        },
-    )
+    *ON.get_or_init(|| env_flag("PLUME_GPU_TILED_VORTICITY"))
 }
 
 /// Whether the tuner times the ways of doing a piece of work that give the same bits and

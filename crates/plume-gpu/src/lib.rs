@@ -453,20 +453,16 @@ impl GpuSolver {
     pub fn set_cells_per_invocation(&mut self, cells: u32) {
         let way = usize::from(cells == kernels::WIDE_CELLS);
         self.call(move |e| {
-            for site in [
-                tune::Site::CellVelocity,
-                tune::Site::Gradient,
-                tune::Site::CgStep,
-            ] {
+            for site in tune::CELL_SITES {
                 e.tuner.fix(site, way);
             }
         });
     }
 
     /// Times the ways of doing a piece of work that give the same bits (above: the cells an
-    /// invocation of three kernels, the vorticity's passes) on the card during the first
-    /// steps and keeps the faster of each (on), or runs the defaults (off), but where a
-    /// setter above or the environment fixed the way. The default: on a hardware renderer
+    /// invocation of three kernels, the vorticity's passes, the V-cycle's smoother and fused
+    /// levels) on the card during the first steps and keeps the fastest of each (on), or
+    /// runs the defaults (off), but where a setter above or the environment fixed the way. The default: on a hardware renderer
     /// (`PLUME_GPU_TUNE=0` or `1` says otherwise). Returns whether the driver can time (timer
     /// queries). The same results either way; a step's `host.tuning` shows where it stands.
     pub fn set_tuning(&mut self, on: bool) -> bool {

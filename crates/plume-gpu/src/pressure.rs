@@ -416,8 +416,7 @@ impl Engine {
         } as u32;
         self.last_pressure_iterations = it.max(1);
         if it == 0 {
-            self.tuner.drop_since(mark, Site::VCycle);
-            self.tuner.drop_since(mark, Site::CgStep);
+            self.tuner.drop_since(mark, &[Site::VCycle, Site::CgStep]);
         }
         let bmax = f32::from_bits(figures[11] as u32);
         if !(bmax > 0.0 && bmax.is_finite()) {

@@ -37,33 +37,35 @@ pub(crate) enum Site {
     Vorticity = 3,
     /// The pressure solve's V-cycle (timed in a solve's first iteration only): its smoother
     /// by tiles or a pass a sweep, and the most cells of a coarse level worked in its one
-    /// fused dispatch ([`V_CYCLES`]).
+    /// fused dispatch ([`v_cycles`]).
     VCycle = 4,
 }
+
+/// The sites of the kernels that take one cell an invocation or `kernels::WIDE_CELLS`.
+pub(crate) const CELL_SITES: [Site; 3] = [Site::CellVelocity, Site::Gradient, Site::CgStep];
 
 /// How many sites there are.
 const SITE_COUNT: usize = 5;
 
 /// The ways of the V-cycle: its smoother by tiles (`smooth.comp`), and the most cells of a
 /// coarse level its fused dispatch works (`mg.comp`'s op 7; 0: none); the renderer's default
-/// first (`kernels::fused_cells`).
+/// first (`kernels::default_fused_cells`), then the smoother a pass a sweep, the other of
+/// none and [`FUSED_CELLS`](crate::kernels::FUSED_CELLS), and 4096.
 pub(crate) fn v_cycles(software: bool) -> [(&'static str, bool, u32); 4] {
-    let fused = crate::kernels::FUSED_CELLS;
-    if software {
-        [
-            ("tiles, none fused", true, 0),
-            ("a pass a sweep, none fused", false, 0),
-            ("tiles, fused up to 1024 cells", true, fused),
-            ("tiles, fused up to 4096 cells", true, 4096),
-        ]
+    let fused = crate::kernels::default_fused_cells(software);
+    let other = if fused == 0 {
+        crate::kernels::FUSED_CELLS
     } else {
-        [
-            ("tiles, fused up to 1024 cells", true, fused),
-            ("a pass a sweep, fused up to 1024", false, fused),
-            ("tiles, none fused", true, 0),
-            ("tiles, fused up to 4096 cells", true, 4096),
-        ]
-    }
+        0
+    };
+    let name = |tiled: bool, cells: u32| match (tiled, cells) {
+        (true, 0) => "tiles, none fused",
+        (false, 0) => "a pass a sweep, none fused",
+        (true, 4096) => "tiles, fused up to 4096 cells",
+        (false, _) => "a pass a sweep, fused up to 1024 cells",
+        (true, _) => "tiles, fused up to 1024 cells",
+    };
+    [(true, fused), (false, fused), (true, other), (true, 4096)].map(|(t, c)| (name(t, c), t, c))
 }
 
 /// Each site's name and its ways, the default first (the V-cycle's: [`v_cycles`]).
@@ -149,7 +151,10 @@ pub(crate) struct Timing(Option<(usize, usize, bool, usize)>);
 pub(crate) struct Tuner {
     raw: RefCell<RawGl>,
     on: Cell<bool>,
-    software: bool,
+    /// The V-cycle's ways ([`v_cycles`]).
+    v_ways: [(&'static str, bool, u32); 4],
+    /// Each site's name and its ways' ([`sites`]).
+    names: [(&'static str, Vec<&'static str>); SITE_COUNT],
     sites: RefCell<[SiteState; SITE_COUNT]>,
     pending: RefCell<Vec<Pending>>,
 }
@@ -159,11 +164,13 @@ impl Tuner {
     /// the defaults of a `software` renderer or a hardware one.
     pub fn new(raw: RawGl, on: bool, software: bool) -> Self {
         let on = on && raw.has_timer();
+        let names = sites(software);
         Self {
             raw: RefCell::new(raw),
             on: Cell::new(on),
-            software,
-            sites: RefCell::new(sites(software).map(|(_, ways)| SiteState::new(ways.len()))),
+            v_ways: v_cycles(software),
+            sites: RefCell::new(std::array::from_fn(|i| SiteState::new(names[i].1.len()))),
+            names,
             pending: RefCell::new(Vec::new()),
         }
     }
@@ -175,7 +182,7 @@ impl Tuner {
 
     /// The V-cycle's `way`: its smoother by tiles, and the most cells of a fused level.
     pub fn v_cycle(&self, way: usize) -> (bool, u32) {
-        let w = v_cycles(self.software)[way.min(3)];
+        let w = self.v_ways[way.min(3)];
         (w.1, w.2)
     }
 
@@ -184,14 +191,14 @@ impl Tuner {
         self.pending.borrow().len()
     }
 
-    /// Drops the times of `site` taken since `mark`: work the card may have skipped (a
+    /// Drops the times of `sites` taken since `mark`: work the card may have skipped (a
     /// solve that found nothing to do).
-    pub fn drop_since(&self, mark: usize, site: Site) {
+    pub fn drop_since(&self, mark: usize, sites: &[Site]) {
         let mut p = self.pending.borrow_mut();
         let mut i = 0;
         p.retain(|x| {
             i += 1;
-            i <= mark || x.site != site as usize
+            i <= mark || !sites.iter().any(|&s| s as usize == x.site)
         });
     }
 
@@ -267,7 +274,7 @@ impl Tuner {
         self.sites
             .borrow()
             .iter()
-            .zip(sites(self.software))
+            .zip(&self.names)
             .map(|(s, (site, ways))| TunedChoice {
                 site,
                 ways: ways

@@ -104,6 +104,13 @@ pub struct TunedChoice {
     pub fixed: bool,
 }
 
+impl TunedChoice {
+    /// Whether the tuner has kept a time of any of its ways (it times, and has begun to).
+    pub fn timed(&self) -> bool {
+        self.ways.iter().any(|w| w.samples > 0)
+    }
+}
+
 /// One way of a [`TunedChoice`]: its name and the card's times of it kept so far.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct TunedWay {
