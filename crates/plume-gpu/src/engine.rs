@@ -137,7 +137,10 @@ impl Engine {
         }
         if crate::kernels::v_cycle_set() {
             // (the V-cycle then as `tiled_smoothing` and `fused_cells` say)
-            tuner.fix(Site::VCycle, 0);
+            tuner.fix_v_cycle(
+                crate::kernels::tiled_smoothing(),
+                crate::kernels::fused_cells(software),
+            );
         }
         let sub_dt = params.dt;
         let solid_bits = Buffer::new(

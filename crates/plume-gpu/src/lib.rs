@@ -379,7 +379,7 @@ impl GpuSolver {
     pub fn set_fused_cells(&mut self, cells: u32) {
         self.call(move |e| {
             e.fused_cells = cells;
-            e.tuner.fix(tune::Site::VCycle, 0);
+            e.tuner.fix_v_cycle(e.tiled_smoothing, e.fused_cells);
         });
     }
 
@@ -397,7 +397,7 @@ impl GpuSolver {
     pub fn set_tiled_smoothing(&mut self, on: bool) {
         self.call(move |e| {
             e.tiled_smoothing = on;
-            e.tuner.fix(tune::Site::VCycle, 0);
+            e.tuner.fix_v_cycle(e.tiled_smoothing, e.fused_cells);
         });
     }
 

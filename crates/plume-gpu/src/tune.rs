@@ -186,6 +186,16 @@ impl Tuner {
         (w.1, w.2)
     }
 
+    /// Fixes the V-cycle to go as `tiled` and `fused_cells` say (set from outside),
+    /// reported as the way that goes so (the first where none does).
+    pub fn fix_v_cycle(&self, tiled: bool, fused_cells: u32) {
+        let way = self
+            .v_ways
+            .iter()
+            .position(|w| (w.1, w.2) == (tiled, fused_cells));
+        self.fix(Site::VCycle, way.unwrap_or(0));
+    }
+
     /// Where the timings stand now (for [`Tuner::drop_since`]).
     pub fn mark(&self) -> usize {
         self.pending.borrow().len()
