@@ -6,6 +6,7 @@
 
 use crate::backend::Backend;
 use crate::batch::{self, Halt, Watch};
+use crate::export::folder;
 use crate::export::run::{Existing, RunWriter};
 use crate::export::ExportOptions;
 use crate::render::offscreen::Image;
@@ -320,6 +321,16 @@ pub fn thumb_name(n: u32) -> String {
     format!("thumb_{n:04}.png")
 }
 
+/// Whether `name` is a file a variant writes into its run folder beside the run writer's:
+/// `scene.toml` or a thumbnail ([`thumb_name`]).
+pub fn is_variant_file(name: &str) -> bool {
+    let thumb = name
+        .strip_prefix("thumb_")
+        .and_then(|r| r.strip_suffix(".png"))
+        .is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit()));
+    name == "scene.toml" || thumb
+}
+
 /// How a variant ended.
 #[derive(Debug)]
 pub enum Ended {
@@ -428,6 +439,11 @@ pub fn run_variant(job: &Job, v: &Variant, watch: &mut dyn Watch) -> Ended {
         Ok(w) => w,
         Err(e) => return Ended::Failed(e.to_string()),
     };
+    // Holding the folder's lock (in `writer`): what a writer killed mid-write of the
+    // variant's own files left behind goes, as the run writer's temporaries did.
+    if let Err(e) = folder::remove_stale_temporaries_of(&dir, &is_variant_file) {
+        return Ended::Failed(e.to_string());
+    }
     let toml = match v.scene.to_toml() {
         Ok(t) => t,
         Err(e) => return Ended::Failed(e.to_string()),
@@ -599,6 +615,22 @@ pub fn read_png(path: &Path) -> Result<Image, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variants_own_files_are_named_exactly() {
+        for yes in ["scene.toml", &thumb_name(7), &thumb_name(12345)] {
+            assert!(is_variant_file(yes), "{yes}");
+        }
+        for no in [
+            "scene.toml~",
+            "thumb_07.png",
+            "thumb_0007.jpg",
+            "thumb_abcd.png",
+            "x.toml",
+        ] {
+            assert!(!is_variant_file(no), "{no}");
+        }
+    }
 
     #[test]
     fn values_are_lists_or_inclusive_ranges() {

@@ -1,6 +1,7 @@
 //! `plume wedge`: variants as run folders equal to `plume run` of each variant's scene, the
 //! index, the contact sheet, refused keys before anything runs, a variant failing on its own
-//! while the rest complete, and Ctrl-C then `--resume` giving the same files.
+//! while the rest complete, and Ctrl-C then `--resume` giving the same files (and sweeping
+//! the temporaries a killed writer left of the variant's files, and only those).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -236,6 +237,14 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
     assert_eq!(idx["variants"][0]["state"], "done");
     assert_eq!(idx["variants"][1]["state"], "interrupted");
     assert_eq!(idx["variants"][3]["state"], "pending");
+    // A writer killed mid-write (SIGKILL: no clean-up) leaves temporaries of the variant's
+    // own files; the resumed variant removes those and nothing it cannot prove it wrote.
+    let v2 = out.join("v0002");
+    let ours = [".scene.toml.4242-9.tmp", ".thumb_0040.png.4242-10.tmp"];
+    let theirs = [".notes.txt.4242-11.tmp", ".scene.toml.tmp", "draft.tmp"];
+    for n in ours.iter().chain(&theirs) {
+        std::fs::write(v2.join(n), b"half").expect("plant");
+    }
     let o = wedge(&out, &["--frames", "40", "--resume"]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(
@@ -243,6 +252,12 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
         "done variants are skipped"
     );
     assert_eq!(arrays(&out), arrays(&whole));
+    for n in ours {
+        assert!(!v2.join(n).exists(), "{n} left behind");
+    }
+    for n in theirs {
+        assert!(v2.join(n).exists(), "{n} removed");
+    }
 }
 
 /// `plume free` removes a run by its manifest and nothing else; a folder without one is

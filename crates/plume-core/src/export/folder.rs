@@ -177,20 +177,23 @@ impl Drop for FolderLock {
 /// folder: `.<file>.<pid>-<n>.tmp` where `<file>` is `manifest.json`, the folder probe or a
 /// frame file (see [`frame_number`]).
 pub fn is_temporary(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix('.').and_then(|r| r.strip_suffix(".tmp")) else {
-        return false;
-    };
-    let Some((file, tag)) = rest.rsplit_once('.') else {
-        return false;
-    };
-    let Some((pid, n)) = tag.split_once('-') else {
-        return false;
-    };
-    (file == "manifest.json" || file == "probe" || frame_number(file).is_some())
-        && !pid.is_empty()
-        && !n.is_empty()
-        && pid.bytes().all(|b| b.is_ascii_digit())
-        && n.bytes().all(|b| b.is_ascii_digit())
+    temporary_of(name).is_some_and(is_run_file)
+}
+
+/// Whether `file` is one Plume's run writer writes into a run folder: `manifest.json`, the
+/// folder probe or a frame file.
+fn is_run_file(file: &str) -> bool {
+    file == "manifest.json" || file == "probe" || frame_number(file).is_some()
+}
+
+/// The file a temporary of Plume's atomic writer stands for: `<file>` where `name` is
+/// `.<file>.<pid>-<n>.tmp`; `None` for any other name.
+pub fn temporary_of(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (file, tag) = rest.rsplit_once('.')?;
+    let (pid, n) = tag.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (!file.is_empty() && digits(pid) && digits(n)).then_some(file)
 }
 
 /// Whether `name` is a frame file: `<prefix>_<4 digits>.<ext>` or
@@ -296,9 +299,19 @@ fn entries(dir: &Path) -> Result<Vec<String>, ExportError> {
 /// writer left in `dir`; returns their names. Call it holding the folder's lock, so none of
 /// them belongs to a write in progress.
 pub fn remove_stale_temporaries(dir: &Path) -> Result<Vec<String>, ExportError> {
+    remove_stale_temporaries_of(dir, &|_| false)
+}
+
+/// [`remove_stale_temporaries`], also of the files `also` names: those a caller writes into
+/// the run folder beside the run writer's (a wedge variant's `scene.toml` and thumbnails).
+pub fn remove_stale_temporaries_of(
+    dir: &Path,
+    also: &dyn Fn(&str) -> bool,
+) -> Result<Vec<String>, ExportError> {
     let mut removed = Vec::new();
     for name in entries(dir)? {
-        if is_temporary(&name) && std::fs::remove_file(dir.join(&name)).is_ok() {
+        let ours = temporary_of(&name).is_some_and(|f| is_run_file(f) || also(f));
+        if ours && std::fs::remove_file(dir.join(&name)).is_ok() {
             removed.push(name);
         }
     }
@@ -364,10 +377,46 @@ mod tests {
         ] {
             assert!(!is_temporary(not), "{not}");
         }
+        assert_eq!(temporary_of(".scene.toml.18846-34.tmp"), Some("scene.toml"));
+        assert_eq!(
+            temporary_of(".thumb_0040.png.7-0.tmp"),
+            Some("thumb_0040.png")
+        );
+        for not in [
+            "..12-3.tmp",
+            ".scene.toml.tmp",
+            ".scene.toml.1-x.tmp",
+            "scene.toml",
+        ] {
+            assert_eq!(temporary_of(not), None, "{not}");
+        }
         assert_eq!(frame_number("plume_0007.vdb"), Some(7));
         assert_eq!(frame_number("plume_density_0012.npy"), Some(12));
         for not in ["plume_007.vdb", "plume_0007.png", "_0007.vdb", "notes.vdb"] {
             assert_eq!(frame_number(not), None, "{not}");
         }
+    }
+
+    #[test]
+    fn stale_temporaries_of_the_callers_files_go_and_no_other() {
+        let dir = std::env::temp_dir().join(format!("plume-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let names = [
+            ".plume_0001.vdb.5-1.tmp",
+            ".scene.toml.18846-34.tmp",
+            ".notes.txt.5-2.tmp",
+            "scene.toml",
+        ];
+        for n in names {
+            std::fs::write(dir.join(n), b"x").expect("write");
+        }
+        let gone = remove_stale_temporaries(&dir).expect("sweep");
+        assert_eq!(gone, [".plume_0001.vdb.5-1.tmp"]);
+        let gone = remove_stale_temporaries_of(&dir, &|f| f == "scene.toml").expect("sweep");
+        assert_eq!(gone, [".scene.toml.18846-34.tmp"]);
+        let left = entries(&dir).expect("entries");
+        assert_eq!(left, [".notes.txt.5-2.tmp", "scene.toml"]);
+        std::fs::remove_dir_all(&dir).expect("clean");
     }
 }
