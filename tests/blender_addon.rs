@@ -83,6 +83,33 @@ fn a_scene_built_in_blender_is_written_baked_loaded_resumed_and_freed() {
         .as_str()
         .expect("message")
         .contains("outside the domain"));
+    // A scene at fault writes nothing; names that clash as file names get a mesh each (the
+    // cube's 8 vertices and the sphere's 482), and no temporary stays behind.
+    assert_eq!(r["bad_written"], false, "{r}");
+    assert_eq!(
+        r["mesh_files"],
+        serde_json::json!(["Post_001-2.obj", "Post_001.obj"]),
+        "{r}"
+    );
+    assert_eq!(r["mesh_vertices"], serde_json::json!([8, 482]), "{r}");
+    let listing =
+        |k: &str| -> Vec<String> { serde_json::from_value(r[k].clone()).expect("a listing") };
+    for k in ["names_listing", "cache_listing"] {
+        assert!(listing(k).iter().all(|n| !n.ends_with(".tmp")), "{k}: {r}");
+    }
+    assert!(listing("cache_listing").contains(&"scene.toml".to_string()));
+    // A cache folder that cannot be made is the bake's report, and the file in its way stays.
+    let blocked = r["blocked"].as_str().unwrap_or_default();
+    assert!(
+        blocked.contains("cannot write the scene into the cache folder")
+            && !blocked.contains("Traceback"),
+        "{r}"
+    );
+    assert_eq!(r["blocked_kept"], "mine");
+    // A second bake while one runs is refused and leaves the running bake's scene as it was.
+    let second = r["second_bake"].as_str().unwrap_or_default();
+    assert!(second.contains("a bake is running"), "{r}");
+    assert_eq!(r["running_scene_kept"], true, "{r}");
     // Baked and loaded: one volume frame per baked frame, the grids, the domain's box.
     assert_eq!(r["bake"][0], "FINISHED", "{r}");
     assert_eq!(r["load"][0], "FINISHED", "{r}");

@@ -182,6 +182,9 @@ def start_bake(context, resume):
     domain = domain_of(context)
     if domain is None:
         raise writer.SceneError(writer.NO_DOMAIN)
+    if Bake.process is not None and Bake.process.poll() is None:
+        # Its scene.toml and meshes stay as it read them, and its process stays ours to wait.
+        raise writer.SceneError("a bake is running: wait for it or cancel it first")
     writer.build(context.scene, cache_dir(domain))
     args = run_args(context, domain, resume)
     try:

@@ -73,21 +73,55 @@ def deforms(obj):
     return bool(keys and keys.animation_data)
 
 
-def write_obj(obj, path):
-    """The object's mesh in its own frame (Plume's axes), as Wavefront OBJ."""
+def obj_text(obj):
+    """The object's mesh in its own frame (Plume's axes), as Wavefront OBJ text."""
     mesh = obj.to_mesh()
     try:
         mesh.calc_loop_triangles()
-        with open(path, "w") as f:
-            f.write(f"# {obj.name}, written by the Plume add-on\n")
-            for v in mesh.vertices:
-                x, y, z = point(v.co)
-                f.write(f"v {x:.6f} {y:.6f} {z:.6f}\n")
-            for t in mesh.loop_triangles:
-                a, b, c = (i + 1 for i in t.vertices)
-                f.write(f"f {a} {b} {c}\n")
+        lines = [f"# {obj.name}, written by the Plume add-on"]
+        for v in mesh.vertices:
+            x, y, z = point(v.co)
+            lines.append(f"v {x:.6f} {y:.6f} {z:.6f}")
+        for t in mesh.loop_triangles:
+            a, b, c = (i + 1 for i in t.vertices)
+            lines.append(f"f {a} {b} {c}")
+        return "\n".join(lines) + "\n"
     finally:
         obj.to_mesh_clear()
+
+
+def mesh_name(obj, taken):
+    """A file name for `obj`'s mesh that no other object of the scene has: its name with
+    anything but letters, digits, '-' and '_' as '_' ("Box.001" and "Box_001" both give
+    "Box_001"; the second is "Box_001-2"), unique ignoring case (some file systems do)."""
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in obj.name) or "mesh"
+    name, n = f"{stem}.obj", 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{stem}-{n}.obj"
+    taken.add(name.lower())
+    return name
+
+
+def write_atomic(path, text):
+    """Writes `text` to `path` whole or not at all: into a temporary beside it (Plume's
+    pattern, `.<file>.<pid>-<n>.tmp`), synced, then renamed over `path`."""
+    folder, name = os.path.split(path)
+    write_atomic.count += 1
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}-{write_atomic.count}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.remove(tmp)
+        raise
+
+
+write_atomic.count = 0
 
 
 def animated(obj):
@@ -99,8 +133,9 @@ def animated(obj):
     return bool(obj.constraints)
 
 
-def body(obj, folder, scene):
-    """The shape and pose keys of an emitter or obstacle."""
+def body(obj, scene, meshes):
+    """The shape and pose keys of an emitter or obstacle; a mesh's OBJ text goes into
+    `meshes` under its file name."""
     if deforms(obj):
         raise SceneError(
             f"'{obj.name}' deforms (modifiers or shape keys): Plume moves rigid shapes only; "
@@ -115,8 +150,8 @@ def body(obj, folder, scene):
         else:
             d["size"] = [2 * s, 2 * s, 2 * s]
     elif obj.type == "MESH":
-        name = "".join(c if c.isalnum() or c in "-_" else "_" for c in obj.name) + ".obj"
-        write_obj(obj, os.path.join(folder, name))
+        name = mesh_name(obj, {n.lower() for n in meshes})
+        meshes[name] = obj_text(obj)
         d["shape"] = "mesh"
         d["file"] = name
     else:
@@ -147,7 +182,9 @@ def role(obj):
 
 def build(scene, folder):
     """Writes `folder/scene.toml` and the meshes for the marked objects of `scene`; returns
-    the scene as a dict. Raises SceneError with a message for the user."""
+    the scene as a dict. Raises SceneError with a message for the user, before writing
+    anything where the scene is at fault. Each file is written whole by rename, the meshes
+    first, so a `scene.toml` never names a mesh that is not there."""
     domains = [o for o in scene.objects if role(o) == "DOMAIN"]
     if not domains:
         raise SceneError(NO_DOMAIN)
@@ -155,7 +192,6 @@ def build(scene, folder):
         raise SceneError("more than one domain: " + ", ".join(o.name for o in domains))
     domain = domains[0]
     settings = domain.plume
-    os.makedirs(folder, exist_ok=True)
     g, (lo, hi) = grid(domain, settings.resolution)
     fps = scene.render.fps / scene.render.fps_base
     doc = {"name": domain.name, "grid": g, "fluid": {"dt": 1.0 / fps}}
@@ -165,12 +201,12 @@ def build(scene, folder):
     doc["boundaries"] = {face: getattr(settings, "face_" + face).lower() for face in faces}
     if settings.upres:
         doc["detail"] = {"enabled": True, "factor": int(settings.upres)}
-    emitters, obstacles = [], []
+    emitters, obstacles, meshes = [], [], {}
     for o in scene.objects:
         r = role(o)
         if r not in {"EMITTER", "OBSTACLE"}:
             continue
-        d = body(o, folder, scene)
+        d = body(o, scene, meshes)
         c = d["center"]
         if not all(lo[a] - 1e-6 <= c[a] <= hi[a] + 1e-6 for a in range(3)):
             raise SceneError(f"'{o.name}' is outside the domain '{domain.name}'")
@@ -190,8 +226,15 @@ def build(scene, folder):
     doc["emitter"] = emitters
     if obstacles:
         doc["obstacle"] = obstacles
-    with open(os.path.join(folder, "scene.toml"), "w") as f:
-        f.write(toml(doc))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for name, text in meshes.items():
+            write_atomic(os.path.join(folder, name), text)
+        write_atomic(os.path.join(folder, "scene.toml"), toml(doc))
+    except OSError as e:
+        where = f" ({e.filename})" if e.filename and e.filename != folder else ""
+        raise SceneError(f"cannot write the scene into the cache folder {folder}: "
+                         f"{e.strerror or e}{where}") from e  # fmt: skip
     return doc
 
 

@@ -89,13 +89,54 @@ try:
     report["outside"] = None
 except writer.SceneError as e:
     report["outside"] = str(e)
+report["bad_written"] = os.path.exists(os.path.join(out, "bad"))
 smoke.location = (-0.5, 0.0, 0.35)
 smoke.keyframe_insert("location", frame=1)
 smoke.location.x = 0.5
 smoke.keyframe_insert("location", frame=8)
 
+# Objects whose names give the same file name ("Post.001", "Post_001") get a mesh each.
+bpy.ops.mesh.primitive_cube_add(size=0.2, location=(0.5, 0.5, 1.5))
+a = bpy.context.object
+a.name = "Post.001"
+bpy.ops.mesh.primitive_uv_sphere_add(radius=0.1, location=(-0.5, 0.5, 1.5))
+b = bpy.context.object
+b.name = "Post_001"
+for o in (a, b):
+    o.plume.role = "OBSTACLE"
+names = os.path.join(out, "names")
+doc = writer.build(scene, names)
+files = {o["file"] for o in doc["obstacle"] if o.get("file", "").startswith("Post")}
+
+
+def vertices(name):
+    with open(os.path.join(names, name)) as f:
+        return sum(line.startswith("v ") for line in f)
+
+
+report["mesh_files"] = sorted(files)
+report["mesh_vertices"] = sorted(vertices(n) for n in files)
+report["names_listing"] = sorted(os.listdir(names))
+for o in (a, b):
+    bpy.data.objects.remove(o, do_unlink=True)
+
+# A cache folder that cannot be made (a file is in its place) is a report, not a traceback.
+blocked = os.path.join(out, "a file")
+with open(blocked, "w") as f:
+    f.write("mine")
+domain.plume.cache = blocked
+try:
+    bpy.ops.plume.bake(wait=True)
+    report["blocked"] = None
+except RuntimeError as e:
+    report["blocked"] = str(e)
+with open(blocked) as f:
+    report["blocked_kept"] = f.read()
+domain.plume.cache = os.path.join(out, "cache")
+
 r = bpy.ops.plume.bake(wait=True)
 report["bake"] = sorted(r)
+report["cache_listing"] = sorted(os.listdir(domain.plume.cache))
 r = bpy.ops.plume.load()
 report["load"] = sorted(r)
 vol = bpy.data.objects.get("Domain smoke")
@@ -145,6 +186,17 @@ report["freed"] = sorted(bpy.ops.plume.free())
 plume_addon.start_bake(bpy.context, resume=False)
 while not os.path.exists(os.path.join(frames_dir, "plume_0003.vdb")):
     time.sleep(0.002)
+with open(os.path.join(domain.plume.cache, "scene.toml")) as f:
+    running_scene = f.read()
+domain.plume.resolution = 24
+try:
+    bpy.ops.plume.bake(wait=True)
+    report["second_bake"] = None
+except RuntimeError as e:
+    report["second_bake"] = str(e)
+with open(os.path.join(domain.plume.cache, "scene.toml")) as f:
+    report["running_scene_kept"] = f.read() == running_scene
+domain.plume.resolution = 40
 bpy.ops.plume.cancel()
 ok, last = plume_addon.finish_bake()
 report["cancelled"] = [ok, last]
