@@ -167,6 +167,11 @@ fn a_scene_built_in_blender_is_written_baked_loaded_resumed_and_freed() {
         "{r}"
     );
     assert!(msg("no_domain").contains("no domain"), "{r}");
+    assert!(msg("unsaved").contains("not saved yet"), "{r}");
+    assert_eq!(r["unsaved_written"], false, "{r}");
+    assert!(msg("load_unbaked").contains("Bake first"), "{r}");
+    assert_eq!(r["free_unbaked"], serde_json::json!(["FINISHED"]), "{r}");
+    assert_eq!(r["unbaked_written"], false, "{r}");
     // The smoke trail follows the emitter along +X while it moves (frames 1 to 8).
     let xs = centroids(&out.join("whole"));
     assert_eq!(xs.len(), 30);

@@ -155,12 +155,33 @@ def reported_domain(op, context):
 
 
 def cache_dir(domain):
-    return bpy.path.abspath(domain.plume.cache)
+    """The domain's cache folder as an absolute path. Raises SceneError where there is none,
+    or where it is relative to a .blend file not saved yet (Blender would resolve it against
+    whatever folder it was started in)."""
+    path = domain.plume.cache
+    if not path.strip():
+        raise writer.SceneError("no cache folder: set one on the Plume domain")
+    if path.startswith("//") and not bpy.data.filepath:
+        raise writer.SceneError(f"the cache folder {path} is relative to the .blend file, "
+                                "which is not saved yet: save it, or set an absolute cache "
+                                "folder on the Plume domain")  # fmt: skip
+    return os.path.abspath(bpy.path.abspath(path))
 
 
-def run_args(context, domain, resume=False):
+def reported_cache(op, context):
+    """The domain's cache folder, or None with the error reported on operator `op`."""
+    domain = reported_domain(op, context)
+    if domain is None:
+        return None
+    try:
+        return cache_dir(domain)
+    except writer.SceneError as e:
+        op.report({"ERROR"}, str(e))
+        return None
+
+
+def run_args(context, domain, folder, resume=False):
     scene = context.scene
-    folder = cache_dir(domain)
     frames = scene.frame_end - scene.frame_start + 1
     args = [plume_binary(context), "run", "--scene", os.path.join(folder, "scene.toml"),
             "--frames", str(frames), "--out", os.path.join(folder, "frames"), "--format", "vdb",
@@ -185,8 +206,9 @@ def start_bake(context, resume):
     if Bake.process is not None and Bake.process.poll() is None:
         # Its scene.toml and meshes stay as it read them, and its process stays ours to wait.
         raise writer.SceneError("a bake is running: wait for it or cancel it first")
-    writer.build(context.scene, cache_dir(domain))
-    args = run_args(context, domain, resume)
+    folder = cache_dir(domain)
+    writer.build(context.scene, folder)
+    args = run_args(context, domain, folder, resume)
     try:
         Bake.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True, bufsize=1)  # fmt: skip
@@ -276,12 +298,15 @@ class PLUME_OT_load(bpy.types.Operator):
     bl_label = "Load"
 
     def execute(self, context):
-        domain = reported_domain(self, context)
-        if domain is None:
+        cache = reported_cache(self, context)
+        if cache is None:
+            return {"CANCELLED"}
+        frames = os.path.join(cache, "frames")
+        if not os.path.isfile(os.path.join(frames, "manifest.json")):
+            self.report({"ERROR"}, f"nothing is baked in {frames} yet: Bake first")
             return {"CANCELLED"}
         try:
-            obj, _ = loader.load(os.path.join(cache_dir(domain), "frames"),
-                                 name=f"{domain.name} smoke")  # fmt: skip
+            obj, _ = loader.load(frames, name=f"{domain_of(context).name} smoke")
         except loader.LoadError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
@@ -296,10 +321,13 @@ class PLUME_OT_free(bpy.types.Operator):
     bl_label = "Free"
 
     def execute(self, context):
-        domain = reported_domain(self, context)
-        if domain is None:
+        cache = reported_cache(self, context)
+        if cache is None:
             return {"CANCELLED"}
-        folder = os.path.join(cache_dir(domain), "frames")
+        folder = os.path.join(cache, "frames")
+        if not os.path.lexists(folder):
+            self.report({"INFO"}, f"nothing to free: {folder} holds no bake")
+            return {"FINISHED"}
         args = [plume_binary(context), "free", folder]
         try:
             p = subprocess.run(args, capture_output=True, text=True, check=False)
@@ -318,12 +346,12 @@ class PLUME_OT_preview(bpy.types.Operator):
     bl_label = "Preview"
 
     def execute(self, context):
-        domain = reported_domain(self, context)
-        if domain is None:
+        cache = reported_cache(self, context)
+        if cache is None:
             return {"CANCELLED"}
         try:
-            writer.build(context.scene, cache_dir(domain))
-            path = os.path.join(cache_dir(domain), "scene.toml")
+            writer.build(context.scene, cache)
+            path = os.path.join(cache, "scene.toml")
             subprocess.Popen([plume_binary(context), "view", "--scene", path])
         except (writer.SceneError, OSError) as e:
             self.report({"ERROR"}, str(e))

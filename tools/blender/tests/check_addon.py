@@ -242,6 +242,20 @@ prefs = bpy.context.preferences.addons["plume_addon"].preferences
 prefs.binary = os.path.join(out, "no-such-plume")
 report["missing"] = refused()
 prefs.binary = binary
+# A cache folder relative to a .blend file that is not saved yet: Blender would resolve it
+# against the folder it was started in.
+domain.plume.cache = "//plume_cache"
+report["unsaved"] = refused()
+report["unsaved_written"] = os.path.exists(os.path.join(os.getcwd(), "plume_cache"))
+# Load and Free with nothing baked.
+domain.plume.cache = os.path.join(out, "never baked")
+try:
+    bpy.ops.plume.load()
+    report["load_unbaked"] = None
+except RuntimeError as e:
+    report["load_unbaked"] = str(e)
+report["free_unbaked"] = sorted(bpy.ops.plume.free())
+report["unbaked_written"] = os.path.exists(domain.plume.cache)
 domain.plume.role = "NONE"
 report["no_domain"] = refused()
 print("PLUME_ADDON " + json.dumps(report), flush=True)
