@@ -140,6 +140,24 @@ fn a_scene_built_in_blender_is_written_baked_loaded_resumed_and_freed() {
         changed > 50,
         "{changed} pixels differ from the empty domain's render"
     );
+    // Loaded again after a re-bake of a scene at frames 101–108, 25 a second: in place, at
+    // the scene's frames, the scene's timing and the artist's material kept.
+    assert_eq!(r["rebake"], serde_json::json!(["FINISHED"]), "{r}");
+    assert_eq!(r["reload"], serde_json::json!(["FINISHED"]), "{r}");
+    assert_eq!(
+        r["reload_objects"],
+        serde_json::json!(["Domain smoke"]),
+        "{r}"
+    );
+    assert_eq!(r["reload_range"], serde_json::json!([101, 8]), "{r}");
+    assert_eq!(r["reload_scene"], serde_json::json!([101, 108, 25]), "{r}");
+    assert_eq!(r["reload_material"], serde_json::json!(["My smoke"]), "{r}");
+    let said = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+    assert!(
+        said("load_garbled").contains("does not read as a Plume manifest"),
+        "{r}"
+    );
+    assert!(said("load_gone").contains("are missing from"), "{r}");
     // Cancel mid-bake leaves a resumable folder; Resume gives the uninterrupted bake's files.
     assert_eq!(r["cancelled"][0], false);
     assert!(

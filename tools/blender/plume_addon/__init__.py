@@ -306,7 +306,10 @@ class PLUME_OT_load(bpy.types.Operator):
             self.report({"ERROR"}, f"nothing is baked in {frames} yet: Bake first")
             return {"CANCELLED"}
         try:
-            obj, _ = loader.load(frames, name=f"{domain_of(context).name} smoke")
+            # The bake followed the scene's own frame range and rate: its first frame is the
+            # scene's first, and the scene's timing stays as the user set it.
+            obj, _ = loader.load(frames, name=f"{domain_of(context).name} smoke",
+                                 start=context.scene.frame_start)  # fmt: skip
         except loader.LoadError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

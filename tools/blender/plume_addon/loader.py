@@ -17,18 +17,32 @@ class LoadError(Exception):
 
 
 def load_manifest(run_dir):
+    """The run's manifest and its `.vdb` frame files in order. Raises LoadError where there
+    is no manifest, it does not read as Plume's, it lists no `.vdb` frame, or a listed frame
+    is missing."""
     path = os.path.join(run_dir, "manifest.json")
     if not os.path.exists(path):
         raise LoadError(f"{path} not found: pass a folder written by `plume run`")
-    with open(path) as f:
-        m = json.load(f)
-    files = []
-    for entry in m["frames"]:
-        vdbs = [x for x in entry["files"] if x.endswith(".vdb")]
-        if vdbs:
-            files.append(vdbs[0])
+    try:
+        with open(path, encoding="utf-8") as f:
+            m = json.load(f)
+        files = []
+        for entry in m["frames"]:
+            vdbs = [x for x in entry["files"] if x.endswith(".vdb")]
+            if vdbs:
+                files.append(vdbs[0])
+        absent = [k for k in ("dims", "voxel_size", "origin", "dt") if k not in m]
+        if absent:
+            raise KeyError(absent[0])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise LoadError(f"{path} does not read as a Plume manifest ({type(e).__name__}: "
+                        f"{e})") from e  # fmt: skip
     if not files:
         raise LoadError(f"{run_dir} holds no .vdb frames: export with --format vdb")
+    missing = [x for x in files if not os.path.isfile(os.path.join(run_dir, x))]
+    if missing:
+        raise LoadError(f"{len(missing)} of the {len(files)} frames manifest.json lists are "
+                        f"missing from {run_dir} (the first: {missing[0]})")  # fmt: skip
     return m, files
 
 
@@ -87,34 +101,48 @@ def fire_material(has_fire, render):
     return mat
 
 
-def load(run_dir, name="Plume", frame=None):
-    """Loads `run_dir` as a new Volume object named `name`; returns (object, info)."""
+def load(run_dir, name="Plume", frame=None, start=None):
+    """Loads `run_dir` as a Volume object named `name`; returns (object, info).
+
+    Without `start` (the command-line face) the scene takes the run's frame range, from 1,
+    and its frame rate. With `start` (the add-on, whose bake follows the scene's own range and
+    rate) the sequence's first frame is Blender frame `start`, and the scene's range, rate and
+    current frame stay as the user set them. An object named `name` that is already a volume
+    is loaded again in place, keeping its material (an artist's edits survive a re-bake)."""
     run_dir = os.path.abspath(run_dir)
     m, files = load_manifest(run_dir)
     scene = bpy.context.scene
-    vol = bpy.data.volumes.new(name)
+    obj = bpy.data.objects.get(name)
+    if obj is not None and obj.type == "VOLUME":
+        vol = obj.data
+        vol.grids.unload()
+    else:
+        vol = bpy.data.volumes.new(name)
+        obj = bpy.data.objects.new(name, vol)
+        scene.collection.objects.link(obj)
     vol.filepath = os.path.join(run_dir, files[0])
     vol.is_sequence = len(files) > 1
-    vol.frame_start = 1
+    vol.frame_start = 1 if start is None else start
     vol.frame_duration = len(files)
     vol.sequence_mode = "CLIP"
-    obj = bpy.data.objects.new(name, vol)
-    scene.collection.objects.link(obj)
 
     # One Blender frame per exported frame, at the run's rate.
     seconds_per_frame = m["dt"] * max(1, m.get("every", 1))
     fps = max(1, round(1.0 / seconds_per_frame))
-    scene.render.fps = fps
-    scene.frame_start = 1
-    scene.frame_end = len(files)
-    frame = frame or len(files)
-    scene.frame_set(frame)
+    if start is None:
+        scene.render.fps = fps
+        scene.render.fps_base = 1.0
+        scene.frame_start = 1
+        scene.frame_end = len(files)
+        scene.frame_set(frame or len(files))
+    else:
+        scene.frame_set(scene.frame_current)
 
     vol.grids.load()
     grids = sorted(g.name for g in vol.grids)
     has_fire = "flame" in grids and "temperature" in grids
-    mat = fire_material(has_fire, m.get("scene", {}).get("render", {}))
-    vol.materials.append(mat)
+    if not vol.materials:
+        vol.materials.append(fire_material(has_fire, m.get("scene", {}).get("render", {})))
 
     # The domain as Blender sees it (world space, after the files' transforms).
     nx, ny, nz = m["dims"]
@@ -131,8 +159,8 @@ def load(run_dir, name="Plume", frame=None):
     info = {
         "grids": grids,
         "frames": len(files),
-        "frame_start": scene.frame_start,
-        "frame_end": scene.frame_end,
+        "frame_start": vol.frame_start,
+        "frame_end": vol.frame_start + len(files) - 1,
         "fps": fps,
         "up": m.get("up", "y"),
         "fire": has_fire,

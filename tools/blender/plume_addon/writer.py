@@ -206,6 +206,8 @@ def build(scene, folder):
         r = role(o)
         if r not in {"EMITTER", "OBSTACLE"}:
             continue
+        if r == "EMITTER" and o.plume.frame_start < o.plume.frame_end <= scene.frame_start:
+            continue  # it stops before the scene's first frame: nothing to emit in the bake
         d = body(o, scene, meshes)
         c = d["center"]
         if not all(lo[a] - 1e-6 <= c[a] <= hi[a] + 1e-6 for a in range(3)):
@@ -217,7 +219,8 @@ def build(scene, folder):
             if e.fuel > 0:
                 d["fuel"] = float(e.fuel)
             d["velocity"] = point(e.velocity)
-            d["start"] = (e.frame_start - scene.frame_start) / fps
+            # One that started before the scene's first frame is on from the first.
+            d["start"] = (max(e.frame_start, scene.frame_start) - scene.frame_start) / fps
             if e.frame_end > e.frame_start:
                 d["end"] = (e.frame_end - scene.frame_start) / fps
             emitters.append(d)

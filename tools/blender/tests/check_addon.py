@@ -7,7 +7,9 @@ prints one line `PLUME_ADDON {json}` of what it found, for tests/blender_addon.r
 import json
 import math
 import os
+import shutil
 import sys
+import time
 
 import bpy
 
@@ -173,10 +175,41 @@ vol.hide_render = True
 scene.render.filepath = os.path.join(out, "empty.png")
 bpy.ops.render.render(write_still=True)
 
-# Cancel mid-bake, then Resume: the test compares the frames with an uninterrupted bake's.
-import shutil  # noqa: E402
-import time  # noqa: E402
+# A scene that starts at frame 101, at 25 frames a second, baked and loaded again: the
+# sequence starts at 101, the scene keeps its range and rate, the one volume object is loaded
+# again in place and the material an artist renamed stays.
+vol.data.materials[0].name = "My smoke"
+scene.frame_start, scene.frame_end = 101, 108
+scene.render.fps = 25
+report["rebake"] = sorted(bpy.ops.plume.bake(wait=True))
+report["reload"] = sorted(bpy.ops.plume.load())
+again = bpy.data.objects.get("Domain smoke")
+report["reload_objects"] = sorted(o.name for o in bpy.data.objects if o.type == "VOLUME")
+report["reload_range"] = [again.data.frame_start, again.data.frame_duration]
+report["reload_scene"] = [scene.frame_start, scene.frame_end, scene.render.fps]
+report["reload_material"] = [m.name for m in again.data.materials]
+scene.frame_start, scene.frame_end = 1, 8
+scene.render.fps = 24
 
+# A manifest that is not Plume's, and one whose frames are gone: Load's reports.
+baked = os.path.join(domain.plume.cache, "frames", "manifest.json")
+for case, text in (("garbled", "{not json"), ("gone", None)):
+    folder = os.path.join(out, case, "frames")
+    os.makedirs(folder)
+    if text is None:
+        shutil.copy(baked, folder)
+    else:
+        with open(os.path.join(folder, "manifest.json"), "w") as f:
+            f.write(text)
+    domain.plume.cache = os.path.join(out, case)
+    try:
+        bpy.ops.plume.load()
+        report["load_" + case] = None
+    except RuntimeError as e:
+        report["load_" + case] = str(e)
+domain.plume.cache = os.path.join(out, "cache")
+
+# Cancel mid-bake, then Resume: the test compares the frames with an uninterrupted bake's.
 frames_dir = os.path.join(domain.plume.cache, "frames")
 scene.frame_end = 30
 domain.plume.resolution = 40
