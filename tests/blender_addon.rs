@@ -190,6 +190,19 @@ fn a_scene_built_in_blender_is_written_baked_loaded_resumed_and_freed() {
     assert!(msg("load_unbaked").contains("Bake first"), "{r}");
     assert_eq!(r["free_unbaked"], serde_json::json!(["FINISHED"]), "{r}");
     assert_eq!(r["unbaked_written"], false, "{r}");
+    // Blender quit during a bake: the add-on stopped it and waited, so the process is gone
+    // and the folder holds the whole frames written so far, listed (resumable).
+    let pid = r["quit_pid"].as_u64().expect("pid");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the bake (process {pid}) outlived Blender"
+    );
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("quit/frames/manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    let listed = manifest["frames"].as_array().expect("frames").len();
+    assert!((1..200).contains(&listed), "{listed} frames listed");
     // The smoke trail follows the emitter along +X while it moves (frames 1 to 8).
     let xs = centroids(&out.join("whole"));
     assert_eq!(xs.len(), 30);

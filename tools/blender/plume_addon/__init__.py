@@ -4,6 +4,7 @@ emitters and obstacles, bake them with the `plume` binary, and load the result a
 The panel is in Properties > Physics > Plume. See docs/blender.md.
 """
 
+import atexit
 import json
 import os
 import shutil
@@ -222,6 +223,19 @@ def start_bake(context, resume):
     return Bake.process
 
 
+def stop_bake():
+    """Stops the running bake, if any, and waits for it: SIGTERM, on which Plume keeps its
+    whole frames and leaves the folder resumable. Run when Blender quits and when the add-on
+    is disabled, so no bake goes on unseen."""
+    p = Bake.process
+    if p is not None and p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+
+
 def _read(p):
     for line in p.stdout:
         Bake.lines.append(line.rstrip("\n"))
@@ -404,9 +418,12 @@ def register():
     for c in CLASSES:
         bpy.utils.register_class(c)
     bpy.types.Object.plume = PointerProperty(type=PlumeSettings)
+    atexit.register(stop_bake)
 
 
 def unregister():
+    atexit.unregister(stop_bake)
+    stop_bake()
     del bpy.types.Object.plume
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)

@@ -291,4 +291,15 @@ report["free_unbaked"] = sorted(bpy.ops.plume.free())
 report["unbaked_written"] = os.path.exists(domain.plume.cache)
 domain.plume.role = "NONE"
 report["no_domain"] = refused()
+# Blender quits during a bake: the add-on stops it (the test checks the process is gone and
+# the folder holds part of the run, resumable).
+domain.plume.role = "DOMAIN"
+domain.plume.cache = os.path.join(out, "quit")
+domain.plume.resolution = 48
+scene.frame_end = 200
+p = plume_addon.start_bake(bpy.context, resume=False)
+while not os.path.exists(os.path.join(out, "quit", "frames", "plume_0001.vdb")):
+    assert p.poll() is None, "the bake ended before its first frame"
+    time.sleep(0.002)
+report["quit_pid"] = p.pid
 print("PLUME_ADDON " + json.dumps(report), flush=True)
