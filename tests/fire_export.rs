@@ -186,3 +186,39 @@ fn blender_imports_the_sequence_with_a_fire_material_and_renders_it() {
     assert!(warm >= 10, "only {warm} warm pixels in Blender's render");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// `import_plume.py`'s arguments: each mistake is one line naming it and exit status 1, never
+/// a Python traceback, and nothing is loaded.
+#[test]
+fn import_plume_refuses_bad_arguments_with_a_message() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/blender/import_plume.py");
+    let dir = temp_dir("import-args");
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--frame", "abc"],
+            "--frame takes whole numbers, not 'abc'",
+        ),
+        (&["--frame"], "--frame needs 1 value(s)"),
+        (&["--resolution", "10"], "--resolution needs 2 value(s)"),
+        (&["--samples", "0"], "--samples takes numbers from 1"),
+        (&["--bogus"], "unknown argument '--bogus'"),
+        (&[], "manifest.json not found"),
+    ];
+    for (args, want) in cases {
+        let out = Command::new("blender")
+            .args(["-b", "--factory-startup", "--python", script, "--"])
+            .arg(&dir)
+            .args(args)
+            .output()
+            .expect("blender runs (Debian's blender package; scripts/test installs it)");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {all}");
+        assert!(all.contains(want), "{args:?}: {all}");
+        assert!(!all.contains("Traceback"), "{args:?}: {all}");
+        assert!(!all.contains("PLUME_IMPORT"), "{args:?}: {all}");
+    }
+}

@@ -28,32 +28,38 @@ import bpy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plume_addon import loader
 
+USAGE = ("usage: blender --python import_plume.py -- RUN_DIR [--render OUT.png] "
+         "[--frame N] [--samples S] [--resolution W H]")  # fmt: skip
+
 
 def parse_args(argv):
     args = argv[argv.index("--") + 1 :] if "--" in argv else []
-    if not args:
-        sys.exit(
-            "usage: blender --python import_plume.py -- RUN_DIR [--render OUT.png] "
-            "[--frame N] [--samples S] [--resolution W H]"
-        )
+    if not args or args[0].startswith("--"):
+        sys.exit(USAGE)
     opts = {"dir": args[0], "render": None, "frame": None, "samples": 32, "resolution": (480, 480)}
+    takes = {"--render": 1, "--frame": 1, "--samples": 1, "--resolution": 2}
     i = 1
     while i < len(args):
         a = args[i]
+        if a not in takes:
+            sys.exit(f"unknown argument {a!r}\n{USAGE}")
+        values = args[i + 1 : i + 1 + takes[a]]
+        if len(values) < takes[a]:
+            sys.exit(f"{a} needs {takes[a]} value(s)\n{USAGE}")
+        i += 1 + takes[a]
         if a == "--render":
-            opts["render"] = args[i + 1]
-            i += 2
-        elif a == "--frame":
-            opts["frame"] = int(args[i + 1])
-            i += 2
-        elif a == "--samples":
-            opts["samples"] = int(args[i + 1])
-            i += 2
-        elif a == "--resolution":
-            opts["resolution"] = (int(args[i + 1]), int(args[i + 2]))
-            i += 3
+            opts["render"] = values[0]
+            continue
+        try:
+            numbers = [int(v) for v in values]
+        except ValueError:
+            sys.exit(f"{a} takes whole numbers, not {' '.join(values)!r}")
+        if any(n < 1 for n in numbers):
+            sys.exit(f"{a} takes numbers from 1, not {' '.join(values)!r}")
+        if a == "--resolution":
+            opts["resolution"] = tuple(numbers)
         else:
-            sys.exit(f"unknown argument {a!r}")
+            opts[a[2:]] = numbers[0]
     return opts
 
 
