@@ -8,7 +8,7 @@ use crate::backend::Backend;
 use crate::batch::{self, Halt, Watch};
 use crate::export::folder;
 use crate::export::run::{Existing, RunWriter};
-use crate::export::ExportOptions;
+use crate::export::{ExportError, ExportOptions};
 use crate::render::offscreen::Image;
 use crate::scene::{keys, Scene};
 use crate::sim::Simulation;
@@ -321,6 +321,31 @@ pub fn thumb_name(n: u32) -> String {
     format!("thumb_{n:04}.png")
 }
 
+/// Holds a wedge's folder for the one driver that runs it (`plume wedge`, `plume.wedge`):
+/// creates it, takes its lock (a second driver is refused with the first one's process id),
+/// and removes the temporaries a driver killed mid-write left of the wedge's own files
+/// ([`is_wedge_file`]). Each variant's folder has a lock of its own, taken by its run.
+pub fn hold(out: &Path) -> Result<folder::FolderLock, ExportError> {
+    folder::prepare_folder(out)?;
+    let lock = folder::FolderLock::acquire(out)?;
+    folder::remove_stale_temporaries_of(out, &is_wedge_file)?;
+    Ok(lock)
+}
+
+/// Whether `name` is a file the wedge's driver writes into its folder: the index or a contact
+/// sheet (`contact.png`, `contact_NNNN.png`).
+pub fn is_wedge_file(name: &str) -> bool {
+    let sheet = name
+        .strip_prefix("contact")
+        .and_then(|r| r.strip_suffix(".png"))
+        .is_some_and(|r| {
+            r.is_empty()
+                || r.strip_prefix('_')
+                    .is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit()))
+        });
+    name == INDEX || sheet
+}
+
 /// Whether `name` is a file a variant writes into its run folder beside the run writer's:
 /// `scene.toml` or a thumbnail ([`thumb_name`]).
 pub fn is_variant_file(name: &str) -> bool {
@@ -615,6 +640,27 @@ pub fn read_png(path: &Path) -> Result<Image, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wedges_own_files_are_named_exactly() {
+        for yes in [
+            "wedge.json",
+            "contact.png",
+            "contact_0012.png",
+            "contact_12345.png",
+        ] {
+            assert!(is_wedge_file(yes), "{yes}");
+        }
+        for no in [
+            "contact_12.png",
+            "contact.jpg",
+            "contacts.png",
+            "wedge.json~",
+            "contact_.png",
+        ] {
+            assert!(!is_wedge_file(no), "{no}");
+        }
+    }
 
     #[test]
     fn a_variants_own_files_are_named_exactly() {

@@ -189,6 +189,7 @@ pub fn wedge(mut a: WedgeArgs) -> Result<()> {
         existing: a.run.existing(),
     };
     crate::signals::install().context("installing the signal handlers")?;
+    let _hold = wedge::hold(&job.out)?;
     let index = prepare(
         &job.out,
         job.frames,

@@ -1,7 +1,8 @@
 //! `plume wedge`: variants as run folders equal to `plume run` of each variant's scene, the
 //! index, the contact sheet, refused keys before anything runs, a variant failing on its own
 //! while the rest complete, and Ctrl-C then `--resume` giving the same files (and sweeping
-//! the temporaries a killed writer left of the variant's files, and only those).
+//! the temporaries a killed writer left of the variant's and the wedge's files, and only
+//! those), and one driver a folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -239,11 +240,23 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
     assert_eq!(idx["variants"][3]["state"], "pending");
     // A writer killed mid-write (SIGKILL: no clean-up) leaves temporaries of the variant's
     // own files; the resumed variant removes those and nothing it cannot prove it wrote.
+    // The same of the driver's files (the index, the contact sheets) in the wedge's folder.
     let v2 = out.join("v0002");
-    let ours = [".scene.toml.4242-9.tmp", ".thumb_0040.png.4242-10.tmp"];
-    let theirs = [".notes.txt.4242-11.tmp", ".scene.toml.tmp", "draft.tmp"];
+    let ours = [
+        "v0002/.scene.toml.4242-9.tmp",
+        "v0002/.thumb_0040.png.4242-10.tmp",
+        ".wedge.json.4242-12.tmp",
+        ".contact_0040.png.4242-13.tmp",
+    ];
+    let theirs = [
+        "v0002/.notes.txt.4242-11.tmp",
+        "v0002/.scene.toml.tmp",
+        "v0002/draft.tmp",
+        ".notes.txt.4242-14.tmp",
+        ".contact.jpg.4242-15.tmp",
+    ];
     for n in ours.iter().chain(&theirs) {
-        std::fs::write(v2.join(n), b"half").expect("plant");
+        std::fs::write(out.join(n), b"half").expect("plant");
     }
     let o = wedge(&out, &["--frames", "40", "--resume"]);
     assert!(o.status.success(), "{}", err(&o));
@@ -253,11 +266,57 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
     );
     assert_eq!(arrays(&out), arrays(&whole));
     for n in ours {
-        assert!(!v2.join(n).exists(), "{n} left behind");
+        assert!(!out.join(n).exists(), "{n} left behind");
     }
     for n in theirs {
-        assert!(v2.join(n).exists(), "{n} removed");
+        assert!(out.join(n).exists(), "{n} removed");
     }
+    assert!(v2.join("scene.toml").is_file());
+}
+
+/// One driver a wedge folder: a second `plume wedge` on a folder one is running is refused
+/// with the first one's process id before it starts a variant, and the first completes.
+#[test]
+fn a_second_wedge_on_a_running_ones_folder_is_refused() {
+    let out = scratch("twice");
+    let mut first = plume()
+        .args(["wedge", "plume", "--vary", "fluid.vorticity=0,3"])
+        .args(["--vary", "emitter.0.temperature=1:2:2", "--format", "npy"])
+        .args(SMALL)
+        .args(["--frames", "150", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let t = std::time::Instant::now();
+    while !out.join("v0001/manifest.json").exists() {
+        assert!(t.elapsed().as_secs() < 120, "the wedge did not get going");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = wedge(&out, &["--frames", "150", "--resume"]);
+    let said = err(&second);
+    let first_done = first.try_wait().expect("status").is_some();
+    assert!(
+        !first_done,
+        "the first wedge ended before the second was tried"
+    );
+    assert!(!second.status.success());
+    assert!(
+        said.contains("being written by another plume")
+            && said.contains(&format!("process {}", first.id())),
+        "{said}"
+    );
+    assert!(
+        !said.contains("variant 1 of 4"),
+        "no variant started: {said}"
+    );
+    assert!(first.wait().expect("ends").success());
+    let idx = index(&out);
+    for v in idx["variants"].as_array().expect("variants") {
+        assert_eq!(v["state"], "done", "{idx}");
+        assert_eq!(v["frames"], 150, "{idx}");
+    }
+    assert!(!out.join(".plume.lock").exists(), "the lock is let go");
 }
 
 /// `plume free` removes a run by its manifest and nothing else; a folder without one is

@@ -31,6 +31,7 @@ fn _plume(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(wedge::_parse_vary, m)?)?;
+    m.add_class::<wedge::_WedgeHold>()?;
     m.add_function(wrap_pyfunction!(wedge::_wedge_prepare, m)?)?;
     m.add_function(wrap_pyfunction!(wedge::_wedge_variant, m)?)?;
     m.add_function(wrap_pyfunction!(wedge::_wedge_record, m)?)?;

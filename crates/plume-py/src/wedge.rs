@@ -94,6 +94,22 @@ fn varies(vary: &Bound<'_, PyDict>) -> PyResult<Vec<Vary>> {
 /// Plans the wedge of `scene` over `vary` in `out`: checks every value and the folder (an
 /// earlier wedge needs `resume` or `overwrite`), writes `wedge.json`, and returns the
 /// variants still to run as `(index, folder, scene TOML)`.
+/// A variant still to run: its number, folder and scene (TOML).
+type Todo = (usize, String, String);
+
+/// The wedge folder held by this driver ([`wedge::hold`]) until `release()` (or until it is
+/// garbage-collected).
+#[pyclass(module = "plume")]
+pub struct _WedgeHold(Option<plume::export::folder::FolderLock>);
+
+#[pymethods]
+impl _WedgeHold {
+    /// Lets go of the folder.
+    fn release(&mut self) {
+        self.0 = None;
+    }
+}
+
 #[pyfunction]
 #[pyo3(signature = (scene, vary, frames, out, every = 1, upres = 0, resume = false,
                     overwrite = false))]
@@ -107,13 +123,15 @@ pub fn _wedge_prepare(
     upres: i64,
     resume: bool,
     overwrite: bool,
-) -> PyResult<Vec<(usize, String, String)>> {
+) -> PyResult<(_WedgeHold, Vec<Todo>)> {
     let frames = crate::args::whole("frames", frames, 1, 1_000_000)?;
     let every = crate::args::whole("every", every, 1, 1_000_000)?;
     let base = with_upres(&scene.scene, upres)?;
     let vary = varies(vary)?;
     let variants = wedge::plan(&base, &vary).map_err(PyValueError::new_err)?;
     let existing = existing_of(overwrite, resume)?;
+    // One driver a folder: a second is refused (`OSError`, with the first one's process id).
+    let hold = wedge::hold(&out).map_err(crate::convert::export_error)?;
     let index =
         plume::wedge_command::prepare(&out, frames, every, existing, &base, &vary, &variants)
             .map_err(|e| PyFileExistsError::new_err(crate::convert::pythonic(&e)))?;
@@ -134,7 +152,7 @@ pub fn _wedge_prepare(
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         todo.push((v.index, v.folder.clone(), text));
     }
-    Ok(todo)
+    Ok((_WedgeHold(Some(hold)), todo))
 }
 
 /// Runs one variant (the task a Dask worker runs): `(state, frames, message)`. Its folder

@@ -1,5 +1,6 @@
 """Wedges from Python, here and on a real Dask cluster (LocalCluster, worker processes): the
-same folder as `plume wedge`, a worker killed mid-variant, a variant failing on its own."""
+same folder as `plume wedge`, a worker killed mid-variant, a variant failing on its own, one
+driver a folder."""
 
 import filecmp
 import json
@@ -220,3 +221,34 @@ def test_ctrl_c_on_the_client_cancels_what_is_queued(tmp_path, client):
     assert r.returncode == 0, r.stderr
     states = [v["state"] for v in json.loads((out / "wedge.json").read_text())["variants"]]
     assert states == ["done"] * 8
+
+
+def test_one_driver_a_wedge_folder(tmp_path, cli):
+    """While plume.wedge runs a folder, `plume wedge` on it is refused with this process's id
+    before it starts a variant; the Python wedge completes and lets the folder go."""
+    out = tmp_path / "w"
+    result = {}
+    t = threading.Thread(target=lambda: result.update(index=py_wedge(out, frames=150)))
+    t.start()
+    deadline = time.time() + 120
+    while not (out / "v0001" / "manifest.json").exists():
+        assert time.time() < deadline, "the wedge did not get going"
+        time.sleep(0.005)
+    p = cli(
+        "wedge", "plume", *CLI_VARY, "--size", "16", "--frames", 150, "--every", "4",
+        "--format", "npy", "--backend", "cpu", "--out", out, "--resume", check=False,
+    )  # fmt: skip
+    assert t.is_alive(), "the Python wedge ended before the second driver was tried"
+    assert p.returncode != 0
+    assert "being written by another plume" in p.stderr, p.stderr
+    assert f"process {os.getpid()}" in p.stderr, p.stderr
+    assert "variant 1 of 4" not in p.stderr, p.stderr
+    t.join(timeout=300)
+    assert [v["state"] for v in result["index"]["variants"]] == ["done"] * 4
+    assert not (out / ".plume.lock").exists()
+    # Let go: the command line resumes the finished wedge (nothing left to do).
+    p = cli(
+        "wedge", "plume", *CLI_VARY, "--size", "16", "--frames", 150, "--every", "4",
+        "--format", "npy", "--backend", "cpu", "--out", out, "--resume",
+    )  # fmt: skip
+    assert "variant 1 of 4" not in p.stderr, p.stderr

@@ -70,36 +70,43 @@ def wedge(
     ``progress`` prints a line per variant (or is called with each variant's entry).
     """
     out = os.fspath(out)
-    todo = _plume._wedge_prepare(
+    # Checks every argument, then holds the folder for this driver (a second one is refused)
+    # until the wedge ends, however it ends.
+    hold, todo = _plume._wedge_prepare(
         scene, vary, frames, out, every=every, upres=upres, resume=resume, overwrite=overwrite
     )
-    options = dict(
-        every=every,
-        formats=formats,
-        fields=fields,
-        backend=backend,
-        up=up,
-        half=half,
-        prefix=prefix,
-        sheet_every=sheet_every,
-        overwrite=overwrite,
-    )
-    total = len(todo)
-    say = _reporter(progress)
-    if client is None:
-        for n, (index, folder, text) in enumerate(todo, 1):
-            _plume._wedge_record(out, index, "running")
-            say({"index": index, "folder": folder, "state": "running", "n": n, "of": total})
-            try:
-                _, state, _held, message = _run_variant(out, index, folder, text, frames, options)
-            except KeyboardInterrupt:
-                _plume._wedge_record(out, index, "interrupted")
-                raise
-            _plume._wedge_record(out, index, state, message)
-            say({"index": index, "folder": folder, "state": state, "message": message})
-    else:
-        _on_cluster(client, out, todo, frames, options, retries, say)
-    return _plume._wedge_finish(out, sheet_every)
+    try:
+        options = dict(
+            every=every,
+            formats=formats,
+            fields=fields,
+            backend=backend,
+            up=up,
+            half=half,
+            prefix=prefix,
+            sheet_every=sheet_every,
+            overwrite=overwrite,
+        )
+        total = len(todo)
+        say = _reporter(progress)
+        if client is None:
+            for n, (index, folder, text) in enumerate(todo, 1):
+                _plume._wedge_record(out, index, "running")
+                say({"index": index, "folder": folder, "state": "running", "n": n, "of": total})
+                try:
+                    _, state, _held, message = _run_variant(
+                        out, index, folder, text, frames, options
+                    )
+                except KeyboardInterrupt:
+                    _plume._wedge_record(out, index, "interrupted")
+                    raise
+                _plume._wedge_record(out, index, state, message)
+                say({"index": index, "folder": folder, "state": state, "message": message})
+        else:
+            _on_cluster(client, out, todo, frames, options, retries, say)
+        return _plume._wedge_finish(out, sheet_every)
+    finally:
+        hold.release()
 
 
 def _on_cluster(client, out, todo, frames, options, retries, say) -> None:
