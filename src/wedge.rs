@@ -335,25 +335,20 @@ pub fn hold(out: &Path) -> Result<folder::FolderLock, ExportError> {
 /// Whether `name` is a file the wedge's driver writes into its folder: the index or a contact
 /// sheet (`contact.png`, `contact_NNNN.png`).
 pub fn is_wedge_file(name: &str) -> bool {
-    let sheet = name
-        .strip_prefix("contact")
+    name == INDEX || name == "contact.png" || numbered_png(name, "contact_")
+}
+
+/// Whether `name` is `<prefix><frame>.png` with a frame number of 4 digits or more.
+fn numbered_png(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
         .and_then(|r| r.strip_suffix(".png"))
-        .is_some_and(|r| {
-            r.is_empty()
-                || r.strip_prefix('_')
-                    .is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit()))
-        });
-    name == INDEX || sheet
+        .is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether `name` is a file a variant writes into its run folder beside the run writer's:
 /// `scene.toml` or a thumbnail ([`thumb_name`]).
 pub fn is_variant_file(name: &str) -> bool {
-    let thumb = name
-        .strip_prefix("thumb_")
-        .and_then(|r| r.strip_suffix(".png"))
-        .is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit()));
-    name == "scene.toml" || thumb
+    name == "scene.toml" || numbered_png(name, "thumb_")
 }
 
 /// How a variant ended.

@@ -91,9 +91,6 @@ fn varies(vary: &Bound<'_, PyDict>) -> PyResult<Vec<Vary>> {
     Ok(out)
 }
 
-/// Plans the wedge of `scene` over `vary` in `out`: checks every value and the folder (an
-/// earlier wedge needs `resume` or `overwrite`), writes `wedge.json`, and returns the
-/// variants still to run as `(index, folder, scene TOML)`.
 /// A variant still to run: its number, folder and scene (TOML).
 type Todo = (usize, String, String);
 
@@ -110,6 +107,10 @@ impl _WedgeHold {
     }
 }
 
+/// Plans the wedge of `scene` over `vary` in `out`: checks every value, takes the folder for
+/// this driver ([`wedge::hold`]) and checks it (an earlier wedge needs `resume` or
+/// `overwrite`), writes `wedge.json`, and returns the hold with the variants still to run as
+/// `(index, folder, scene TOML)`.
 #[pyfunction]
 #[pyo3(signature = (scene, vary, frames, out, every = 1, upres = 0, resume = false,
                     overwrite = false))]
