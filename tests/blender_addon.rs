@@ -152,6 +152,12 @@ fn a_scene_built_in_blender_is_written_baked_loaded_resumed_and_freed() {
     assert_eq!(r["reload_range"], serde_json::json!([101, 8]), "{r}");
     assert_eq!(r["reload_scene"], serde_json::json!([101, 108, 25]), "{r}");
     assert_eq!(r["reload_material"], serde_json::json!(["My smoke"]), "{r}");
+    assert_eq!(r["reload_frame"], 50, "the user's frame stays: {r}");
+    assert_eq!(r["reload_linked"], true, "{r}");
+    assert_eq!(
+        r["fresh_blackbody"], true,
+        "the fire's grids were found: {r}"
+    );
     let said = |k: &str| r[k].as_str().unwrap_or_default().to_string();
     assert!(
         said("load_garbled").contains("does not read as a Plume manifest"),

@@ -119,6 +119,7 @@ def load(run_dir, name="Plume", frame=None, start=None):
     else:
         vol = bpy.data.volumes.new(name)
         obj = bpy.data.objects.new(name, vol)
+    if scene.objects.get(obj.name) is None:
         scene.collection.objects.link(obj)
     vol.filepath = os.path.join(run_dir, files[0])
     vol.is_sequence = len(files) > 1
@@ -135,11 +136,16 @@ def load(run_dir, name="Plume", frame=None, start=None):
         scene.frame_start = 1
         scene.frame_end = len(files)
         scene.frame_set(frame or len(files))
+        vol.grids.load()
+        grids = sorted(g.name for g in vol.grids)
     else:
-        scene.frame_set(scene.frame_current)
-
-    vol.grids.load()
-    grids = sorted(g.name for g in vol.grids)
+        # The grids are read at the sequence's last frame (the current one may be outside
+        # it, where a clipped sequence shows nothing), then the user's frame is back.
+        current = scene.frame_current
+        scene.frame_set(vol.frame_start + len(files) - 1)
+        vol.grids.load()
+        grids = sorted(g.name for g in vol.grids)
+        scene.frame_set(current)
     has_fire = "flame" in grids and "temperature" in grids
     if not vol.materials:
         vol.materials.append(fire_material(has_fire, m.get("scene", {}).get("render", {})))

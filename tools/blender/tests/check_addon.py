@@ -182,12 +182,22 @@ vol.data.materials[0].name = "My smoke"
 scene.frame_start, scene.frame_end = 101, 108
 scene.render.fps = 25
 report["rebake"] = sorted(bpy.ops.plume.bake(wait=True))
+scene.collection.objects.unlink(vol)  # taken out of the scene, still in the file
+scene.frame_set(50)  # before the sequence: Load still finds its grids
 report["reload"] = sorted(bpy.ops.plume.load())
+report["reload_frame"] = scene.frame_current
+report["reload_linked"] = scene.objects.get("Domain smoke") is not None
 again = bpy.data.objects.get("Domain smoke")
 report["reload_objects"] = sorted(o.name for o in bpy.data.objects if o.type == "VOLUME")
 report["reload_range"] = [again.data.frame_start, again.data.frame_duration]
 report["reload_scene"] = [scene.frame_start, scene.frame_end, scene.render.fps]
 report["reload_material"] = [m.name for m in again.data.materials]
+# Loaded afresh while the frame is before the sequence: its fire is still found.
+bpy.data.objects.remove(again, do_unlink=True)
+scene.frame_set(50)
+bpy.ops.plume.load()
+fresh = bpy.data.objects["Domain smoke"].data.materials[0]
+report["fresh_blackbody"] = any(n.type == "BLACKBODY" for n in fresh.node_tree.nodes)
 scene.frame_start, scene.frame_end = 1, 8
 scene.render.fps = 24
 
