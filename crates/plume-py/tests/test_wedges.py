@@ -243,6 +243,10 @@ def test_one_driver_a_wedge_folder(tmp_path, cli):
     assert "being written by another plume" in p.stderr, p.stderr
     assert f"process {os.getpid()}" in p.stderr, p.stderr
     assert "variant 1 of 4" not in p.stderr, p.stderr
+    # A second plume.wedge in this same process is refused too, and says so.
+    with pytest.raises(OSError, match=f"another writer in this process \\({os.getpid()}\\)"):
+        py_wedge(out, frames=150, resume=True)
+    assert t.is_alive(), "the Python wedge ended before the third driver was tried"
     t.join(timeout=300)
     assert [v["state"] for v in result["index"]["variants"]] == ["done"] * 4
     assert not (out / ".plume.lock").exists()

@@ -43,9 +43,9 @@ pub enum ExportError {
     Invalid(String),
     /// Another process holds the folder's lock.
     #[error(
-        "{} is being written by another plume ({}); wait for it to finish or choose another folder",
+        "{} is being written by {}; wait for it to finish or choose another folder",
         dir.display(),
-        pid.map_or_else(|| "process id unknown".to_string(), |p| format!("process {p}"))
+        holder(*pid)
     )]
     Locked {
         /// The folder.
@@ -115,6 +115,16 @@ pub enum ExportError {
         /// What differs.
         why: String,
     },
+}
+
+/// Who holds a folder's lock, for [`ExportError::Locked`]: its process, or this one (another
+/// writer in the same program, such as a second wedge started from the same Python session).
+fn holder(pid: Option<u32>) -> String {
+    match pid {
+        None => "another plume (process id unknown)".to_string(),
+        Some(p) if p == std::process::id() => format!("another writer in this process ({p})"),
+        Some(p) => format!("another plume (process {p})"),
+    }
 }
 
 /// Up to four names, then how many more.
@@ -442,4 +452,24 @@ pub fn write_frame(
     let mut stage = crate::atomic::Staging::new(dir);
     stage_frame(&mut stage, n, frame, opts)?;
     Ok(stage.commit(crate::atomic::Replace::Yes)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_locked_folder_names_who_holds_it() {
+        let e = |pid| {
+            ExportError::Locked {
+                dir: PathBuf::from("out"),
+                pid,
+            }
+            .to_string()
+        };
+        let me = std::process::id();
+        assert!(e(Some(me)).contains(&format!("by another writer in this process ({me})")));
+        assert!(e(Some(me + 1)).contains(&format!("by another plume (process {})", me + 1)));
+        assert!(e(None).contains("by another plume (process id unknown)"));
+    }
 }
