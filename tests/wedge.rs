@@ -42,6 +42,25 @@ fn wedge(out: &Path, extra: &[&str]) -> Output {
         .expect("plume runs")
 }
 
+/// `wedge(out, --frames frames)` started in the background, once `out/sign` exists.
+fn started(out: &Path, frames: &str, sign: &str) -> std::process::Child {
+    let child = plume()
+        .args(["wedge", "plume", "--vary", "fluid.vorticity=0,3"])
+        .args(["--vary", "emitter.0.temperature=1:2:2", "--format", "npy"])
+        .args(SMALL)
+        .args(["--frames", frames, "--out"])
+        .arg(out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let t = std::time::Instant::now();
+    while !out.join(sign).exists() {
+        assert!(t.elapsed().as_secs() < 120, "the wedge did not get going");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child
+}
+
 fn index(out: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(out.join("wedge.json")).expect("wedge.json");
     serde_json::from_str(&text).expect("json")
@@ -215,21 +234,8 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
     let o = wedge(&whole, &["--frames", "40"]);
     assert!(o.status.success(), "{}", err(&o));
     let out = scratch("stopped");
-    let mut child = plume()
-        .args(["wedge", "plume", "--vary", "fluid.vorticity=0,3"])
-        .args(["--vary", "emitter.0.temperature=1:2:2", "--format", "npy"])
-        .args(SMALL)
-        .args(["--frames", "40", "--out"])
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("starts");
     // Stop it during its second variant.
-    let t = std::time::Instant::now();
-    while !out.join("v0002/manifest.json").exists() {
-        assert!(t.elapsed().as_secs() < 120, "the wedge did not get going");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let mut child = started(&out, "40", "v0002/manifest.json");
     // SAFETY: kill with a pid this test started.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let status = child.wait().expect("ends");
@@ -279,20 +285,7 @@ fn ctrl_c_then_resume_gives_the_files_of_an_uninterrupted_wedge() {
 #[test]
 fn a_second_wedge_on_a_running_ones_folder_is_refused() {
     let out = scratch("twice");
-    let mut first = plume()
-        .args(["wedge", "plume", "--vary", "fluid.vorticity=0,3"])
-        .args(["--vary", "emitter.0.temperature=1:2:2", "--format", "npy"])
-        .args(SMALL)
-        .args(["--frames", "150", "--out"])
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let t = std::time::Instant::now();
-    while !out.join("v0001/manifest.json").exists() {
-        assert!(t.elapsed().as_secs() < 120, "the wedge did not get going");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let mut first = started(&out, "150", "v0001/manifest.json");
     let second = wedge(&out, &["--frames", "150", "--resume"]);
     let said = err(&second);
     let first_done = first.try_wait().expect("status").is_some();
