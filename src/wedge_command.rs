@@ -9,9 +9,9 @@ use crate::wedge::{self, Ended, Index, Job, State, Variant, Vary};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 
-/// Checks `out` for an earlier wedge: none, or (with `--resume`) the same wedge; returns the
-/// index to go on with. `--overwrite` starts afresh (each variant's folder is then replaced
-/// by `plume run`'s rules).
+/// Checks `out` (made and held by [`wedge::hold`]) for an earlier wedge: none, or (with
+/// `--resume`) the same wedge; returns the index to go on with. `--overwrite` starts afresh
+/// (each variant's folder is then replaced by `plume run`'s rules).
 #[allow(clippy::too_many_arguments)]
 pub fn prepare(
     out: &Path,
@@ -23,8 +23,6 @@ pub fn prepare(
     variants: &[Variant],
 ) -> Result<Index, String> {
     let fresh = Index::new(base, vary, variants, frames, every);
-    std::fs::create_dir_all(out)
-        .map_err(|e| format!("cannot create the output folder {}: {e}", out.display()))?;
     let old = Index::load(out)?;
     match (old, existing) {
         (None, _) | (Some(_), Existing::Overwrite) => Ok(fresh),

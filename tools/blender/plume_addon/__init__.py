@@ -170,15 +170,15 @@ def cache_dir(domain):
 
 
 def reported_cache(op, context):
-    """The domain's cache folder, or None with the error reported on operator `op`."""
+    """The domain and its cache folder, or (None, None) with the error reported on `op`."""
     domain = reported_domain(op, context)
     if domain is None:
-        return None
+        return None, None
     try:
-        return cache_dir(domain)
+        return domain, cache_dir(domain)
     except writer.SceneError as e:
         op.report({"ERROR"}, str(e))
-        return None
+        return None, None
 
 
 def run_args(context, domain, folder, resume=False):
@@ -312,7 +312,7 @@ class PLUME_OT_load(bpy.types.Operator):
     bl_label = "Load"
 
     def execute(self, context):
-        cache = reported_cache(self, context)
+        domain, cache = reported_cache(self, context)
         if cache is None:
             return {"CANCELLED"}
         frames = os.path.join(cache, "frames")
@@ -322,7 +322,7 @@ class PLUME_OT_load(bpy.types.Operator):
         try:
             # The bake followed the scene's own frame range and rate: its first frame is the
             # scene's first, and the scene's timing stays as the user set it.
-            obj, _ = loader.load(frames, name=f"{domain_of(context).name} smoke",
+            obj, _ = loader.load(frames, name=f"{domain.name} smoke",
                                  start=context.scene.frame_start)  # fmt: skip
         except loader.LoadError as e:
             self.report({"ERROR"}, str(e))
@@ -338,7 +338,7 @@ class PLUME_OT_free(bpy.types.Operator):
     bl_label = "Free"
 
     def execute(self, context):
-        cache = reported_cache(self, context)
+        _, cache = reported_cache(self, context)
         if cache is None:
             return {"CANCELLED"}
         folder = os.path.join(cache, "frames")
@@ -363,7 +363,7 @@ class PLUME_OT_preview(bpy.types.Operator):
     bl_label = "Preview"
 
     def execute(self, context):
-        cache = reported_cache(self, context)
+        _, cache = reported_cache(self, context)
         if cache is None:
             return {"CANCELLED"}
         try:

@@ -130,22 +130,19 @@ def load(run_dir, name="Plume", frame=None, start=None):
     # One Blender frame per exported frame, at the run's rate.
     seconds_per_frame = m["dt"] * max(1, m.get("every", 1))
     fps = max(1, round(1.0 / seconds_per_frame))
+    current = scene.frame_current
     if start is None:
         scene.render.fps = fps
         scene.render.fps_base = 1.0
         scene.frame_start = 1
         scene.frame_end = len(files)
-        scene.frame_set(frame or len(files))
-        vol.grids.load()
-        grids = sorted(g.name for g in vol.grids)
-    else:
-        # The grids are read at the sequence's last frame (the current one may be outside
-        # it, where a clipped sequence shows nothing), then the user's frame is back.
-        current = scene.frame_current
-        scene.frame_set(vol.frame_start + len(files) - 1)
-        vol.grids.load()
-        grids = sorted(g.name for g in vol.grids)
-        scene.frame_set(current)
+    # The grids are read at a frame of the sequence (the current one may be outside it, where
+    # a clipped sequence shows nothing): the one asked for, else its last.
+    scene.frame_set(frame or vol.frame_start + len(files) - 1)
+    vol.grids.load()
+    grids = sorted(g.name for g in vol.grids)
+    if start is not None:
+        scene.frame_set(current)  # the user's frame is back
     has_fire = "flame" in grids and "temperature" in grids
     if not vol.materials:
         vol.materials.append(fire_material(has_fire, m.get("scene", {}).get("render", {})))
