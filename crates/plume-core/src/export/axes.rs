@@ -93,6 +93,44 @@ pub fn turn_z_up(f: &Frame) -> Frame {
     out
 }
 
+/// The inverse of [`turn_z_up`] for the fields a run writes (density, temperature, fuel,
+/// flame, collision, solid, velocity): a frame read from z-up files turned back to y up,
+/// (x, y, z) ↦ (x, z, −y), on the grid it was simulated on.
+pub fn turn_y_up(f: &Frame) -> Frame {
+    let g = f.grid;
+    let d = g.dims;
+    // The y-up grid is nx × nz × ny; its cell (i, j, k) went to (i, nz' − 1 − k, j) of the
+    // turned one, where nz' = ny here is that grid's own nz.
+    let nd = Dims::new(d.nx, d.nz, d.ny);
+    let grid = Grid {
+        dims: nd,
+        h: g.h,
+        origin: [g.origin[0], g.origin[2], -g.origin[1] - d.ny as f32 * g.h],
+    };
+    let src = |i: usize, j: usize, k: usize| d.idx(i, nd.nz - 1 - k, j);
+    let scalar = |v: &Option<Vec<f32>>| {
+        v.as_ref()
+            .map(|v| crate::frame::per_cell(&grid, |i, j, k| v[src(i, j, k)]))
+    };
+    let mut out = Frame::empty(grid, f.step, f.time);
+    out.density = scalar(&f.density);
+    out.temperature = scalar(&f.temperature);
+    out.fuel = scalar(&f.fuel);
+    out.flame = scalar(&f.flame);
+    out.collision = scalar(&f.collision);
+    out.velocity = f.velocity.as_ref().map(|v| {
+        crate::frame::per_cell(&grid, |i, j, k| {
+            let [x, y, z] = v[src(i, j, k)];
+            [x, z, -y]
+        })
+    });
+    out.solid = f
+        .solid
+        .as_ref()
+        .map(|m| crate::frame::per_cell(&grid, |i, j, k| m[src(i, j, k)]));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +161,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn turning_back_to_y_up_undoes_the_turn() {
+        let g = Grid::new(Dims::new(3, 4, 5), 2.0, [0.5, -1.0, 2.0]).expect("grid");
+        let d = g.dims;
+        let mut f = Frame::empty(g, 0, 0.0);
+        f.density = Some((0..d.cells()).map(|c| c as f32).collect());
+        f.velocity = Some((0..d.cells()).map(|c| [c as f32, 1.0, -2.0]).collect());
+        f.solid = Some((0..d.cells()).map(|c| (c % 3) as u8).collect());
+        let back = turn_y_up(&turn_z_up(&f));
+        assert_eq!(back.grid.dims, d);
+        for a in 0..3 {
+            assert!(
+                (back.grid.origin[a] - g.origin[a]).abs() < 1e-6,
+                "{:?}",
+                back.grid
+            );
+        }
+        assert_eq!(back.density, f.density);
+        assert_eq!(back.velocity, f.velocity);
+        assert_eq!(back.solid, f.solid);
     }
 }

@@ -10,9 +10,11 @@ pub mod folder;
 pub mod formats;
 pub mod manifest;
 pub mod npy;
+pub mod read;
 pub mod recorder;
 pub mod run;
 pub mod vdb;
+pub mod vdb_read;
 pub mod vti;
 pub mod vtp;
 

@@ -46,6 +46,67 @@ pub fn write_f32(w: &mut dyn Write, shape: &[usize], data: &[f32]) -> std::io::R
     Ok(())
 }
 
+/// Reads a float32 array of exactly `shape` back from `.npy` bytes (what [`write_f32`] writes,
+/// or NumPy's `np.save` of a little-endian float32 C-order array). Err says what differs.
+pub fn read_f32(bytes: &[u8], shape: &[usize]) -> Result<Vec<f32>, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("it is not a NumPy .npy file".into());
+    }
+    let (len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => return Err(format!("its .npy version {v} is not one NumPy writes")),
+    };
+    let Some(dict) = bytes.get(start..start + len) else {
+        return Err("it ends inside its header".into());
+    };
+    let dict = String::from_utf8_lossy(dict);
+    let field = |key: &str| {
+        let at = dict.find(&format!("'{key}':"))? + key.len() + 3;
+        Some(dict[at..].trim_start().to_string())
+    };
+    if !field("descr").is_some_and(|d| d.starts_with("'<f4'")) {
+        return Err("its values are not little-endian float32".into());
+    }
+    if !field("fortran_order").is_some_and(|d| d.starts_with("False")) {
+        return Err("it is in Fortran order, not C order".into());
+    }
+    let got: Option<Vec<usize>> = field("shape").and_then(|s| {
+        let inner = s.strip_prefix('(')?.split(')').next()?.to_string();
+        inner
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| p.parse().ok())
+            .collect()
+    });
+    match got {
+        Some(got) if got == shape => {}
+        Some(got) => return Err(format!("its shape is {got:?}, not the run's {shape:?}")),
+        None => return Err("its header has no shape".into()),
+    }
+    let n: usize = shape.iter().product();
+    let data = &bytes[start + len..];
+    if data.len() != 4 * n {
+        return Err(format!(
+            "it holds {} bytes of values where {shape:?} float32 take {}",
+            data.len(),
+            4 * n
+        ));
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| format!("not enough memory for {n} values"))?;
+    out.extend(
+        data.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    Ok(out)
+}
+
 /// The `.npy` exporter: one file per field and frame, `<prefix>_<field>_<n>.npy`, float32 in C
 /// order: scalars (density, temperature, flame, fuel) `(nz, ny, nx)`, velocity `(nz, ny, nx, 3)`.
 pub struct NpyExporter;

@@ -84,6 +84,80 @@ pub fn write(w: &mut dyn Write, f: &Frame) -> std::io::Result<()> {
     )
 }
 
+/// Decodes standard base64 (padding optional, whitespace skipped); `None` on a stray byte.
+pub fn unbase64(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut n) = (0u32, 0);
+    for &c in text {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        acc = acc << 6 | u32::from(v);
+        n += 1;
+        if n == 4 {
+            out.extend_from_slice(&[(acc >> 16) as u8, (acc >> 8) as u8, acc as u8]);
+            (acc, n) = (0, 0);
+        }
+    }
+    match n {
+        2 => out.push((acc >> 4) as u8),
+        3 => out.extend_from_slice(&[(acc >> 10) as u8, (acc >> 2) as u8]),
+        _ => {}
+    }
+    Some(out)
+}
+
+/// Reads the cell-data array `name` of `components` floats a cell over `cells` cells back
+/// from a `.vti` file [`write`] wrote. Err says what is missing or wrong.
+pub fn read_array(
+    file: &[u8],
+    name: &str,
+    components: usize,
+    cells: usize,
+) -> Result<Vec<f32>, String> {
+    let text = String::from_utf8_lossy(file);
+    let tag = format!(r#"Name="{name}""#);
+    let Some(at) = text.find(&tag) else {
+        return Err(format!("it has no array '{name}'"));
+    };
+    let open = &text[text[..at].rfind('<').unwrap_or(0)..];
+    let head = &open[..open.find('>').unwrap_or(0)];
+    if !head.contains(r#"type="Float32""#)
+        || !head.contains(&format!(r#"NumberOfComponents="{components}""#))
+        || !head.contains(r#"format="binary""#)
+    {
+        return Err(format!(
+            "its array '{name}' is not {components} binary Float32 a cell as Plume writes it"
+        ));
+    }
+    let body = &open[head.len() + 1..];
+    let Some(end) = body.find("</DataArray>") else {
+        return Err(format!("its array '{name}' is cut short"));
+    };
+    let Some(bytes) = unbase64(body[..end].as_bytes()) else {
+        return Err(format!("its array '{name}' is not valid base64"));
+    };
+    let want = 4 * components * cells;
+    if bytes.len() != 8 + want
+        || u64::from_le_bytes(bytes[..8].try_into().unwrap_or([0; 8])) != want as u64
+    {
+        return Err(format!(
+            "its array '{name}' holds {} bytes where the run's grid takes {want}",
+            bytes.len().saturating_sub(8)
+        ));
+    }
+    Ok(bytes[8..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
 /// The `.vti` exporter: one VTK XML image-data file a frame, the fields as cell data.
 pub struct VtiExporter;
 
@@ -119,6 +193,10 @@ mod tests {
             ("foobar", "Zm9vYmFy"),
         ] {
             assert_eq!(super::base64(plain.as_bytes()), enc);
+            assert_eq!(
+                super::unbase64(enc.as_bytes()).as_deref(),
+                Some(plain.as_bytes())
+            );
         }
     }
 }

@@ -1,0 +1,329 @@
+//! Reads back the `.vdb` files Plume's writer ([`super::vdb`]) makes: their float and vec3
+//! grids, full or half precision, into dense arrays. It reads that layout and only that one
+//! (a 5-4-3 tree of leaves with active-mask zlib values, no tiles); a file from another
+//! program is refused with a message saying so, never misread.
+
+use flate2::read::ZlibDecoder;
+use std::io::Read;
+
+/// One grid of a file, dense over `dims` (x-fastest), `components` floats a cell (1 or 3);
+/// cells outside every written leaf hold 0, the grid's background.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseGrid {
+    /// The grid's name (`density`, `velocity`, …).
+    pub name: String,
+    /// Floats a cell.
+    pub components: usize,
+    /// The values, `components` per cell, x-fastest.
+    pub values: Vec<f32>,
+}
+
+/// A cursor over the file's bytes; every read names what it wanted when the file ends early.
+struct Bytes<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
+        let Some(end) = end else {
+            return Err(format!("the file ends inside {what} (at byte {})", self.at));
+        };
+        let s = &self.data[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn u8(&mut self, what: &str) -> Result<u8, String> {
+        Ok(self.take(1, what)?[0])
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn i32(&mut self, what: &str) -> Result<i32, String> {
+        Ok(self.u32(what)? as i32)
+    }
+    fn i64(&mut self, what: &str) -> Result<i64, String> {
+        let b = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(i64::from_le_bytes(a))
+    }
+    fn string(&mut self, what: &str) -> Result<String, String> {
+        let n = self.u32(what)? as usize;
+        let b = self.take(n, what)?;
+        Ok(String::from_utf8_lossy(b).into_owned())
+    }
+    fn mask(&mut self, words: usize, what: &str) -> Result<Vec<u64>, String> {
+        let b = self.take(8 * words, what)?;
+        Ok(b.chunks_exact(8)
+            .map(|w| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(w);
+                u64::from_le_bytes(a)
+            })
+            .collect())
+    }
+    /// Name → value pairs of a metadata block.
+    fn metadata(&mut self, what: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let n = self.u32(what)?;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let name = self.string(what)?;
+            let _ty = self.string(what)?;
+            let len = self.u32(what)? as usize;
+            out.push((name, self.take(len, what)?.to_vec()));
+        }
+        Ok(out)
+    }
+}
+
+/// The set bits of a mask, ascending.
+fn bits(mask: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    mask.iter().enumerate().flat_map(|(w, &word)| {
+        (0..64)
+            .filter(move |b| word >> b & 1 == 1)
+            .map(move |b| 64 * w + b)
+    })
+}
+
+/// A node's values block as Plume writes it: metadata byte 0, then (full precision, or any
+/// values) a byte count, negative for raw bytes, and the bytes. Returns the raw bytes.
+fn values(b: &mut Bytes<'_>, half: bool, want: usize, what: &str) -> Result<Vec<u8>, String> {
+    let meta = b.u8(what)?;
+    if meta != 0 {
+        return Err(format!(
+            "{what} uses value compression {meta}, which Plume does not write"
+        ));
+    }
+    if want == 0 && half {
+        return Ok(Vec::new());
+    }
+    let count = b.i64(what)?;
+    if count == 0 && want == 0 {
+        return Ok(Vec::new());
+    }
+    if count < 0 {
+        let n = count.unsigned_abs() as usize;
+        if n != want {
+            return Err(format!("{what} holds {n} bytes where its mask asks {want}"));
+        }
+        return Ok(b.take(n, what)?.to_vec());
+    }
+    let zipped = b.take(count as usize, what)?;
+    let mut raw = Vec::with_capacity(want);
+    ZlibDecoder::new(zipped)
+        .take(want as u64 + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("{what} does not inflate ({e})"))?;
+    if raw.len() != want {
+        return Err(format!(
+            "{what} inflates to {} bytes where its mask asks {want}",
+            raw.len()
+        ));
+    }
+    Ok(raw)
+}
+
+/// Reads every grid of a Plume `.vdb` file into arrays over `dims` (the file's grid, cell
+/// (0, 0, 0) at index (0, 0, 0)). Err names what is wrong with the file.
+pub fn decode(data: &[u8], dims: [usize; 3]) -> Result<Vec<DenseGrid>, String> {
+    let mut b = Bytes { data, at: 0 };
+    if b.i64("the header")? != 0x5644_4220 {
+        return Err("it is not an OpenVDB file (no VDB magic number)".into());
+    }
+    let version = b.u32("the header")?;
+    b.take(8, "the header")?;
+    if b.u8("the header")? != 1 {
+        return Err("its grids have no offsets (not a file Plume wrote)".into());
+    }
+    b.take(36, "the header")?;
+    let meta = b.metadata("the file's metadata")?;
+    let creator = meta
+        .iter()
+        .find(|(n, _)| n == "creator")
+        .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+        .unwrap_or_default();
+    if version != 224 || !creator.starts_with("Plume") {
+        return Err(format!(
+            "it was written by {} (file version {version}), not by Plume; Plume reads back \
+             the .vdb files it wrote itself",
+            if creator.is_empty() {
+                "another program"
+            } else {
+                &creator
+            }
+        ));
+    }
+    let n = b.u32("the grid count")? as usize;
+    let cells = dims[0] * dims[1] * dims[2];
+    let mut grids = Vec::new();
+    for _ in 0..n {
+        grids.push(grid(&mut b, dims, cells)?);
+    }
+    Ok(grids)
+}
+
+fn grid(b: &mut Bytes<'_>, dims: [usize; 3], cells: usize) -> Result<DenseGrid, String> {
+    let name = b.string("a grid's name")?;
+    let what = format!("grid '{name}'");
+    let ty = b.string(&what)?;
+    let (components, half) = match ty.as_str() {
+        "Tree_float_5_4_3" => (1, false),
+        "Tree_float_5_4_3_HalfFloat" => (1, true),
+        "Tree_vec3s_5_4_3" => (3, false),
+        "Tree_vec3s_5_4_3_HalfFloat" => (3, true),
+        _ => return Err(format!("{what} is a {ty}, which Plume does not write")),
+    };
+    b.string(&what)?;
+    let end = b.mask(3, &what)?[2] as usize;
+    if b.u32(&what)? != 3 {
+        return Err(format!("{what} is not compressed as Plume writes it"));
+    }
+    b.metadata(&what)?;
+    if b.string(&what)? != "UniformScaleTranslateMap" {
+        return Err(format!("{what} has a transform Plume does not write"));
+    }
+    b.take(18 * 8, &what)?;
+    if b.i32(&what)? != 1 {
+        return Err(format!("{what} has a buffer count Plume does not write"));
+    }
+    b.take(4 * components, &what)?;
+    if b.u32(&what)? != 0 {
+        return Err(format!("{what} has tiles, which Plume does not write"));
+    }
+    // Topology: the leaves' origins, in write order.
+    let mut origins = Vec::new();
+    let roots = b.u32(&what)?;
+    for _ in 0..roots {
+        let root = [b.i32(&what)?, b.i32(&what)?, b.i32(&what)?];
+        let l1s = b.mask(512, &what)?;
+        b.mask(512, &what)?;
+        values(b, half, 0, &what)?;
+        for l1 in bits(&l1s).collect::<Vec<_>>() {
+            let p1 = [l1 >> 10, (l1 >> 5) & 31, l1 & 31].map(|c| (c as i32) << 7);
+            let leaves = b.mask(64, &what)?;
+            b.mask(64, &what)?;
+            values(b, half, 0, &what)?;
+            for lf in bits(&leaves) {
+                let p = [lf >> 8, (lf >> 4) & 15, lf & 15].map(|c| (c as i32) << 3);
+                origins.push([0, 1, 2].map(|a| root[a] + p1[a] + p[a]));
+                b.mask(8, &what)?;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(cells * components)
+        .map_err(|_| format!("not enough memory for {what} ({cells} cells)"))?;
+    out.resize(cells * components, 0.0f32);
+    let size = if half { 2 } else { 4 };
+    for o in origins {
+        let mask = b.mask(8, &what)?;
+        let active: Vec<usize> = bits(&mask).collect();
+        let raw = values(b, half, active.len() * components * size, &what)?;
+        for (n, bit) in active.into_iter().enumerate() {
+            let l = [bit >> 6, (bit >> 3) & 7, bit & 7];
+            let c = [0, 1, 2].map(|a| o[a] + l[a] as i32);
+            if (0..3).any(|a| c[a] < 0 || c[a] as usize >= dims[a]) {
+                return Err(format!(
+                    "{what} has a voxel at {c:?}, outside the run's {}×{}×{} grid",
+                    dims[0], dims[1], dims[2]
+                ));
+            }
+            let cell = c[0] as usize + dims[0] * (c[1] as usize + dims[1] * c[2] as usize);
+            for k in 0..components {
+                let at = (n * components + k) * size;
+                out[cell * components + k] = match half {
+                    true => half::f16::from_le_bytes([raw[at], raw[at + 1]]).to_f32(),
+                    false => f32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]),
+                };
+            }
+        }
+    }
+    if b.at != end {
+        return Err(format!("{what} does not end where its offset says"));
+    }
+    Ok(DenseGrid {
+        name,
+        components,
+        values: out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::vdb::{encode, VdbOptions};
+    use crate::frame::Frame;
+    use crate::sim::{Dims, Grid};
+
+    fn frame() -> Frame {
+        let d = Dims::new(21, 9, 13);
+        let g = Grid::new(d, 0.1, [0.0, 0.5, -1.0]).expect("grid");
+        let mut f = Frame::empty(g, 3, 0.05);
+        f.density = Some(
+            (0..d.cells())
+                .map(|c| if c % 7 < 3 { 0.0 } else { c as f32 * 1e-3 })
+                .collect(),
+        );
+        f.velocity = Some(
+            (0..d.cells())
+                .map(|c| [c as f32 * 0.5, -1.0, if c % 5 == 0 { 0.0 } else { 2.0 }])
+                .collect(),
+        );
+        f
+    }
+
+    #[test]
+    fn reads_back_what_the_writer_wrote_full_and_half() {
+        let f = frame();
+        let dims = f.grid.dims.as_array();
+        for half in [false, true] {
+            let opts = VdbOptions {
+                half,
+                cutoff: 0.0,
+                ..VdbOptions::default()
+            };
+            let grids = decode(&encode(&f, &opts), dims).expect("decode");
+            assert_eq!(grids.len(), 2);
+            assert_eq!(
+                (grids[0].name.as_str(), grids[0].components),
+                ("density", 1)
+            );
+            assert_eq!(
+                (grids[1].name.as_str(), grids[1].components),
+                ("velocity", 3)
+            );
+            let want_v: &[f32] = f.velocity.as_ref().expect("v").as_flattened();
+            for (got, want) in [(&grids[0].values, f.density()), (&grids[1].values, want_v)] {
+                for (g, w) in got.iter().zip(want) {
+                    let tol = if half { 1e-3 * w.abs().max(1.0) } else { 0.0 };
+                    assert!((g - w).abs() <= tol, "{g} vs {w} (half {half})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_file_is_refused_with_a_reason() {
+        let f = frame();
+        let dims = f.grid.dims.as_array();
+        let bytes = encode(&f, &VdbOptions::default());
+        let cut = decode(&bytes[..bytes.len() - 10], dims).expect_err("cut short");
+        assert!(cut.contains("ends inside grid 'velocity'"), "{cut}");
+        let mut other = bytes.clone();
+        let at = other
+            .windows(5)
+            .position(|w| w == b"Plume")
+            .expect("creator");
+        other[at..at + 5].copy_from_slice(b"Xlume");
+        let e = decode(&other, dims).expect_err("foreign");
+        assert!(e.contains("not by Plume"), "{e}");
+        let e = decode(&bytes, [8, 8, 8]).expect_err("smaller grid");
+        assert!(e.contains("outside the run's 8×8×8 grid"), "{e}");
+        assert!(decode(b"not a vdb at all", dims)
+            .expect_err("text")
+            .contains("not an OpenVDB file"));
+    }
+}
