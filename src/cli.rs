@@ -97,6 +97,24 @@ pub struct RenderArgs {
     /// Solver steps to run before the (last) image.
     #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub steps: u32,
+    /// Draw the frames a run folder holds (what `plume run`, the viewer's recording or Python
+    /// wrote) instead of simulating: --frame N of them, or with --every K every K-th frame
+    /// from the first. The scene, grid and camera are the run's.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["scene", "size", "dims", "pressure", "upres", "steps"]
+    )]
+    pub run: Option<std::path::PathBuf>,
+    /// With --run: the frame to draw, by its number (as its files and manifest.json number
+    /// them, from 1); negative counts from the end (the default, -1, is the last).
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "every",
+        allow_negative_numbers = true
+    )]
+    pub frame: Option<i64>,
     /// Image width in pixels.
     #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
     pub width: u32,
@@ -111,8 +129,8 @@ pub struct RenderArgs {
     /// (a flipbook), or else the folder for the numbered PNG sequence.
     #[arg(long, value_name = "PATH")]
     pub out: std::path::PathBuf,
-    /// Draw an image every K steps: frames of the --out flipbook (.gif), or frame_0001.png, …
-    /// in the --out folder.
+    /// Draw an image every K steps (with --run: every K-th frame of the run): frames of the
+    /// --out flipbook (.gif), or frame_0001.png, … in the --out folder.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub every: Option<u32>,
     /// Frames per second the flipbook plays at (default: real time, each frame held for the

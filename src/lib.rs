@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod docs;
 pub mod render;
+pub mod render_command;
 pub mod signals;
 pub mod viewer;
 pub mod wedge;

@@ -26,7 +26,7 @@ fn main() {
         Command::Run(a) => commands::run(a),
         Command::Simulate(a) => commands::simulate(a),
         Command::Bench(a) => commands::bench(a),
-        Command::Render(a) => commands::render(a),
+        Command::Render(a) => plume::render_command::render(a),
         Command::Wedge(a) => plume::wedge_command::wedge(a),
         Command::Free(a) => plume::wedge_command::free(a),
     };

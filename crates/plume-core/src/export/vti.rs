@@ -140,7 +140,7 @@ pub fn read_array(
     let Some(end) = body.find("</DataArray>") else {
         return Err(format!("its array '{name}' is cut short"));
     };
-    let Some(bytes) = unbase64(body[..end].as_bytes()) else {
+    let Some(bytes) = unbase64(&body.as_bytes()[..end]) else {
         return Err(format!("its array '{name}' is not valid base64"));
     };
     let want = 4 * components * cells;
