@@ -322,6 +322,16 @@ pub struct ViewArgs {
     /// Grid size (default: the scene's, 64³).
     #[command(flatten)]
     pub grid: GridArgs,
+    /// Play back the frames a run folder holds (what `plume run`, a recording or Python
+    /// wrote), one a step, the first again after the last, with a slider to pick one; the
+    /// 3D view, slice view, streamlines and export work on them as on a simulation. A scene
+    /// opened from the Scene menu is simulated as usual.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["scene", "size", "dims", "pressure", "upres", "record"]
+    )]
+    pub run: Option<std::path::PathBuf>,
     /// Run this many frames, then exit (for screenshots and tests).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub frames: Option<u64>,

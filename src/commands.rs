@@ -17,7 +17,14 @@ pub fn view(a: ViewArgs) -> Result<()> {
     if let Some(p) = &a.screenshot {
         crate::render::ImageFormat::of_path(p)?;
     }
-    let scene = scene_for(&a.grid)?;
+    // A run played back: its scene (grid, obstacles, camera) is the one it recorded.
+    let scene = match &a.run {
+        Some(dir) => crate::export::read::RunReader::open(dir)?
+            .manifest()
+            .scene
+            .clone(),
+        None => scene_for(&a.grid)?,
+    };
     let (w, h) = a.window;
     crate::render::context::check_memory(
         crate::backend::host_memory(&scene, a.grid.backend),
@@ -45,6 +52,7 @@ pub fn view(a: ViewArgs) -> Result<()> {
         json: a.json,
         render_scale: a.render_scale,
         backend: a.grid.backend,
+        run: a.run,
     };
     crate::viewer::run(opts)?;
     Ok(())

@@ -66,6 +66,7 @@ fn snapshot_after_steps(n: usize) -> Snapshot {
         backend: "backend: cpu (asked for)".into(),
         volume: plume::viewer::gpu_feed::Volume::Frame,
         transfers: None,
+        playback: None,
     }
 }
 

@@ -51,6 +51,8 @@ pub struct ViewOptions {
     pub render_scale: super::view3d::ScaleMode,
     /// The solver backend to start on (`--backend`).
     pub backend: crate::backend::Backend,
+    /// Play back the run in this folder instead of simulating (`--run`; `scene` is its).
+    pub run: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -162,8 +164,16 @@ impl App {
         let scene = self.opts.scene.clone();
         let running = !self.opts.paused;
         let wake = move || drop(proxy.send_event(UserEvent::NewSnapshot));
-        let sim =
-            SimThread::spawn_shared(scene.clone(), self.opts.backend, running, Some(share), wake)?;
+        let sim = match &self.opts.run {
+            Some(dir) => SimThread::spawn_run(dir, running, Some(share), wake)?,
+            None => SimThread::spawn_shared(
+                scene.clone(),
+                self.opts.backend,
+                running,
+                Some(share),
+                wake,
+            )?,
+        };
         let mut ui = UiState::new(&scene, running);
         ui.backend = self.opts.backend;
         ui.slice.visible = self.opts.slice;

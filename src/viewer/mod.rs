@@ -11,6 +11,7 @@ pub mod input;
 pub mod obstacles_section;
 pub mod overlay;
 pub mod plots;
+pub mod run_section;
 pub mod scene_menu;
 pub mod sections;
 pub mod sim_thread;

@@ -39,6 +39,16 @@ pub fn stats_lines(snap: Option<&Snapshot>, fs: FrameStats) -> Vec<String> {
         s.frame.step,
         if s.running { "running" } else { "paused" }
     ));
+    if let Some((i, n)) = s.playback {
+        // A run played back: no solver, so no step's figures; what reading a frame costs.
+        v.push(format!(
+            "frame {} of {n} read in {:.2} ms",
+            i + 1,
+            s.stats.total_ms
+        ));
+        v.push(format!("smoke {:.4e}", s.total_density));
+        return v;
+    }
     v.push(format!(
         "step {:8.2} ms, {} sub-step{}, CFL {:.2}",
         s.stats.total_ms,

@@ -45,11 +45,17 @@ pub fn side_panel(
                     if let Some(e) = snap.and_then(|s| s.error.as_ref()) {
                         ui.colored_label(egui::Color32::from_rgb(255, 120, 120), e);
                     }
-                    simulation(ui, st, &mut out);
-                    fluid(ui, st, &mut out);
-                    super::fire_section::fire(ui, st, &mut out);
-                    super::detail_section::detail(ui, st, &mut out);
-                    emitters(ui, st, &mut out);
+                    // A run played back: its frames, not what makes them.
+                    match snap.and_then(|s| s.playback.map(|p| (s, p))) {
+                        Some((s, at)) => super::run_section::run(ui, st, s, at, &mut out),
+                        None => {
+                            simulation(ui, st, &mut out);
+                            fluid(ui, st, &mut out);
+                            super::fire_section::fire(ui, st, &mut out);
+                            super::detail_section::detail(ui, st, &mut out);
+                            emitters(ui, st, &mut out);
+                        }
+                    }
                     rendering(ui, st, &mut out);
                     export_section(ui, st, snap, &mut out);
                     slice(ui, st);

@@ -3,6 +3,7 @@
 
 use super::gpu_feed::Volume;
 use crate::export::recorder::{Recorder, RecorderStatus};
+use crate::export::replay::Replay;
 use crate::export::run::Existing;
 use crate::export::{self, ExportOptions};
 use crate::frame::{Frame, Select};
@@ -62,6 +63,8 @@ pub enum SimCommand {
     /// The fields the window's panels show (the slice view, the streamlines): what a frame
     /// carries while the GPU solver feeds the 3D view directly.
     SetFrameNeeds(Select),
+    /// Show the frame at this index of the run played back (nothing while simulating).
+    Seek(usize),
     /// Stop the thread.
     Quit,
 }
@@ -105,6 +108,9 @@ pub struct Snapshot {
     pub volume: super::gpu_feed::Volume,
     /// What the GPU solver has read back from the card so far (`None` on the CPU).
     pub transfers: Option<plume_gpu::Transfers>,
+    /// While a run folder is played back: the index of the frame shown, and how many the
+    /// run lists.
+    pub playback: Option<(usize, usize)>,
 }
 
 /// Handle to the simulation thread.
@@ -140,6 +146,11 @@ struct Worker {
 }
 
 impl Worker {
+    /// The run being played back, if the thread plays one.
+    fn replay(&mut self) -> Option<&mut Replay> {
+        self.solver.as_any_mut()?.downcast_mut::<Replay>()
+    }
+
     /// Builds `scene` on the backend asked for; keeps the line saying which.
     fn build(&mut self, scene: &Scene) -> Result<Box<dyn Simulation>, crate::sim::SimError> {
         let b = crate::backend::build_in(scene, self.backend, self.share.as_ref().map(|s| &s.0))?;
@@ -150,6 +161,14 @@ impl Worker {
     /// Moves the simulation to backend `b`: built for the current settings, handed the
     /// fields and the clock.
     fn switch_backend(&mut self, b: crate::backend::Backend) {
+        if self.replay().is_some() {
+            self.error = Some(
+                "a run played back has no solver backend; load a scene (Scene menu) to \
+                 simulate"
+                    .into(),
+            );
+            return;
+        }
         let mut scene = self.scene.clone();
         scene.fluid = self.solver.params().clone();
         scene.fire = self.solver.fire().clone();
@@ -221,7 +240,14 @@ impl Worker {
         }
     }
 
+    /// Applies `c`; returns whether the window should see a new snapshot at once (also when
+    /// `c` was refused: the message shows even while paused).
     fn apply(&mut self, c: SimCommand) -> bool {
+        let before = self.error.clone();
+        self.apply_command(c) || self.error != before
+    }
+
+    fn apply_command(&mut self, c: SimCommand) -> bool {
         match c {
             SimCommand::SetRunning(r) => self.running = r,
             SimCommand::StepOnce => {
@@ -290,6 +316,21 @@ impl Worker {
                         self.error = None;
                     }
                     Err(e) => self.error = Some(format!("scene '{}' refused: {e}", scene.name)),
+                }
+                return true;
+            }
+            SimCommand::SetDetail(_) if self.replay().is_some() => {
+                self.error = Some(
+                    "detail cannot be added to a run played back: `plume run --upres N` \
+                     writes a run with it"
+                        .into(),
+                );
+                return true;
+            }
+            SimCommand::Seek(i) => {
+                if let Some(r) = self.replay() {
+                    let e = r.seek(i).err();
+                    self.error = e.map(|e| e.to_string());
                 }
                 return true;
             }
@@ -404,6 +445,10 @@ impl Worker {
             })),
             // After the frame: its read-backs count.
             transfers: shared.map(|(g, _)| g.transfers()),
+            playback: s
+                .as_any()
+                .and_then(|a| a.downcast_ref::<Replay>())
+                .map(Replay::position),
             scene_name: self.scene.name.clone(),
             backend: self.backend_line.clone(),
             stats: s.stats().clone(),
@@ -446,16 +491,52 @@ impl SimThread {
         let built = crate::backend::build_in(&scene, backend, share.as_ref())?;
         // As every command does: which backend runs, and why.
         eprintln!("{}", built.why);
+        Self::start(built.sim, built.why, scene, backend, running, share, wake)
+    }
+
+    /// Plays back the run in `dir` (its frames in turn, the first again after the last);
+    /// a scene loaded from the window's Scene menu is then simulated as usual.
+    pub fn spawn_run(
+        dir: &std::path::Path,
+        running: bool,
+        share: Option<ShareGroup>,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Self, crate::sim::SimError> {
+        let replay =
+            Replay::open(dir).map_err(|e| crate::sim::SimError::Playback(e.to_string()))?;
+        let r = replay.reader();
+        let line = format!(
+            "playing back {}: {} frames of a {} grid, read from .{}",
+            dir.display(),
+            r.frames().len(),
+            r.grid().dims,
+            r.format().ext()
+        );
+        eprintln!("{line}");
+        let scene = r.manifest().scene.clone();
+        let backend = crate::backend::Backend::Auto;
+        Self::start(Box::new(replay), line, scene, backend, running, share, wake)
+    }
+
+    /// Starts the thread on `solver`.
+    fn start(
+        solver: Box<dyn Simulation>,
+        backend_line: String,
+        scene: Scene,
+        backend: crate::backend::Backend,
+        running: bool,
+        share: Option<ShareGroup>,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Self, crate::sim::SimError> {
         let share = share.map(|g| (g, Arc::new(VolumeExchange::default())));
         let exchange = share.as_ref().map(|s| Arc::clone(&s.1));
-        let solver = built.sim;
         let (tx, rx) = mpsc::channel();
         let latest = Arc::new(Mutex::new(None));
         let mut worker = Worker {
             solver,
             scene,
             backend,
-            backend_line: built.why,
+            backend_line,
             running,
             steps_per_frame: 1,
             real_time: true,
@@ -590,7 +671,14 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker, b
             }
         };
         let mut next = first;
+        // Of the frames a dragged slider asks for, only the last is read.
+        let mut seek = None;
         while let Some(c) = next {
+            if let SimCommand::Seek(i) = c {
+                seek = Some(i);
+                next = rx.try_recv().ok();
+                continue;
+            }
             if c == SimCommand::Quit {
                 // Let queued frames reach the disk, and publish how that went.
                 if let Some(rec) = &w.recorder {
@@ -606,6 +694,9 @@ fn run(w: &mut Worker, rx: Receiver<SimCommand>, publish: impl Fn(&mut Worker, b
                 sim_at_clock = w.solver.time();
             }
             next = rx.try_recv().ok();
+        }
+        if let Some(i) = seek {
+            changed |= w.apply(SimCommand::Seek(i));
         }
         if w.running {
             for _ in 0..w.steps_per_frame {
@@ -656,122 +747,5 @@ pub fn lower_priority() {
 }
 
 #[cfg(all(test, target_os = "linux"))]
-mod priority_tests {
-    use super::*;
-
-    /// The solver's threads run at a lower priority than the rest: a thread that calls
-    /// `lower_priority` is SIM_NICE levels below the one that started it (or at 19), and
-    /// the starting thread keeps its own.
-    #[test]
-    fn solver_threads_run_at_a_lower_priority() {
-        // SAFETY: getpriority on the calling thread.
-        let before = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-        let inside = std::thread::spawn(|| {
-            lower_priority();
-            // SAFETY: as above.
-            unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
-        })
-        .join()
-        .expect("the thread ran");
-        assert_eq!(inside, (before + SIM_NICE).min(19));
-        // SAFETY: as above.
-        assert_eq!(unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }, before);
-    }
-
-    /// The viewer's simulation thread runs the solver on workers at that lower priority
-    /// (read back from /proc: each worker's nice value).
-    #[test]
-    fn the_viewers_solver_workers_run_at_a_lower_priority() {
-        // SAFETY: getpriority on the calling thread.
-        let before = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-        let mut scene = Scene::preset("plume").expect("the default scene");
-        scene.grid.dims = [8, 8, 8];
-        let sim = SimThread::spawn(scene, crate::backend::Backend::Cpu, true, || {})
-            .expect("the thread starts");
-        // The workers start with the pool; give them a moment to be listed and to lower
-        // their priority (a worker is listed, by name, as it starts, a moment before its
-        // first act lowers it: under load the test once read it in between).
-        let lowered = (before + SIM_NICE).min(19);
-        let mut nices = vec![];
-        for _ in 0..250 {
-            nices = worker_nices();
-            if !nices.is_empty() && nices.iter().all(|&n| n == lowered) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert!(sim.finish().is_none());
-        assert!(
-            !nices.is_empty(),
-            "no plume-sim-N thread found in /proc/self/task"
-        );
-        assert!(
-            nices.iter().all(|&n| n == lowered),
-            "{nices:?} against {before} + {SIM_NICE}"
-        );
-    }
-
-    /// Steps are published only once the window has taken the last snapshot (a snapshot
-    /// nobody draws is not copied), while a command is published at once, replacing an
-    /// untaken one.
-    #[test]
-    fn steps_wait_for_the_window_and_commands_do_not() {
-        let mut scene = Scene::preset("plume").expect("the default scene");
-        scene.grid.dims = [8, 8, 8];
-        let sim = SimThread::spawn(scene, crate::backend::Backend::Cpu, true, || {})
-            .expect("the thread starts");
-        let wait = |ms| std::thread::sleep(Duration::from_millis(ms));
-        let newest = |sim: &SimThread| -> Snapshot {
-            for _ in 0..200 {
-                if let Some(s) = sim.take_latest() {
-                    return s;
-                }
-                wait(10);
-            }
-            panic!("no snapshot in 2 s");
-        };
-        // Left untaken while the solver steps (about 18 steps in 300 ms at real-time pace):
-        // still one of the first two (the start, and the writer's first status), of step 0
-        // or 1.
-        wait(300);
-        let first = newest(&sim);
-        assert!(
-            first.serial <= 2 && first.frame.step <= 1,
-            "{}",
-            first.serial
-        );
-        // Taken: the next step publishes the next one, of the step the solver is at.
-        let second = newest(&sim);
-        assert_eq!(second.serial, first.serial + 1);
-        assert!(second.frame.step >= first.frame.step + 2 && second.running);
-        // An untaken snapshot is replaced at once by a command's (one step, then paused).
-        wait(100);
-        assert!(sim.send(SimCommand::StepOnce));
-        wait(300);
-        let paused = newest(&sim);
-        assert!(!paused.running, "the command's snapshot was not published");
-        assert!(paused.serial > second.serial);
-        assert!(sim.finish().is_none());
-    }
-
-    /// The nice values of this process's threads named plume-sim-N.
-    fn worker_nices() -> Vec<i32> {
-        let mut out = vec![];
-        for task in std::fs::read_dir("/proc/self/task")
-            .expect("/proc")
-            .flatten()
-        {
-            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-            if !comm.trim().starts_with("plume-sim-") {
-                continue;
-            }
-            let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-            // After the name's closing parenthesis: state is field 3, nice field 19.
-            let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-            if let Some(n) = rest.split_whitespace().nth(16).and_then(|v| v.parse().ok()) {
-                out.push(n);
-            }
-        }
-        out
-    }
-}
+#[path = "sim_thread_tests.rs"]
+mod priority_tests;

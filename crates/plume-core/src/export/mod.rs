@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod npy;
 pub mod read;
 pub mod recorder;
+pub mod replay;
 pub mod run;
 pub mod vdb;
 pub mod vdb_read;

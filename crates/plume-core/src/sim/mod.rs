@@ -83,6 +83,10 @@ pub enum SimError {
     /// to the CPU with it.
     #[error("the GPU backend cannot run here: {0}")]
     Gpu(String),
+    /// A run folder played back ([`crate::export::replay::Replay`]) cannot do what was
+    /// asked (change what was recorded), or a frame of it cannot be read.
+    #[error("{0}")]
+    Playback(String),
     /// A field stopped being finite during a step (the step is not undone; the caller stops).
     #[error(
         "the simulation blew up at step {step} (t = {time:.3} s): the {field} is no longer \

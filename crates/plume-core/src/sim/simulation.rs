@@ -133,6 +133,11 @@ pub trait Simulation: Send {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+    /// [`Simulation::as_any`], to change what only the backend offers (a played-back run's
+    /// position).
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 impl Simulation for Solver {
