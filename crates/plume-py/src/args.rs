@@ -57,6 +57,14 @@ fn names(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<String>>
     Ok(Some(items.join(",")))
 }
 
+/// Fields given as a string or a list of strings, parsed as `--fields` is; `None`: none given.
+pub(crate) fn fields_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Fields>> {
+    match names(obj, "fields")? {
+        Some(f) => Ok(Some(Fields::parse_list(&f).map_err(PyValueError::new_err)?)),
+        None => Ok(None),
+    }
+}
+
 /// Export options from Python's arguments, parsed as the command line parses its flags.
 pub fn options(
     format: Option<&Bound<'_, PyAny>>,
@@ -76,8 +84,8 @@ pub fn options(
     if let Some(f) = names(format, "format")? {
         o.formats = Format::parse_list(&f).map_err(PyValueError::new_err)?;
     }
-    if let Some(f) = names(fields, "fields")? {
-        o.fields = Fields::parse_list(&f).map_err(PyValueError::new_err)?;
+    if let Some(f) = fields_of(fields)? {
+        o.fields = f;
     }
     if every == 0 {
         return Err(PyValueError::new_err(

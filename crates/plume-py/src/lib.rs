@@ -5,6 +5,7 @@
 mod args;
 mod convert;
 mod fields;
+mod read;
 mod render;
 mod run;
 mod scene;
@@ -29,6 +30,8 @@ fn _plume(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scene::PyObstacle>()?;
     m.add_class::<simulation::PySimulation>()?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_class::<read::PyRun>()?;
+    m.add_function(wrap_pyfunction!(read::open_run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(wedge::_parse_vary, m)?)?;
     m.add_class::<wedge::_WedgeHold>()?;

@@ -75,8 +75,8 @@ def stub_names():
 
 def test_the_stubs_name_what_the_module_has():
     stubs = stub_names()
-    assert stubs[""] == {"presets", "run", "wedge"}
-    for cls in ("Scene", "Simulation", "Emitter", "Obstacle"):
+    assert stubs[""] == {"presets", "run", "wedge", "open_run"}
+    for cls in ("Scene", "Simulation", "Emitter", "Obstacle", "Run"):
         runtime = {n for n in vars(getattr(plume, cls)) if not n.startswith("_")}
         public = {n for n in stubs[cls] if not n.startswith("_")}
         assert public == runtime, (cls, public ^ runtime)

@@ -80,7 +80,7 @@ def reference() -> str:
     out.append("")
     out.append("### Functions")
     out.append("")
-    for name in ("presets", "run", "wedge"):
+    for name in ("presets", "run", "wedge", "open_run"):
         f = getattr(plume, name)
         sig = None
         if not inspect.isbuiltin(f):
@@ -94,7 +94,7 @@ def reference() -> str:
             sig = str(bare)
         head = f"plume.{name}{sig}" if sig else signature(f, f"plume.{name}")
         out += [f"#### `{head}`", "", markdown(f.__doc__), ""]
-    for cname in ("Scene", "Simulation", "Emitter", "Obstacle"):
+    for cname in ("Scene", "Simulation", "Emitter", "Obstacle", "Run"):
         cls = getattr(plume, cname)
         out += [f"### `{signature(cls, 'plume.' + cname)}`", "", markdown(cls.__doc__), ""]
         methods, statics, props = members(cls)

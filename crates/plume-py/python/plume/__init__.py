@@ -2,7 +2,8 @@
 
 Scenes (``plume.Scene``), simulations on the CPU or GPU backend (``plume.Simulation``) with
 their fields as NumPy arrays, renders through Plume's raymarcher, and runs written as
-``plume run`` writes them (``plume.run``). See ``docs/python.md``.
+``plume run`` writes them (``plume.run``) and read back (``plume.open_run``). See
+``docs/python.md``.
 
 ::
 
@@ -18,7 +19,7 @@ their fields as NumPy arrays, renders through Plume's raymarcher, and runs writt
 
 import warnings
 
-from ._plume import Emitter, Obstacle, Scene, Simulation, __version__, run
+from ._plume import Emitter, Obstacle, Run, Scene, Simulation, __version__, open_run, run
 from .wedge import wedge
 
 # `python -m plume.wedge` runs the module this package has already imported (for
@@ -27,7 +28,18 @@ warnings.filterwarnings(
     "ignore", message="'plume.wedge' found in sys.modules", category=RuntimeWarning
 )
 
-__all__ = ["Emitter", "Obstacle", "Scene", "Simulation", "__version__", "presets", "run", "wedge"]
+__all__ = [
+    "Emitter",
+    "Obstacle",
+    "Run",
+    "Scene",
+    "Simulation",
+    "__version__",
+    "open_run",
+    "presets",
+    "run",
+    "wedge",
+]
 
 
 def presets() -> list:
