@@ -353,6 +353,27 @@ fn the_guides_commands_run() {
     run_small("guide", &cmds);
 }
 
+/// A run folder of two small frames in `dir` (written the first time it is asked for), for
+/// the guide's commands that read one back.
+fn guide_run(dir: &std::path::Path) -> String {
+    let run = dir.join("guide-run");
+    if !run.join("manifest.json").is_file() {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_plume"))
+            .args([
+                "run", "--size", "12", "--frames", "2", "--every", "2", "--out",
+            ])
+            .arg(&run)
+            .output()
+            .expect("plume runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    run.display().to_string()
+}
+
 /// Runs each `(where it is shown, arguments)` at a small size and asserts it succeeds: the
 /// grid, steps, frames, image and intervals shrunk, placeholders filled in, files written
 /// into a scratch folder, the viewer on a virtual screen for two frames.
@@ -415,6 +436,15 @@ fn run_small(tag: &str, cmds: &[(String, Vec<String>)]) {
                     it.next();
                     args.extend(["--upres".to_string(), "2".to_string()]);
                 }
+                // A run folder to play back or draw: one written here once.
+                "--run" => {
+                    it.next();
+                    args.extend(["--run".to_string(), guide_run(&dir)]);
+                }
+                "--frame" => {
+                    it.next();
+                    args.extend(["--frame".to_string(), "-1".to_string()]);
+                }
                 "…" | "" => {}
                 _ => args.push(a.to_string()),
             }
@@ -437,7 +467,13 @@ fn run_small(tag: &str, cmds: &[(String, Vec<String>)]) {
             "simulate" => vec!["--size", "12", "--seconds", "0.1"],
             _ => vec!["--size", "12"],
         };
-        if every {
+        if args.iter().any(|a| a == "--run") {
+            // The run's grid and steps are what it wrote.
+            small.retain(|a| !["--size", "12", "--steps", "4"].contains(a));
+            if every {
+                small.extend(["--every", "1"]);
+            }
+        } else if every {
             small.extend(["--every", "2"]);
         }
         args.extend(small.iter().map(|s| s.to_string()));
