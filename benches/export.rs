@@ -1,5 +1,7 @@
 //! Criterion benchmark: writing one 128³ frame (density and velocity) in each format, to a
-//! temporary folder, through the same atomic writer the CLI uses.
+//! temporary folder, through the same atomic writer the CLI uses; and reading it back from
+//! a run folder of each format (`export::read`, what `render --run`, `view --run` and
+//! `plume.open_run` do for each frame).
 
 // criterion_group! generates an undocumented function.
 #![allow(missing_docs)]
@@ -46,5 +48,40 @@ fn write(c: &mut Criterion) {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-criterion_group!(benches, write);
+fn read(c: &mut Criterion) {
+    use plume::export::read::RunReader;
+    use plume::export::run::{Existing, RunWriter};
+    let scene = Scene::default_plume().with_dims(Dims::cube(128));
+    let mut s = scene.build().expect("default scene builds");
+    for _ in 0..90 {
+        s.step();
+    }
+    let mut g = c.benchmark_group("read_128");
+    g.sample_size(10);
+    for (name, format, half) in [
+        ("vdb", Format::Vdb, false),
+        ("vdb_half", Format::Vdb, true),
+        ("vti", Format::Vti, false),
+        ("npy", Format::Npy, false),
+    ] {
+        let dir =
+            std::env::temp_dir().join(format!("plume-bench-read-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = ExportOptions {
+            formats: vec![format],
+            half,
+            ..ExportOptions::default()
+        };
+        let (mut w, _) = RunWriter::create(&dir, &scene, &opts, Existing::Refuse).expect("run");
+        w.write(&export::capture(&s, &opts)).expect("frame");
+        drop(w);
+        let r = RunReader::open(&dir).expect("opens");
+        let fields = opts.fields;
+        g.bench_function(name, |b| b.iter(|| r.read(0, fields).expect("read")));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    g.finish();
+}
+
+criterion_group!(benches, write, read);
 criterion_main!(benches);

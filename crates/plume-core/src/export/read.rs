@@ -215,11 +215,51 @@ impl RunReader {
             .filter(|n| want.has(n) && have.has(n))
             .collect();
         let cells = file_grid.dims.cells();
-        let read = |name: &str, components: usize| -> Result<Vec<f32>, ReadError> {
-            let v = match self.format {
-                Format::Npy => self.npy(entry, name, components, file_grid.dims),
-                Format::Vti => self.vti(entry, name, components, cells),
-                _ => self.vdb(entry, name, components, file_grid.dims),
+        // A .vti or .vdb file holds every field: read (and decode) it once.
+        let whole = match (self.format, names.first()) {
+            (Format::Vti | Format::Vdb, Some(first)) => {
+                let name = self.name(entry, first);
+                Some((self.file(entry, &name)?, self.dir.join(name)))
+            }
+            _ => None,
+        };
+        let mut grids = match (&whole, self.format) {
+            (Some((bytes, path)), Format::Vdb) => {
+                super::vdb_read::decode(bytes, file_grid.dims.as_array(), &|g| names.contains(&g))
+                    .map_err(|why| ReadError::File {
+                    path: path.clone(),
+                    why,
+                })?
+            }
+            _ => Vec::new(),
+        };
+        let mut read = |name: &str, components: usize| -> Result<Vec<f32>, ReadError> {
+            let v = match (&whole, self.format) {
+                (Some((bytes, path)), Format::Vti) => {
+                    super::vti::read_array(bytes, name, components, cells).map_err(|why| {
+                        ReadError::File {
+                            path: path.clone(),
+                            why,
+                        }
+                    })
+                }
+                (Some((_, path)), Format::Vdb) => {
+                    let bad = |why: String| ReadError::File {
+                        path: path.clone(),
+                        why,
+                    };
+                    match grids.iter().position(|g| g.name == name) {
+                        Some(i) if grids[i].components == components => {
+                            Ok(grids.swap_remove(i).values)
+                        }
+                        Some(i) => Err(bad(format!(
+                            "its grid '{name}' has {} components, not {components}",
+                            grids[i].components
+                        ))),
+                        None => Err(bad(format!("it has no grid '{name}'"))),
+                    }
+                }
+                _ => self.npy(entry, name, components, file_grid.dims),
             }?;
             // Plume never writes a value that is not finite (a step that makes one fails).
             match v.iter().position(|x| !x.is_finite()) {
@@ -356,46 +396,5 @@ impl RunReader {
             path: self.dir.join(&name),
             why,
         })
-    }
-
-    fn vti(
-        &self,
-        e: &FrameEntry,
-        field: &str,
-        comp: usize,
-        cells: usize,
-    ) -> Result<Vec<f32>, ReadError> {
-        let name = self.name(e, field);
-        let bytes = self.file(e, &name)?;
-        super::vti::read_array(&bytes, field, comp, cells).map_err(|why| ReadError::File {
-            path: self.dir.join(&name),
-            why,
-        })
-    }
-
-    fn vdb(
-        &self,
-        e: &FrameEntry,
-        field: &str,
-        comp: usize,
-        d: Dims,
-    ) -> Result<Vec<f32>, ReadError> {
-        let name = self.name(e, field);
-        let path = self.dir.join(&name);
-        let bytes = self.file(e, &name)?;
-        let bad = |why: String| ReadError::File {
-            path: path.clone(),
-            why,
-        };
-        let grids = super::vdb_read::decode(&bytes, d.as_array()).map_err(bad)?;
-        let grid = grids.into_iter().find(|g| g.name == field);
-        match grid {
-            Some(g) if g.components == comp => Ok(g.values),
-            Some(g) => Err(bad(format!(
-                "its grid '{field}' has {} components, not {comp}",
-                g.components
-            ))),
-            None => Err(bad(format!("it has no grid '{field}'"))),
-        }
     }
 }

@@ -3,9 +3,6 @@
 //! (a 5-4-3 tree of leaves with active-mask zlib values, no tiles); a file from another
 //! program is refused with a message saying so, never misread.
 
-use flate2::read::ZlibDecoder;
-use std::io::Read;
-
 /// One grid of a file, dense over `dims` (x-fastest), `components` floats a cell (1 or 3);
 /// cells outside every written leaf hold 0, the grid's background.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,15 +79,61 @@ impl<'a> Bytes<'a> {
 /// The set bits of a mask, ascending.
 fn bits(mask: &[u64]) -> impl Iterator<Item = usize> + '_ {
     mask.iter().enumerate().flat_map(|(w, &word)| {
-        (0..64)
-            .filter(move |b| word >> b & 1 == 1)
-            .map(move |b| 64 * w + b)
+        let mut left = word;
+        std::iter::from_fn(move || {
+            (left != 0).then(|| {
+                let b = left.trailing_zeros() as usize;
+                left &= left - 1;
+                64 * w + b
+            })
+        })
     })
 }
 
+/// A node's values block, located but not yet inflated.
+enum Block<'a> {
+    /// Stored as they are.
+    Raw(&'a [u8]),
+    /// zlib-compressed.
+    Zipped(&'a [u8]),
+}
+
+impl Block<'_> {
+    /// The block's `want` bytes, inflating with `z` (reset first) where it is compressed.
+    fn bytes(
+        &self,
+        z: &mut flate2::Decompress,
+        want: usize,
+        what: &str,
+    ) -> Result<Vec<u8>, String> {
+        match self {
+            Block::Raw(b) => Ok(b.to_vec()),
+            Block::Zipped(b) => {
+                z.reset(true);
+                let mut raw = Vec::with_capacity(want);
+                let status = z
+                    .decompress_vec(b, &mut raw, flate2::FlushDecompress::Finish)
+                    .map_err(|e| format!("{what} does not inflate ({e})"))?;
+                if raw.len() != want || status != flate2::Status::StreamEnd {
+                    return Err(format!(
+                        "{what} inflates to {}{} bytes where its mask asks {want}",
+                        raw.len(),
+                        if status == flate2::Status::StreamEnd {
+                            ""
+                        } else {
+                            " or more"
+                        }
+                    ));
+                }
+                Ok(raw)
+            }
+        }
+    }
+}
+
 /// A node's values block as Plume writes it: metadata byte 0, then (full precision, or any
-/// values) a byte count, negative for raw bytes, and the bytes. Returns the raw bytes.
-fn values(b: &mut Bytes<'_>, half: bool, want: usize, what: &str) -> Result<Vec<u8>, String> {
+/// values) a byte count, negative for raw bytes, and the bytes, `want` of them once inflated.
+fn block<'a>(b: &mut Bytes<'a>, half: bool, want: usize, what: &str) -> Result<Block<'a>, String> {
     let meta = b.u8(what)?;
     if meta != 0 {
         return Err(format!(
@@ -98,37 +141,30 @@ fn values(b: &mut Bytes<'_>, half: bool, want: usize, what: &str) -> Result<Vec<
         ));
     }
     if want == 0 && half {
-        return Ok(Vec::new());
+        return Ok(Block::Raw(&[]));
     }
     let count = b.i64(what)?;
     if count == 0 && want == 0 {
-        return Ok(Vec::new());
+        return Ok(Block::Raw(&[]));
     }
     if count < 0 {
         let n = count.unsigned_abs() as usize;
         if n != want {
             return Err(format!("{what} holds {n} bytes where its mask asks {want}"));
         }
-        return Ok(b.take(n, what)?.to_vec());
+        return Ok(Block::Raw(b.take(n, what)?));
     }
-    let zipped = b.take(count as usize, what)?;
-    let mut raw = Vec::with_capacity(want);
-    ZlibDecoder::new(zipped)
-        .take(want as u64 + 1)
-        .read_to_end(&mut raw)
-        .map_err(|e| format!("{what} does not inflate ({e})"))?;
-    if raw.len() != want {
-        return Err(format!(
-            "{what} inflates to {} bytes where its mask asks {want}",
-            raw.len()
-        ));
-    }
-    Ok(raw)
+    Ok(Block::Zipped(b.take(count as usize, what)?))
 }
 
-/// Reads every grid of a Plume `.vdb` file into arrays over `dims` (the file's grid, cell
-/// (0, 0, 0) at index (0, 0, 0)). Err names what is wrong with the file.
-pub fn decode(data: &[u8], dims: [usize; 3]) -> Result<Vec<DenseGrid>, String> {
+/// Reads the grids of a Plume `.vdb` file that `want` picks by name into arrays over `dims`
+/// (the file's grid, cell (0, 0, 0) at index (0, 0, 0)); the others are skipped. Err names
+/// what is wrong with the file.
+pub fn decode(
+    data: &[u8],
+    dims: [usize; 3],
+    want: &dyn Fn(&str) -> bool,
+) -> Result<Vec<DenseGrid>, String> {
     let mut b = Bytes { data, at: 0 };
     if b.i64("the header")? != 0x5644_4220 {
         return Err("it is not an OpenVDB file (no VDB magic number)".into());
@@ -160,12 +196,20 @@ pub fn decode(data: &[u8], dims: [usize; 3]) -> Result<Vec<DenseGrid>, String> {
     let cells = dims[0] * dims[1] * dims[2];
     let mut grids = Vec::new();
     for _ in 0..n {
-        grids.push(grid(&mut b, dims, cells)?);
+        if let Some(g) = grid(&mut b, dims, cells, want)? {
+            grids.push(g);
+        }
     }
     Ok(grids)
 }
 
-fn grid(b: &mut Bytes<'_>, dims: [usize; 3], cells: usize) -> Result<DenseGrid, String> {
+/// The next grid, or `None` (skipped to its end) where `want` does not pick it.
+fn grid(
+    b: &mut Bytes<'_>,
+    dims: [usize; 3],
+    cells: usize,
+    want: &dyn Fn(&str) -> bool,
+) -> Result<Option<DenseGrid>, String> {
     let name = b.string("a grid's name")?;
     let what = format!("grid '{name}'");
     let ty = b.string(&what)?;
@@ -178,6 +222,13 @@ fn grid(b: &mut Bytes<'_>, dims: [usize; 3], cells: usize) -> Result<DenseGrid, 
     };
     b.string(&what)?;
     let end = b.mask(3, &what)?[2] as usize;
+    if !want(&name) {
+        if end < b.at || end > b.data.len() {
+            return Err(format!("{what} ends outside the file"));
+        }
+        b.at = end;
+        return Ok(None);
+    }
     if b.u32(&what)? != 3 {
         return Err(format!("{what} is not compressed as Plume writes it"));
     }
@@ -200,12 +251,12 @@ fn grid(b: &mut Bytes<'_>, dims: [usize; 3], cells: usize) -> Result<DenseGrid, 
         let root = [b.i32(&what)?, b.i32(&what)?, b.i32(&what)?];
         let l1s = b.mask(512, &what)?;
         b.mask(512, &what)?;
-        values(b, half, 0, &what)?;
+        block(b, half, 0, &what)?;
         for l1 in bits(&l1s).collect::<Vec<_>>() {
             let p1 = [l1 >> 10, (l1 >> 5) & 31, l1 & 31].map(|c| (c as i32) << 7);
             let leaves = b.mask(64, &what)?;
             b.mask(64, &what)?;
-            values(b, half, 0, &what)?;
+            block(b, half, 0, &what)?;
             for lf in bits(&leaves) {
                 let p = [lf >> 8, (lf >> 4) & 15, lf & 15].map(|c| (c as i32) << 3);
                 origins.push([0, 1, 2].map(|a| root[a] + p1[a] + p[a]));
@@ -213,42 +264,68 @@ fn grid(b: &mut Bytes<'_>, dims: [usize; 3], cells: usize) -> Result<DenseGrid, 
             }
         }
     }
+    // The leaves' blocks, found in order (each names its length), then inflated and
+    // decoded in parallel: a 128³ frame's velocity is thousands of zlib blocks.
+    let size = if half { 2 } else { 4 };
+    let mut blocks = Vec::with_capacity(origins.len());
+    for o in origins {
+        let mask = b.mask(8, &what)?;
+        let active: Vec<u16> = bits(&mask).map(|i| i as u16).collect();
+        let want = active.len() * components * size;
+        blocks.push((o, active, block(b, half, want, &what)?));
+    }
+    use rayon::prelude::*;
+    let decoded: Vec<Vec<f32>> = blocks
+        .par_iter()
+        .map_init(
+            || flate2::Decompress::new(true),
+            |z, (_, active, blk)| {
+                let want = active.len() * components * size;
+                let raw = blk.bytes(z, want, &what)?;
+                Ok(match half {
+                    true => raw
+                        .chunks_exact(2)
+                        .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                        .collect(),
+                    false => raw
+                        .chunks_exact(4)
+                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect(),
+                })
+            },
+        )
+        .collect::<Result<_, String>>()?;
     let mut out = Vec::new();
     out.try_reserve_exact(cells * components)
         .map_err(|_| format!("not enough memory for {what} ({cells} cells)"))?;
     out.resize(cells * components, 0.0f32);
-    let size = if half { 2 } else { 4 };
-    for o in origins {
-        let mask = b.mask(8, &what)?;
-        let active: Vec<usize> = bits(&mask).collect();
-        let raw = values(b, half, active.len() * components * size, &what)?;
-        for (n, bit) in active.into_iter().enumerate() {
-            let l = [bit >> 6, (bit >> 3) & 7, bit & 7];
-            let c = [0, 1, 2].map(|a| o[a] + l[a] as i32);
-            if (0..3).any(|a| c[a] < 0 || c[a] as usize >= dims[a]) {
+    let n = dims.map(|d| d as i64);
+    for ((o, active, _), values) in blocks.iter().zip(decoded) {
+        let o = o.map(i64::from);
+        // A leaf wholly inside the grid needs no check a voxel (most do).
+        let inside = (0..3).all(|a| o[a] >= 0 && o[a] + 8 <= n[a]);
+        for (k, &bit) in active.iter().enumerate() {
+            let bit = i64::from(bit);
+            let c = [o[0] + (bit >> 6), o[1] + ((bit >> 3) & 7), o[2] + (bit & 7)];
+            if !inside && (0..3).any(|a| c[a] < 0 || c[a] >= n[a]) {
                 return Err(format!(
                     "{what} has a voxel at {c:?}, outside the run's {}×{}×{} grid",
                     dims[0], dims[1], dims[2]
                 ));
             }
-            let cell = c[0] as usize + dims[0] * (c[1] as usize + dims[1] * c[2] as usize);
-            for k in 0..components {
-                let at = (n * components + k) * size;
-                out[cell * components + k] = match half {
-                    true => half::f16::from_le_bytes([raw[at], raw[at + 1]]).to_f32(),
-                    false => f32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]),
-                };
-            }
+            let cell = (c[0] + n[0] * (c[1] + n[1] * c[2])) as usize;
+            out[cell * components..(cell + 1) * components]
+                .copy_from_slice(&values[k * components..(k + 1) * components]);
         }
     }
     if b.at != end {
         return Err(format!("{what} does not end where its offset says"));
     }
-    Ok(DenseGrid {
+    Ok(Some(DenseGrid {
         name,
         components,
         values: out,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -285,7 +362,7 @@ mod tests {
                 cutoff: 0.0,
                 ..VdbOptions::default()
             };
-            let grids = decode(&encode(&f, &opts), dims).expect("decode");
+            let grids = decode(&encode(&f, &opts), dims, &|_| true).expect("decode");
             assert_eq!(grids.len(), 2);
             assert_eq!(
                 (grids[0].name.as_str(), grids[0].components),
@@ -310,7 +387,7 @@ mod tests {
         let f = frame();
         let dims = f.grid.dims.as_array();
         let bytes = encode(&f, &VdbOptions::default());
-        let cut = decode(&bytes[..bytes.len() - 10], dims).expect_err("cut short");
+        let cut = decode(&bytes[..bytes.len() - 10], dims, &|_| true).expect_err("cut short");
         assert!(cut.contains("ends inside grid 'velocity'"), "{cut}");
         let mut other = bytes.clone();
         let at = other
@@ -318,11 +395,11 @@ mod tests {
             .position(|w| w == b"Plume")
             .expect("creator");
         other[at..at + 5].copy_from_slice(b"Xlume");
-        let e = decode(&other, dims).expect_err("foreign");
+        let e = decode(&other, dims, &|_| true).expect_err("foreign");
         assert!(e.contains("not by Plume"), "{e}");
-        let e = decode(&bytes, [8, 8, 8]).expect_err("smaller grid");
+        let e = decode(&bytes, [8, 8, 8], &|_| true).expect_err("smaller grid");
         assert!(e.contains("outside the run's 8×8×8 grid"), "{e}");
-        assert!(decode(b"not a vdb at all", dims)
+        assert!(decode(b"not a vdb at all", dims, &|_| true)
             .expect_err("text")
             .contains("not an OpenVDB file"));
     }

@@ -84,20 +84,77 @@ pub fn write(w: &mut dyn Write, f: &Frame) -> std::io::Result<()> {
     )
 }
 
+/// The value of each base64 character; 255 for any other byte.
+const B64_VALUE: [u8; 256] = {
+    let mut t = [255u8; 256];
+    let mut i = 0;
+    while i < 64 {
+        t[B64[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Decodes whole groups of four base64 characters into `out`; false on any other byte.
+fn unbase64_groups(text: &[u8], out: &mut Vec<u8>) -> bool {
+    out.reserve(text.len() / 4 * 3);
+    for g in text.chunks_exact(4) {
+        let v = [0, 1, 2, 3].map(|i| B64_VALUE[g[i] as usize]);
+        if v.contains(&255) {
+            return false;
+        }
+        let n =
+            u32::from(v[0]) << 18 | u32::from(v[1]) << 12 | u32::from(v[2]) << 6 | u32::from(v[3]);
+        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
+    }
+    true
+}
+
 /// Decodes standard base64 (padding optional, whitespace skipped); `None` on a stray byte.
+/// A long run of plain groups (what [`base64`] writes) is decoded in parallel.
 pub fn unbase64(text: &[u8]) -> Option<Vec<u8>> {
+    use rayon::prelude::*;
+    let body = text.trim_ascii();
+    let plain = body.len() - body.iter().rev().take_while(|&&c| c == b'=').count();
+    let whole = plain / 4 * 4;
+    const CHUNK: usize = 4 << 16;
+    let pieces: Option<Vec<Vec<u8>>> = body[..whole]
+        .par_chunks(CHUNK)
+        .map(|c| {
+            let mut v = Vec::new();
+            unbase64_groups(c, &mut v).then_some(v)
+        })
+        .collect();
+    if let Some(pieces) = pieces {
+        let mut out = pieces.concat();
+        let tail = &body[whole..plain];
+        let v: Vec<u32> = tail
+            .iter()
+            .map(|&c| u32::from(B64_VALUE[c as usize]))
+            .collect();
+        if v.contains(&255) {
+            return None;
+        }
+        match v.len() {
+            0 => {}
+            2 => out.push((v[0] << 2 | v[1] >> 4) as u8),
+            3 => out
+                .extend_from_slice(&[(v[0] << 2 | v[1] >> 4) as u8, (v[1] << 4 | v[2] >> 2) as u8]),
+            _ => return None,
+        }
+        return Some(out);
+    }
+    // With whitespace or padding inside: a character at a time.
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     let (mut acc, mut n) = (0u32, 0);
     for &c in text {
         let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
             b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
-            _ => return None,
+            _ => B64_VALUE[c as usize],
         };
+        if v == 255 {
+            return None;
+        }
         acc = acc << 6 | u32::from(v);
         n += 1;
         if n == 4 {
@@ -181,6 +238,13 @@ impl Exporter for VtiExporter {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_base64_decodes_in_pieces_as_a_whole() {
+        let data: Vec<u8> = (0..1_000_003u32).map(|i| (i * 7919 % 251) as u8).collect();
+        assert_eq!(super::unbase64(super::base64(&data).as_bytes()), Some(data));
+        assert_eq!(super::unbase64(b"Zm9v!mFy"), None);
+    }
+
     #[test]
     fn base64_matches_the_rfc_examples() {
         for (plain, enc) in [
