@@ -19,10 +19,17 @@ pub fn view(a: ViewArgs) -> Result<()> {
     }
     // A run played back: its scene (grid, obstacles, camera) is the one it recorded.
     let scene = match &a.run {
-        Some(dir) => crate::export::read::RunReader::open(dir)?
-            .manifest()
-            .scene
-            .clone(),
+        Some(dir) => {
+            let run = crate::export::read::RunReader::open(dir)?;
+            // Refused before a window opens: a run with nothing to show.
+            if run.frames().is_empty() {
+                anyhow::bail!(
+                    "the run in {} lists no frame yet: there is nothing to play back",
+                    dir.display()
+                );
+            }
+            run.manifest().scene.clone()
+        }
         None => scene_for(&a.grid)?,
     };
     let (w, h) = a.window;

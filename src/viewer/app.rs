@@ -144,6 +144,8 @@ struct Running {
     streams: (Vec<StreamVertex>, Option<(u64, StreamKey)>),
     /// The 3D view at its render scale (taken out while it draws).
     view: Option<super::view3d::ScaledView>,
+    /// While a run is played back: the frame shown last, and how many frames were shown.
+    played: (Option<usize>, u64),
 }
 
 /// What streamlines depend on besides the frame.
@@ -209,6 +211,7 @@ impl App {
             record_error: None,
             streams: (Vec::new(), None),
             view: Some(super::view3d::ScaledView::new(self.opts.render_scale)),
+            played: (None, 0),
         })
     }
 }
@@ -484,7 +487,17 @@ impl Running {
             } else if snap.recording {
                 self.record_error = None;
             }
-            self.clock.saw_step(snap.frame.step, now);
+            // A run played back counts the frames it has shown (its step numbers go round).
+            let counted = match snap.playback {
+                Some((i, _)) => {
+                    if self.played.0 != Some(i) {
+                        self.played = (Some(i), self.played.1 + 1);
+                    }
+                    self.played.1
+                }
+                None => snap.frame.step,
+            };
+            self.clock.saw_step(counted, now);
             if snap.frame.step > 0 {
                 self.ui.history.push(super::plots::Sample::of(
                     &snap.stats,
