@@ -21,6 +21,16 @@ pub(crate) fn whole(name: &str, v: i64, lo: i64, hi: i64) -> PyResult<u32> {
     }
 }
 
+/// An image's `width` and `height` in pixels, each checked against the renderer's largest
+/// side.
+pub(crate) fn image_size(width: i64, height: i64) -> PyResult<(u32, u32)> {
+    let side = i64::from(plume::render::offscreen::MAX_IMAGE_SIDE);
+    Ok((
+        whole("width", width, 1, side)?,
+        whole("height", height, 1, side)?,
+    ))
+}
+
 /// The scene with the detail pass `upres` (0: as the scene says).
 pub(crate) fn with_upres(scene: &Scene, upres: i64) -> PyResult<Scene> {
     let upres = whole("upres", upres, 0, 4)?;

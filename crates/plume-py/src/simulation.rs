@@ -329,9 +329,7 @@ impl PySimulation {
         height: i64,
         camera: Option<(f32, f32, f32)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let side = i64::from(plume::render::offscreen::MAX_IMAGE_SIDE);
-        let width = crate::args::whole("width", width, 1, side)?;
-        let height = crate::args::whole("height", height, 1, side)?;
+        let (width, height) = crate::args::image_size(width, height)?;
         let (scene, grid) = {
             let g = self.lock();
             (g.scene.clone(), *g.sim.grid())

@@ -43,24 +43,19 @@ pub fn y_to_z([x, y, z]: [f32; 3]) -> [f32; 3] {
     [x, -z, y]
 }
 
-/// The frame turned so its up axis is z: the grid becomes nx × nz × ny cells, cell
-/// (i, j, k) of the result holding cell (i, k, nz − 1 − j) of the input, every field moved
-/// with it, vectors and streamlines turned, and the placement chosen so each cell centre
-/// lands at its turned world position.
-pub fn turn_z_up(f: &Frame) -> Frame {
-    let g = f.grid;
-    let d = g.dims;
-    let nd = Dims::new(d.nx, d.nz, d.ny);
-    let o = g.origin;
-    // Cell (i', j', k') = (i, nz − 1 − k, j): its centre −(oz + (k + ½)h) = oy' + (j' + ½)h
-    // with oy' = −(oz + nz·h); x is unchanged and z' takes y.
-    let grid = Grid {
-        dims: nd,
-        h: g.h,
-        origin: [o[0], -(o[2] + d.nz as f32 * g.h), o[1]],
-    };
-    // Index in the input of the cell that lands at (i', j', k').
-    let src = |i: usize, j: usize, k: usize| d.idx(i, k, d.nz - 1 - j);
+/// A point or vector turned back from z-up to y-up: (x, y, z) ↦ (x, z, −y).
+pub fn z_to_y([x, y, z]: [f32; 3]) -> [f32; 3] {
+    [x, z, -y]
+}
+
+/// `f` on `grid`, its cell (i, j, k) holding cell `src(i, j, k)` of `f`, every field moved
+/// with it and every vector (velocity, emitters, streamlines) turned by `turn`.
+fn turned(
+    f: &Frame,
+    grid: Grid,
+    src: impl Fn(usize, usize, usize) -> usize + Sync,
+    turn: fn([f32; 3]) -> [f32; 3],
+) -> Frame {
     let scalar = |v: &Option<Vec<f32>>| {
         v.as_ref()
             .map(|v| crate::frame::per_cell(&grid, |i, j, k| v[src(i, j, k)]))
@@ -76,16 +71,16 @@ pub fn turn_z_up(f: &Frame) -> Frame {
     out.velocity = f
         .velocity
         .as_ref()
-        .map(|v| crate::frame::per_cell(&grid, |i, j, k| y_to_z(v[src(i, j, k)])));
+        .map(|v| crate::frame::per_cell(&grid, |i, j, k| turn(v[src(i, j, k)])));
     out.solid = f
         .solid
         .as_ref()
         .map(|m| crate::frame::per_cell(&grid, |i, j, k| m[src(i, j, k)]));
-    out.emitters = f.emitters.iter().map(|&(c, r)| (y_to_z(c), r)).collect();
+    out.emitters = f.emitters.iter().map(|&(c, r)| (turn(c), r)).collect();
     out.streamlines = f.streamlines.as_ref().map(|ls| {
         ls.iter()
             .map(|l| crate::streamlines::Line {
-                points: l.points.iter().map(|&p| y_to_z(p)).collect(),
+                points: l.points.iter().map(|&p| turn(p)).collect(),
                 speed: l.speed.clone(),
             })
             .collect()
@@ -93,8 +88,26 @@ pub fn turn_z_up(f: &Frame) -> Frame {
     out
 }
 
-/// The inverse of [`turn_z_up`] for the fields a run writes (density, temperature, fuel,
-/// flame, collision, solid, velocity): a frame read from z-up files turned back to y up,
+/// The frame turned so its up axis is z: the grid becomes nx × nz × ny cells, cell
+/// (i, j, k) of the result holding cell (i, k, nz − 1 − j) of the input, every field moved
+/// with it, vectors and streamlines turned, and the placement chosen so each cell centre
+/// lands at its turned world position.
+pub fn turn_z_up(f: &Frame) -> Frame {
+    let g = f.grid;
+    let d = g.dims;
+    let o = g.origin;
+    // Cell (i', j', k') = (i, nz − 1 − k, j): its centre −(oz + (k + ½)h) = oy' + (j' + ½)h
+    // with oy' = −(oz + nz·h); x is unchanged and z' takes y.
+    let grid = Grid {
+        dims: Dims::new(d.nx, d.nz, d.ny),
+        h: g.h,
+        origin: [o[0], -(o[2] + d.nz as f32 * g.h), o[1]],
+    };
+    // Index in the input of the cell that lands at (i', j', k').
+    turned(f, grid, |i, j, k| d.idx(i, k, d.nz - 1 - j), y_to_z)
+}
+
+/// The inverse of [`turn_z_up`]: a frame read from z-up files turned back to y up,
 /// (x, y, z) ↦ (x, z, −y), on the grid it was simulated on.
 pub fn turn_y_up(f: &Frame) -> Frame {
     let g = f.grid;
@@ -107,28 +120,7 @@ pub fn turn_y_up(f: &Frame) -> Frame {
         h: g.h,
         origin: [g.origin[0], g.origin[2], -g.origin[1] - d.ny as f32 * g.h],
     };
-    let src = |i: usize, j: usize, k: usize| d.idx(i, nd.nz - 1 - k, j);
-    let scalar = |v: &Option<Vec<f32>>| {
-        v.as_ref()
-            .map(|v| crate::frame::per_cell(&grid, |i, j, k| v[src(i, j, k)]))
-    };
-    let mut out = Frame::empty(grid, f.step, f.time);
-    out.density = scalar(&f.density);
-    out.temperature = scalar(&f.temperature);
-    out.fuel = scalar(&f.fuel);
-    out.flame = scalar(&f.flame);
-    out.collision = scalar(&f.collision);
-    out.velocity = f.velocity.as_ref().map(|v| {
-        crate::frame::per_cell(&grid, |i, j, k| {
-            let [x, y, z] = v[src(i, j, k)];
-            [x, z, -y]
-        })
-    });
-    out.solid = f
-        .solid
-        .as_ref()
-        .map(|m| crate::frame::per_cell(&grid, |i, j, k| m[src(i, j, k)]));
-    out
+    turned(f, grid, |i, j, k| d.idx(i, nd.nz - 1 - k, j), z_to_y)
 }
 
 #[cfg(test)]
@@ -171,7 +163,9 @@ mod tests {
         f.density = Some((0..d.cells()).map(|c| c as f32).collect());
         f.velocity = Some((0..d.cells()).map(|c| [c as f32, 1.0, -2.0]).collect());
         f.solid = Some((0..d.cells()).map(|c| (c % 3) as u8).collect());
+        f.emitters = vec![([0.1, 0.2, 0.3], 0.5)];
         let back = turn_y_up(&turn_z_up(&f));
+        assert_eq!(back.emitters, f.emitters);
         assert_eq!(back.grid.dims, d);
         for a in 0..3 {
             assert!(
