@@ -151,3 +151,29 @@ impl Exporter for NpyExporter {
         Ok(written)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_back_what_it_writes_and_refuses_the_rest() {
+        let data: Vec<f32> = (0..60).map(|i| i as f32 * 0.5).collect();
+        let mut file = Vec::new();
+        super::write_f32(&mut file, &[3, 4, 5], &data).expect("written");
+        assert_eq!(super::read_f32(&file, &[3, 4, 5]), Ok(data));
+        let e = super::read_f32(&file, &[3, 4, 6]).expect_err("other shape");
+        assert!(
+            e.contains("its shape is [3, 4, 5], not the run's [3, 4, 6]"),
+            "{e}"
+        );
+        for cut in 0..file.len() {
+            assert!(
+                super::read_f32(&file[..cut], &[3, 4, 5]).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let f64s = String::from_utf8_lossy(&file)
+            .replace("<f4", "<f8")
+            .into_bytes();
+        assert!(super::read_f32(&f64s, &[3, 4, 5]).is_err());
+    }
+}

@@ -403,4 +403,34 @@ mod tests {
             .expect_err("text")
             .contains("not an OpenVDB file"));
     }
+
+    #[test]
+    fn garbled_files_give_errors_or_values_never_a_panic() {
+        let f = frame();
+        let dims = f.grid.dims.as_array();
+        for half in [false, true] {
+            let opts = VdbOptions {
+                half,
+                ..VdbOptions::default()
+            };
+            let bytes = encode(&f, &opts);
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            let mut next = || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            for _ in 0..400 {
+                let mut b = bytes.clone();
+                for _ in 0..1 + next() % 4 {
+                    let at = (next() % b.len() as u64) as usize;
+                    b[at] = next() as u8;
+                }
+                let cut = (next() % (b.len() as u64 + 1)) as usize;
+                let _ = decode(&b, dims, &|_| true);
+                let _ = decode(&b[..cut], dims, &|_| true);
+            }
+        }
+    }
 }

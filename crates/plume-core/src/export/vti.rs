@@ -183,9 +183,11 @@ pub fn read_array(
     let Some(at) = text.find(&tag) else {
         return Err(format!("it has no array '{name}'"));
     };
-    let open = &text[text[..at].rfind('<').unwrap_or(0)..];
-    let head = &open[..open.find('>').unwrap_or(0)];
-    if !head.contains(r#"type="Float32""#)
+    let cut = || format!("its array '{name}' is cut short");
+    let open = &text[text[..at].rfind('<').ok_or_else(cut)?..];
+    let head = &open[..open.find('>').ok_or_else(cut)?];
+    if !head.starts_with("<DataArray")
+        || !head.contains(r#"type="Float32""#)
         || !head.contains(&format!(r#"NumberOfComponents="{components}""#))
         || !head.contains(r#"format="binary""#)
     {
@@ -194,9 +196,7 @@ pub fn read_array(
         ));
     }
     let body = &open[head.len() + 1..];
-    let Some(end) = body.find("</DataArray>") else {
-        return Err(format!("its array '{name}' is cut short"));
-    };
+    let end = body.find("</DataArray>").ok_or_else(cut)?;
     let Some(bytes) = unbase64(&body.as_bytes()[..end]) else {
         return Err(format!("its array '{name}' is not valid base64"));
     };
@@ -262,5 +262,35 @@ mod tests {
                 Some(plain.as_bytes())
             );
         }
+    }
+
+    #[test]
+    fn a_garbled_vti_gives_an_error_never_a_panic() {
+        let f = crate::frame::Frame {
+            density: Some(vec![0.5; 24]),
+            ..crate::frame::Frame::empty(
+                crate::sim::Grid {
+                    dims: crate::sim::Dims::new(2, 3, 4),
+                    h: 0.1,
+                    origin: [0.0; 3],
+                },
+                0,
+                0.0,
+            )
+        };
+        let mut file = Vec::new();
+        super::write(&mut file, &f).expect("written");
+        assert_eq!(
+            super::read_array(&file, "density", 1, 24),
+            Ok(vec![0.5; 24])
+        );
+        assert!(super::read_array(&file, "velocity", 3, 24).is_err());
+        assert!(super::read_array(&file, "density", 1, 25).is_err());
+        for cut in 0..file.len() {
+            let _ = super::read_array(&file[..cut], "density", 1, 24);
+        }
+        let mut odd = "é Name=\"density\" >".as_bytes().to_vec();
+        odd.extend_from_slice(&file);
+        assert!(super::read_array(&odd[..20], "density", 1, 24).is_err());
     }
 }
