@@ -323,7 +323,8 @@ pub struct ViewArgs {
     #[command(flatten)]
     pub grid: GridArgs,
     /// Play back the frames a run folder holds (what `plume run`, a recording or Python
-    /// wrote), one a step, the first again after the last, with a slider to pick one; the
+    /// wrote), one a step, the first again after the last (a run still being written is
+    /// followed), with a slider to pick one; the
     /// 3D view, slice view, streamlines and export work on them as on a simulation. A scene
     /// opened from the Scene menu is simulated as usual.
     #[arg(

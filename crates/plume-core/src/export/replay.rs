@@ -97,6 +97,18 @@ impl Replay {
         Ok(())
     }
 
+    /// Reads the run's manifest again: frames written since it was opened join the run (the
+    /// same grid and format; anything else, or a manifest that does not read now, keeps the
+    /// frames known).
+    fn follow(&mut self) {
+        if let Ok(now) = RunReader::open(self.reader.dir()) {
+            let same = now.grid() == self.grid && now.format() == self.reader.format();
+            if same && now.frames().len() > self.reader.frames().len() {
+                self.reader = now;
+            }
+        }
+    }
+
     /// Seconds between the frames the run wrote.
     fn frame_seconds(&self) -> f64 {
         let m = self.reader.manifest();
@@ -143,8 +155,12 @@ impl Simulation for Replay {
     fn set_obstacles(&mut self, _: Vec<Obstacle>) -> Result<(), SimError> {
         Err(refused("the obstacles cannot change"))
     }
-    /// Shows the next frame (after the last, the first).
+    /// Shows the next frame; after the last, the next the run has written since (a run still
+    /// being written is followed), else the first.
     fn step(&mut self) -> Result<&StepStats, SimError> {
+        if self.index + 1 >= self.reader.frames().len() {
+            self.follow();
+        }
         let next = (self.index + 1) % self.reader.frames().len();
         self.seek(next)
             .map_err(|e| SimError::Playback(e.to_string()))?;
@@ -270,6 +286,21 @@ mod tests {
         }
         r.reset();
         assert_eq!(r.position().0, 0);
+        // Frames written since it opened are followed: after the third, the fourth.
+        r.seek(2).expect("frame 3");
+        let (mut w, _) = RunWriter::create(&dir, &scene, &opts, Existing::Resume).expect("resume");
+        let mut sim2 = scene.build_simulation().expect("sim");
+        for _ in 0..8 {
+            sim2.step().expect("step");
+        }
+        w.write(&crate::export::capture(sim2.as_ref(), &opts))
+            .expect("frame 4");
+        drop(w);
+        r.step().expect("frame 4");
+        assert_eq!(r.position(), (3, 4));
+        assert_eq!(r.frame(all).step, 8);
+        r.step().expect("round to the first");
+        assert_eq!(r.position(), (0, 4));
         let e = r.set_params(scene.fluid.clone()).expect_err("refused");
         assert!(e.to_string().contains("load a scene"), "{e}");
         assert!(r.paint([0.5; 3], 0.1, 1.0, [0.0; 3]).is_err());
