@@ -69,7 +69,7 @@ fn the_thread_plays_the_frames_seeks_refuses_changes_and_simulates_a_loaded_scen
     let sim = SimThread::spawn_run(&dir, false, None, || {}).expect("plays");
     let first = wait_for(&sim, "of frame 1", |s| s.playback == Some((0, 4)));
     assert_eq!(first.frame.step, run.frames()[0].step);
-    assert!(first.backend.contains("playing back") && first.backend.contains("4 frames"));
+    assert!(first.backend.contains("playing back") && first.backend.contains("11x16x11 grid"));
     // Steps go through the frames and round to the first after the last.
     for want in [1, 2, 3, 0] {
         sim.send(SimCommand::StepOnce);

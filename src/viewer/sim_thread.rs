@@ -505,14 +505,14 @@ impl SimThread {
         let replay =
             Replay::open(dir).map_err(|e| crate::sim::SimError::Playback(e.to_string()))?;
         let r = replay.reader();
+        // The overlay's line; the frame count goes on (a run being written is followed).
         let line = format!(
-            "playing back {}: {} frames of a {} grid, read from .{}",
+            "playing back {}: a {} grid, read from .{}",
             dir.display(),
-            r.frames().len(),
             r.grid().dims,
             r.format().ext()
         );
-        eprintln!("{line}");
+        eprintln!("{line}, {} frames", r.frames().len());
         let scene = r.manifest().scene.clone();
         let backend = crate::backend::Backend::Auto;
         Self::start(Box::new(replay), line, scene, backend, running, share, wake)
