@@ -119,6 +119,47 @@ fn openvdb_reads_our_files_voxel_for_voxel() {
             "OpenVDB check failed (half = {half}); the test needs Debian's python3-openvdb and python3-numpy:\n{stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // Plume's own reader (what `render --run`, `view --run` and `plume.open_run` use)
+        // reads the file as OpenVDB does: exactly, half precision included.
+        let d = f.grid.dims;
+        let grids = plume::export::vdb_read::decode(
+            &std::fs::read(dir.join(&files[0])).expect("vdb"),
+            d.as_array(),
+            &|_| true,
+        )
+        .expect("Plume reads its file");
+        let mine = dir.join("mine");
+        std::fs::create_dir_all(&mine).expect("dir");
+        for g in &grids {
+            let mut shape = vec![d.nz, d.ny, d.nx];
+            if g.components == 3 {
+                shape.push(3);
+            }
+            let mut file =
+                std::fs::File::create(mine.join(format!("{}.npy", g.name))).expect("npy");
+            plume::export::npy::write_f32(&mut file, &shape, &g.values).expect("npy");
+        }
+        let out = python()
+            .arg("-c")
+            .arg(CHECK)
+            .arg(dir.join(&files[0]))
+            .arg(mine.join("density.npy"))
+            .arg(mine.join("velocity.npy"))
+            .args([
+                f.grid.h.to_string(),
+                f.grid.origin[0].to_string(),
+                f.grid.origin[1].to_string(),
+                f.grid.origin[2].to_string(),
+            ])
+            .arg("0")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.trim() == "OK",
+            "OpenVDB and Plume's reader read the file differently (half = {half}):\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }
