@@ -20,9 +20,9 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// The campfire at 16 cells, `frames` frames 3 steps apart (density, temperature, flame
-/// and velocity) into `dir`.
-fn write_run(dir: &Path, frames: u32) {
+/// The campfire at 16 cells, `frames` frames `every` steps apart (density, temperature,
+/// flame and velocity) into `dir`.
+fn write_run(dir: &Path, frames: u32, every: u32) {
     let o = Command::new(env!("CARGO_BIN_EXE_plume"))
         .args([
             "run",
@@ -30,18 +30,17 @@ fn write_run(dir: &Path, frames: u32) {
             "campfire",
             "--size",
             "16",
-            "--every",
-            "3",
             "--backend",
-        ])
-        .args([
             "cpu",
-            "--fields",
-            "density,temperature,flame,velocity",
-            "--out",
         ])
+        .args(["--fields", "density,temperature,flame,velocity", "--out"])
         .arg(dir)
-        .args(["--frames", &frames.to_string()])
+        .args([
+            "--frames",
+            &frames.to_string(),
+            "--every",
+            &every.to_string(),
+        ])
         .output()
         .expect("plume runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -64,7 +63,7 @@ fn wait_for(sim: &SimThread, what: &str, ok: impl Fn(&Snapshot) -> bool) -> Snap
 fn the_thread_plays_the_frames_seeks_refuses_changes_and_simulates_a_loaded_scene() {
     let d = scratch("thread");
     let dir = d.join("run");
-    write_run(&dir, 4);
+    write_run(&dir, 4, 3);
     let run = RunReader::open(&dir).expect("the run");
     let sim = SimThread::spawn_run(&dir, false, None, || {}).expect("plays");
     let first = wait_for(&sim, "of frame 1", |s| s.playback == Some((0, 4)));
@@ -114,7 +113,7 @@ fn the_thread_plays_the_frames_seeks_refuses_changes_and_simulates_a_loaded_scen
 fn the_run_section_fits_the_default_window_and_the_overlay_says_what_it_shows() {
     let d = scratch("panel");
     let dir = d.join("run");
-    write_run(&dir, 3);
+    write_run(&dir, 3, 3);
     let sim = SimThread::spawn_run(&dir, false, None, || {}).expect("plays");
     let snap = wait_for(&sim, "of frame 1", |s| s.playback.is_some());
     let lines = overlay::stats_lines(Some(&snap), FrameStats::default()).join("\n");
@@ -174,29 +173,7 @@ fn the_window_plays_a_run_and_a_missing_one_is_refused() {
     let d = scratch("window");
     let dir = d.join("run");
     // Frames 20 steps apart: the first already shows the fire.
-    let o = Command::new(env!("CARGO_BIN_EXE_plume"))
-        .args([
-            "run",
-            "--scene",
-            "campfire",
-            "--size",
-            "16",
-            "--every",
-            "20",
-            "--backend",
-        ])
-        .args([
-            "cpu",
-            "--fields",
-            "density,temperature,flame,velocity",
-            "--frames",
-            "6",
-        ])
-        .arg("--out")
-        .arg(&dir)
-        .output()
-        .expect("plume runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    write_run(&dir, 6, 20);
     // Playing: the frames change.
     let (out, err) = view(&dir, &["--frames", "90", "--json"]);
     assert!(
