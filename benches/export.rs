@@ -9,17 +9,24 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use plume::export::{self, ExportOptions, Format};
 use plume::scene::Scene;
-use plume::sim::Dims;
+use plume::sim::{Dims, Solver};
+use std::sync::OnceLock;
+
+/// The default scene at 128³ after 90 steps, simulated once for both groups.
+fn state() -> &'static (Scene, Solver) {
+    static STATE: OnceLock<(Scene, Solver)> = OnceLock::new();
+    STATE.get_or_init(|| {
+        let scene = Scene::default_plume().with_dims(Dims::cube(128));
+        let mut s = scene.build().expect("default scene builds");
+        for _ in 0..90 {
+            s.step();
+        }
+        (scene, s)
+    })
+}
 
 fn write(c: &mut Criterion) {
-    let mut s = Scene::default_plume()
-        .with_dims(Dims::cube(128))
-        .build()
-        .expect("default scene builds");
-    for _ in 0..90 {
-        s.step();
-    }
-    let frame = export::capture(&s, &ExportOptions::default());
+    let frame = export::capture(&state().1, &ExportOptions::default());
     let dir = std::env::temp_dir().join(format!("plume-bench-export-{}", std::process::id()));
     let mut g = c.benchmark_group("write_128");
     g.sample_size(10);
@@ -51,11 +58,7 @@ fn write(c: &mut Criterion) {
 fn read(c: &mut Criterion) {
     use plume::export::read::RunReader;
     use plume::export::run::{Existing, RunWriter};
-    let scene = Scene::default_plume().with_dims(Dims::cube(128));
-    let mut s = scene.build().expect("default scene builds");
-    for _ in 0..90 {
-        s.step();
-    }
+    let (scene, s) = state();
     let mut g = c.benchmark_group("read_128");
     g.sample_size(10);
     for (name, format, half) in [
@@ -72,8 +75,8 @@ fn read(c: &mut Criterion) {
             half,
             ..ExportOptions::default()
         };
-        let (mut w, _) = RunWriter::create(&dir, &scene, &opts, Existing::Refuse).expect("run");
-        w.write(&export::capture(&s, &opts)).expect("frame");
+        let (mut w, _) = RunWriter::create(&dir, scene, &opts, Existing::Refuse).expect("run");
+        w.write(&export::capture(s, &opts)).expect("frame");
         drop(w);
         let r = RunReader::open(&dir).expect("opens");
         let fields = opts.fields;

@@ -302,10 +302,21 @@ fn render_run(a: &RenderArgs, dir: &Path) -> Result<()> {
         anyhow::bail!("the run in {} lists no frame yet", dir.display());
     }
     let grid = run.grid();
-    let cells = grid.dims.cells() as u64;
+    let want = crate::export::Fields {
+        density: true,
+        temperature: true,
+        flame: true,
+        fuel: false,
+        velocity: a.streamlines,
+        collision: a.streamlines,
+    };
+    let read_opts = crate::export::ExportOptions {
+        fields: want,
+        ..crate::export::ExportOptions::default()
+    };
     context::check_memory(
-        // The frame read, its files' bytes and the volume's textures, a few floats a cell.
-        cells * 4 * 12,
+        // A frame and one file of it held whole, as when it was written.
+        crate::export::estimate_bytes(grid.dims, &read_opts),
         a.width,
         a.height,
         &format!(
@@ -323,14 +334,6 @@ fn render_run(a: &RenderArgs, dir: &Path) -> Result<()> {
     let target = Offscreen::new(&ctx, a.width, a.height)?;
     let bx = VolumeBox::of_grid(&grid);
     let camera = camera_of(a, scene, &bx);
-    let want = crate::export::Fields {
-        density: true,
-        temperature: true,
-        flame: true,
-        fuel: false,
-        velocity: a.streamlines,
-        collision: a.streamlines,
-    };
     // A flipbook frame is held for the simulated time between the frames it shows.
     let m = run.manifest();
     let held = f64::from(a.every.unwrap_or(1)) * f64::from(m.every.max(1)) * f64::from(m.dt);

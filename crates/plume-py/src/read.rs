@@ -64,34 +64,31 @@ impl PyRun {
         want: Fields,
     ) -> PyResult<Bound<'py, PyDict>> {
         let reader = &self.reader;
-        let f: Frame = py.detach(|| guard(|| reader.read(index, want).map_err(read_error)))?;
+        let mut f: Frame = py.detach(|| guard(|| reader.read(index, want).map_err(read_error)))?;
         let d = PyDict::new(py);
         let entry = &reader.frames()[index];
         d.set_item("frame", entry.frame)?;
         d.set_item("step", f.step)?;
         d.set_item("time", f.time)?;
-        let have = reader.fields();
-        for name in ["density", "temperature", "flame", "fuel", "collision"] {
-            if want.has(name) && have.has(name) {
+        // The frame holds the fields asked for that the run wrote: each moved into its array.
+        let empty = Frame::empty(f.grid, f.step, f.time);
+        for (name, field) in [
+            ("density", f.density.take()),
+            ("temperature", f.temperature.take()),
+            ("flame", f.flame.take()),
+            ("fuel", f.fuel.take()),
+            ("collision", f.collision.take()),
+        ] {
+            if let Some(v) = field {
                 let one = Frame {
-                    density: match name {
-                        "density" => f.density.clone(),
-                        "temperature" => f.temperature.clone(),
-                        "flame" => f.flame.clone(),
-                        "fuel" => f.fuel.clone(),
-                        _ => f.collision.clone(),
-                    },
-                    ..Frame::empty(f.grid, f.step, f.time)
+                    density: Some(v),
+                    ..empty.clone()
                 };
                 d.set_item(name, fields::scalar_array(py, one, "density")?)?;
             }
         }
-        if want.velocity && have.velocity {
-            let v = Frame {
-                velocity: f.velocity,
-                ..Frame::empty(f.grid, f.step, f.time)
-            };
-            d.set_item("velocity", fields::vector_array(py, v)?)?;
+        if f.velocity.is_some() {
+            d.set_item("velocity", fields::vector_array(py, f)?)?;
         }
         Ok(d)
     }

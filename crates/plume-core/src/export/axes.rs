@@ -88,23 +88,33 @@ fn turned(
     out
 }
 
+/// The grid a frame on `g` is written on with z up: nx × nz × ny cells, placed so each cell
+/// centre lands at its turned world position.
+pub fn z_up_grid(g: Grid) -> Grid {
+    let d = g.dims;
+    let o = g.origin;
+    // Cell (i', j', k') = (i, nz − 1 − k, j): its centre −(oz + (k + ½)h) = oy' + (j' + ½)h
+    // with oy' = −(oz + nz·h); x is unchanged and z' takes y.
+    Grid {
+        dims: Dims::new(d.nx, d.nz, d.ny),
+        h: g.h,
+        origin: [o[0], -(o[2] + d.nz as f32 * g.h), o[1]],
+    }
+}
+
 /// The frame turned so its up axis is z: the grid becomes nx × nz × ny cells, cell
 /// (i, j, k) of the result holding cell (i, k, nz − 1 − j) of the input, every field moved
 /// with it, vectors and streamlines turned, and the placement chosen so each cell centre
 /// lands at its turned world position.
 pub fn turn_z_up(f: &Frame) -> Frame {
-    let g = f.grid;
-    let d = g.dims;
-    let o = g.origin;
-    // Cell (i', j', k') = (i, nz − 1 − k, j): its centre −(oz + (k + ½)h) = oy' + (j' + ½)h
-    // with oy' = −(oz + nz·h); x is unchanged and z' takes y.
-    let grid = Grid {
-        dims: Dims::new(d.nx, d.nz, d.ny),
-        h: g.h,
-        origin: [o[0], -(o[2] + d.nz as f32 * g.h), o[1]],
-    };
+    let d = f.grid.dims;
     // Index in the input of the cell that lands at (i', j', k').
-    turned(f, grid, |i, j, k| d.idx(i, k, d.nz - 1 - j), y_to_z)
+    turned(
+        f,
+        z_up_grid(f.grid),
+        |i, j, k| d.idx(i, k, d.nz - 1 - j),
+        y_to_z,
+    )
 }
 
 /// The inverse of [`turn_z_up`]: a frame read from z-up files turned back to y up,

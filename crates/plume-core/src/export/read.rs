@@ -206,7 +206,7 @@ impl RunReader {
         // The grid as the files hold it.
         let file_grid = match self.manifest.up {
             Up::Y => grid,
-            Up::Z => super::axes::turn_z_up(&Frame::empty(grid, 0, 0.0)).grid,
+            Up::Z => super::axes::z_up_grid(grid),
         };
         let mut f = Frame::empty(file_grid, entry.step, entry.time);
         let have = self.fields();
