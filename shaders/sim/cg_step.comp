@@ -113,8 +113,11 @@ void main() {
     for (int k = 0; k < PER; k++) {
         uint n = cell_of(k);
         if (n < count) {
-            x[n] = xs[k] + alpha * ps[k];
-            float v = rs[k] - alpha * qs[k];
+            // (`precise`: no multiply-add, so the same bits one cell an invocation or four;
+            // NVIDIA's compiler fused the two differently)
+            precise float xn = xs[k] + alpha * ps[k];
+            x[n] = xn;
+            precise float v = rs[k] - alpha * qs[k];
             r[n] = v;
             bits = max(bits, floatBitsToUint(v) & 0x7fffffffu);
         }

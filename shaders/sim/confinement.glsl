@@ -24,8 +24,10 @@ float diff_mag(uvec3 p, uint a) {
 vec3 confinement_force(uvec3 p) {
     vec3 g = vec3(diff_mag(p, 0u), diff_mag(p, 1u), diff_mag(p, 2u));
     precise float len = sqrt(g.x * g.x + g.y * g.y + g.z * g.z);
-    float m = MAGNITUDE(p);
-    float inv = (len <= 1e-6 * m || len == 0.0) ? 0.0 : scale / len;
+    // (`precise` down to the comparison: NVIDIA's driver gave the two kernels different
+    // bits, cause not found; see `kernels::tiled_vorticity`)
+    precise float least = 1e-6 * MAGNITUDE(p);
+    precise float inv = (len <= least || len == 0.0) ? 0.0 : scale / len;
     precise vec3 nv = g * inv;
     vec3 o = OMEGA(p);
     precise vec3 f = vec3(nv.y * o.z - nv.z * o.y, nv.z * o.x - nv.x * o.z, nv.x * o.y - nv.y * o.x);

@@ -21,18 +21,21 @@ uniform uvec3 open_lo;
 uniform uvec3 open_hi;
 
 // The face `s` along `axis` in the row of cell p, less the gradient (`here`: p's pressure,
-// `lo`: the pressure of the cell below p along `axis`, read where p has one).
+// `lo`: the pressure of the cell below p along `axis`, read where p has one). `precise`: no
+// multiply-add, so the same bits one cell an invocation or four (NVIDIA's compiler fused
+// the two differently).
 float subtracted(float face, uvec3 p, uint axis, uint s, float here, float lo) {
+    precise float res = face;
     if (s == p[axis]) {
         if (s > 0u) {
-            face -= k * (here - lo);
+            res = face - k * (here - lo);
         } else if (open_lo[axis] != 0u) {
-            face -= k * here;
+            res = face - k * here;
         }
     } else if (open_hi[axis] != 0u) {
-        face += k * here;
+        res = face + k * here;
     }
-    return face;
+    return res;
 }
 
 #include "group_top.glsl"

@@ -132,7 +132,7 @@ impl Engine {
                 tuner.fix(site, usize::from(cells == crate::kernels::WIDE_CELLS));
             }
         }
-        if let Some(tiles) = crate::kernels::tiled_vorticity() {
+        if let Some(tiles) = crate::kernels::tiled_vorticity(software) {
             tuner.fix(Site::Vorticity, usize::from(!tiles));
         }
         if crate::kernels::v_cycle_set() {

@@ -205,12 +205,20 @@ pub(crate) fn tiled_smoothing() -> bool {
 }
 
 /// Whether the vorticity's curl and confinement go in one pass by tiles (`vorticity.comp`:
-/// no ω stored, the faces read once and written once): `PLUME_GPU_TILED_VORTICITY` (0 or 1)
-/// where set, else `None`: the tuner picks (`tune.rs`; tiles where it does not time). The
-/// same results either way.
-pub(crate) fn tiled_vorticity() -> Option<bool> {
+/// no ω stored, the faces read once and written once) or in two (`curl.comp`, then
+/// `confine.comp`), where that is fixed: `PLUME_GPU_TILED_VORTICITY` (0 or 1) where set,
+/// else two passes on a hardware renderer, else `None`: the tuner picks (`tune.rs`; tiles
+/// where it does not time).
+///
+/// Mesa gives the two ways the same bits, but NVIDIA's driver did not (an H200, driver
+/// 580.159, 2026-11-28: `scripts/gpu-check`'s row, with every operation of both `precise`),
+/// and the tuner may mix only ways that give the same bits. So on a card the vorticity is
+/// not tuned: it goes in two passes, which were the faster there from 128³ up (689 µs a
+/// sub-step at 256³ against 1111 by tiles; at 64³ 31 against 26).
+pub(crate) fn tiled_vorticity(software: bool) -> Option<bool> {
     static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| env_flag("PLUME_GPU_TILED_VORTICITY"))
+    let set = *ON.get_or_init(|| env_flag("PLUME_GPU_TILED_VORTICITY"));
+    set.or((!software).then_some(false))
 }
 
 /// Whether the tuner times the ways of doing a piece of work that give the same bits and
@@ -707,5 +715,16 @@ mod tests {
                 assert!(covered < items as u64 + u64::from(gx) * u64::from(wg) + u64::from(wg));
             }
         }
+    }
+
+    /// Where the environment does not say, a card's vorticity goes in two passes and is not
+    /// tuned (NVIDIA's driver rounds its two ways differently), and a software renderer's is
+    /// left to the tuner (Mesa gives both the same bits).
+    #[test]
+    fn a_cards_vorticity_is_fixed_to_two_passes() {
+        // (the environment, where an experiment sets it, says for both)
+        let set = env_flag("PLUME_GPU_TILED_VORTICITY");
+        assert_eq!(tiled_vorticity(false), set.or(Some(false)));
+        assert_eq!(tiled_vorticity(true), set);
     }
 }

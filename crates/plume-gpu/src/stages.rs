@@ -219,8 +219,9 @@ impl Engine {
         self.faces_changed();
     }
 
-    /// The vorticity confinement, in the way the tuner picks (`tune.rs`): by tiles, or in
-    /// two passes. The same results either way.
+    /// The vorticity confinement, in the way the tuner picks (`tune.rs`) or that is fixed
+    /// (`kernels::tiled_vorticity`): by tiles, or in two passes. The same results either way
+    /// on Mesa; not on NVIDIA's driver, where it is not tuned.
     pub(crate) fn stage_vorticity(&mut self, _: &mut StepStats) {
         let (way, t) = self.tuner.begin(Site::Vorticity, true);
         if way == 0 {

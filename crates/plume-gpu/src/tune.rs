@@ -5,7 +5,12 @@
 //! fastest. Which way is faster depends on the card (an H100's copy moved 1.84 TB/s at one
 //! float an invocation where CUDA's moved 2.95), so it is measured on the card the solver
 //! runs on rather than fixed for one we measured. The results are the same bits whichever
-//! way runs, so the tuning changes the time of a step and nothing else.
+//! way runs, so the tuning changes the time of a step and nothing else; a choice whose ways
+//! a driver rounds differently is not tuned on it (the vorticity on a card:
+//! `kernels::tiled_vorticity`), and `scripts/gpu-check` checks each way's bits on the card.
+//! (`precise` on every operation a compiler could fuse into a multiply-add is what keeps
+//! them the same: NVIDIA's did fuse the conjugate gradients' updates and the gradient
+//! differently four cells an invocation until they were.)
 //!
 //! A way's time is the card's clock from the end of the work before it (a timestamp before
 //! its dispatches) to the end of its own (a timestamp after), read once the step is done.

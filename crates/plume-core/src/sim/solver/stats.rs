@@ -100,7 +100,8 @@ pub struct TunedChoice {
     pub ways: Vec<TunedWay>,
     /// The way taken from now on (an index into `ways`); `None` while the ways are timed.
     pub picked: Option<usize>,
-    /// Set from outside (the environment, a setter): not timed.
+    /// Set from outside (the environment, a setter), or not tuned on this renderer (the GPU
+    /// backend's vorticity on a card): not timed.
     pub fixed: bool,
 }
 
