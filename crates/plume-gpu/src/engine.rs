@@ -138,7 +138,7 @@ impl Engine {
         if crate::kernels::v_cycle_set() {
             // (the V-cycle then as `tiled_smoothing` and `fused_cells` say)
             tuner.fix_v_cycle(
-                crate::kernels::tiled_smoothing(),
+                crate::kernels::tiled_smoothing(software),
                 crate::kernels::fused_cells(software),
             );
         }
@@ -186,7 +186,7 @@ impl Engine {
             last_pressure_iterations: 8,
             software,
             fused_cells: crate::kernels::fused_cells(software),
-            tiled_smoothing: crate::kernels::tiled_smoothing(),
+            tiled_smoothing: crate::kernels::tiled_smoothing(software),
             folds: Default::default(),
             tuner,
             copies_warmed: false,

@@ -197,11 +197,15 @@ fn env_switch(name: &str, default: bool) -> bool {
 }
 
 /// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
-/// level): `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else yes (on llvmpipe too, where
-/// the projection took half the time at 64³). The same results either way.
-pub(crate) fn tiled_smoothing() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| env_switch("PLUME_GPU_TILED_SMOOTH", true))
+/// level) on a `software` renderer or not: `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else
+/// by tiles on a software renderer (on llvmpipe the projection took half the time at 64³)
+/// and a pass a sweep on a hardware one (on an H200 a V-cycle by tiles took three times as
+/// long at every size: 12 152 µs against 4244 at 256³, 2026-11-28). The tuner starts from
+/// it (`tune::v_cycles`). The same results either way.
+pub(crate) fn tiled_smoothing(software: bool) -> bool {
+    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    ON.get_or_init(|| env_flag("PLUME_GPU_TILED_SMOOTH"))
+        .unwrap_or(software)
 }
 
 /// Whether the vorticity's curl and confinement go in one pass by tiles (`vorticity.comp`:
@@ -726,5 +730,31 @@ mod tests {
         let set = env_flag("PLUME_GPU_TILED_VORTICITY");
         assert_eq!(tiled_vorticity(false), set.or(Some(false)));
         assert_eq!(tiled_vorticity(true), set);
+    }
+
+    /// Where the environment does not say, the smoother goes by tiles on a software renderer
+    /// and a pass a sweep on a card, and the tuner's first V-cycle way is that default.
+    #[test]
+    fn the_smoothers_default_is_the_renderers() {
+        for software in [true, false] {
+            let want = env_flag("PLUME_GPU_TILED_SMOOTH").unwrap_or(software);
+            assert_eq!(tiled_smoothing(software), want);
+            let ways = crate::tune::v_cycles(software);
+            assert_eq!(ways[0].1, software, "{ways:?}");
+            assert_eq!(ways[0].2, default_fused_cells(software), "{ways:?}");
+            // Four different ways, each named for what it does.
+            for (i, (name, tiled, cells)) in ways.iter().enumerate() {
+                assert_eq!(name.starts_with("tiles"), *tiled, "{name}");
+                let fused = match cells {
+                    0 => "none fused".to_string(),
+                    c => format!("fused up to {c} cells"),
+                };
+                assert!(name.ends_with(&fused), "{name}: {cells}");
+                assert!(
+                    ways[..i].iter().all(|w| (w.1, w.2) != (*tiled, *cells)),
+                    "{ways:?}"
+                );
+            }
+        }
     }
 }

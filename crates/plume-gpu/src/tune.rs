@@ -52,25 +52,33 @@ pub(crate) const CELL_SITES: [Site; 3] = [Site::CellVelocity, Site::Gradient, Si
 /// How many sites there are.
 const SITE_COUNT: usize = 5;
 
-/// The ways of the V-cycle: its smoother by tiles (`smooth.comp`), and the most cells of a
-/// coarse level its fused dispatch works (`mg.comp`'s op 7; 0: none); the renderer's default
-/// first (`kernels::default_fused_cells`), then the smoother a pass a sweep, the other of
-/// none and [`FUSED_CELLS`](crate::kernels::FUSED_CELLS), and 4096.
+/// The ways of the V-cycle: its smoother by tiles (`smooth.comp`) or not, and the most cells
+/// of a coarse level its fused dispatch works (`mg.comp`'s op 7; 0: none); the renderer's
+/// default first (`kernels::tiled_smoothing`, `kernels::default_fused_cells`: by tiles and
+/// none fused on a software renderer, a pass a sweep and up to
+/// [`FUSED_CELLS`](crate::kernels::FUSED_CELLS) fused on a card), then the other smoother,
+/// and the default smoother with the other of none and `FUSED_CELLS` fused, and with 4096.
 pub(crate) fn v_cycles(software: bool) -> [(&'static str, bool, u32); 4] {
+    use crate::kernels::FUSED_CELLS;
+    const { assert!(FUSED_CELLS == 1024) };
     let fused = crate::kernels::default_fused_cells(software);
-    let other = if fused == 0 {
-        crate::kernels::FUSED_CELLS
-    } else {
-        0
-    };
+    let other = if fused == 0 { FUSED_CELLS } else { 0 };
+    let tiled = software;
     let name = |tiled: bool, cells: u32| match (tiled, cells) {
         (true, 0) => "tiles, none fused",
+        (true, 1024) => "tiles, fused up to 1024 cells",
+        (true, _) => "tiles, fused up to 4096 cells",
         (false, 0) => "a pass a sweep, none fused",
-        (true, 4096) => "tiles, fused up to 4096 cells",
-        (false, _) => "a pass a sweep, fused up to 1024 cells",
-        (true, _) => "tiles, fused up to 1024 cells",
+        (false, 1024) => "a pass a sweep, fused up to 1024 cells",
+        (false, _) => "a pass a sweep, fused up to 4096 cells",
     };
-    [(true, fused), (false, fused), (true, other), (true, 4096)].map(|(t, c)| (name(t, c), t, c))
+    [
+        (tiled, fused),
+        (!tiled, fused),
+        (tiled, other),
+        (tiled, 4096),
+    ]
+    .map(|(t, c)| (name(t, c), t, c))
 }
 
 /// Each site's name and its ways, the default first (the V-cycle's: [`v_cycles`]).
