@@ -701,6 +701,78 @@ fn the_books_kept_by_the_reductions_last_work_group_give_the_same_bits() {
     }
 }
 
+/// The V-cycle's passes a sweep four cells an invocation (`mg.comp`'s ops 0 to 2 with `PER`
+/// 4, `set_wide_sweeps`) give the bits of one cell an invocation, and so of the smoother by
+/// tiles: on grids whose cells the invocations do not divide, with obstacles (the levels'
+/// masks), a closed box and three open sides; step by step, the solve's figures and the
+/// fields. The same dispatches, and fewer invocations launched.
+#[test]
+fn the_v_cycles_sweeps_four_cells_an_invocation_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let cases = [
+        ("plume", Scene::default_plume().with_resolution(19)),
+        ("closed box", closed),
+        (
+            "jets",
+            Scene::preset("jets").expect("jets").with_resolution(17),
+        ),
+        (
+            "campfire",
+            Scene::preset("campfire")
+                .expect("campfire")
+                .with_resolution(18),
+        ),
+    ];
+    for (name, scene) in cases {
+        let mut tiles = gpu(&scene);
+        tiles.set_tiled_smoothing(true);
+        let mut one = gpu(&scene);
+        one.set_tiled_smoothing(false);
+        one.set_wide_sweeps(false);
+        let mut four = gpu(&scene);
+        four.set_tiled_smoothing(false);
+        four.set_wide_sweeps(true);
+        for step in 1..=5 {
+            let (i1, i4) = (one.invocations_launched(), four.invocations_launched());
+            let a = one.step().expect("step").clone();
+            let b = four.step().expect("step").clone();
+            tiles.step().expect("step");
+            let (i1, i4) = (
+                one.invocations_launched() - i1,
+                four.invocations_launched() - i4,
+            );
+            assert!(a.pressure_iterations > 0, "{name}, step {step}: a solve");
+            assert_eq!(
+                (a.pressure_iterations, a.pressure_residual),
+                (b.pressure_iterations, b.pressure_residual),
+                "{name}, step {step}: the solve's figures"
+            );
+            assert_eq!(
+                a.host.expect("host").dispatches,
+                b.host.expect("host").dispatches,
+                "{name}, step {step}: the dispatches"
+            );
+            // Each V-cycle sweeps the finest level seven times (six sweeps and the
+            // residual), each pass three quarters of its invocations fewer.
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            let passes = 7 * u64::from(a.pressure_iterations);
+            assert!(
+                i4 + passes * cells / 2 <= i1,
+                "{name}, step {step}: {i4} invocations against {i1}"
+            );
+            assert!(
+                one.state() == four.state(),
+                "{name}, step {step}: the fields"
+            );
+            assert!(
+                one.state() == tiles.state(),
+                "{name}, step {step}: the fields against the smoother by tiles"
+            );
+        }
+    }
+}
+
 /// The conjugate gradients' updates, the pressure gradient's subtraction and the
 /// cell-centred velocity four cells an invocation (`cg_step.comp`, `gradient.comp` and
 /// `cell_velocity.comp` with `PER` 4, `set_cells_per_invocation`) give the bits of one cell

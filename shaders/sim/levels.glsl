@@ -20,6 +20,26 @@ bool fluid_in(uvec3 d, uint m, uvec3 p) {
 uniform uvec3 open_lo;
 uniform uvec3 open_hi;
 
+// A damped Jacobi sweep's new value at a fluid cell of a level with 2^level `sc`: its
+// diagonal `d` (0: nothing couples it), the sum `s` of its fluid neighbours' values, its old
+// value `x`, its right-hand side `rhs` and the sweep's weight `w`; `zero`: the sweep from
+// x = 0 (s and x not read). And its residual rhs − sc·(d·x − s). `precise`: no multiply-add,
+// so that every kernel working them out (`mg.comp`'s passes one cell an invocation or
+// several, its fused cycle and coarsest sweeps, `smooth.comp`'s tiles) gives the same bits:
+// a compiler may fuse each differently (NVIDIA's did, elsewhere, four cells an invocation).
+float jacobi(float d, float s, float x, float rhs, float sc, float w, bool zero) {
+    if (!(d > 0.0)) {
+        return 0.0;
+    }
+    precise float v = zero ? w * (rhs / sc) / d : x + w * (rhs / sc - (d * x - s)) / d;
+    return v;
+}
+
+float residual(float d, float s, float x, float rhs, float sc) {
+    precise float v = rhs - sc * (d * x - s);
+    return v;
+}
+
 // The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`): its
 // fluid neighbours, and each open side (pressure 0 at the open face, half a fine cell
 // beyond the last fine centre: (H + 1)/2 fine cells from a coarse centre H fine cells wide,

@@ -118,12 +118,8 @@ uint coarsest_at(uvec3 ldim, uint m, float sc, uint into, uint spare, uint boff)
             if (fluid_in(ldim, m, p)) {
                 float s;
                 float d = diag_and_sum_dst(ldim, m, sc, p, cur, s);
-                if (k == 0u) {
-                    v = d > 0.0 ? omega * (dst[boff + c] / sc) / d : 0.0;
-                } else {
-                    float x = dst[cur + c];
-                    v = d > 0.0 ? x + omega * (dst[boff + c] / sc - (d * x - s)) / d : 0.0;
-                }
+                float x = k == 0u ? 0.0 : dst[cur + c];
+                v = jacobi(d, s, x, dst[boff + c], sc, omega, k == 0u);
             }
             dst[(k == 0u ? cur : other) + c] = v;
         }
@@ -188,12 +184,8 @@ void sweep_at(uint l, uint from, uint to, float w, bool zero) {
         if (fluid_in(d, m, p)) {
             float s;
             float dg = diag_and_sum_dst(d, m, sc, p, from, s);
-            if (zero) {
-                v = dg > 0.0 ? w * (dst[boff + c] / sc) / dg : 0.0;
-            } else {
-                float x = dst[from + c];
-                v = dg > 0.0 ? x + w * (dst[boff + c] / sc - (dg * x - s)) / dg : 0.0;
-            }
+            float x = zero ? 0.0 : dst[from + c];
+            v = jacobi(dg, s, x, dst[boff + c], sc, w, zero);
         }
         dst[to + c] = v;
     }
@@ -216,7 +208,7 @@ void residual_restrict_at(uint l, uint x) {
         if (fluid_in(d, m, p)) {
             float s;
             float dg = diag_and_sum_dst(d, m, sc, p, x, s);
-            v = dst[boff + c] - sc * (dg * dst[x + c] - s);
+            v = residual(dg, s, dst[x + c], dst[boff + c], sc);
         }
         dst[toff + c] = v;
     }
@@ -283,6 +275,46 @@ void fused() {
     }
 }
 
+#include "cells.glsl"
+
+// Ops 0 to 2 on PER cells an invocation (cells.glsl): every cell's values are loaded before
+// the first is stored (more loads in flight; Src, B and Dst are different arrays in these
+// ops), each cell worked out as with one.
+void sweep_cells() {
+    float ds[PER];
+    float ss[PER];
+    float xs[PER];
+    float rhs[PER];
+    for (int k = 0; k < PER; k++) {
+        uint c = cell_of(k);
+        ds[k] = -1.0;
+        ss[k] = 0.0;
+        xs[k] = 0.0;
+        rhs[k] = 0.0;
+        if (c < count) {
+            uvec3 p = coords(ld, c);
+            if (fluid_in(ld, mo, p)) {
+                ds[k] = diag_and_sum(p, ss[k]);
+                rhs[k] = b[bo + c];
+                if (op != 0u) {
+                    xs[k] = src[so + c];
+                }
+            }
+        }
+    }
+    for (int k = 0; k < PER; k++) {
+        uint c = cell_of(k);
+        if (c < count) {
+            float v = 0.0;
+            if (ds[k] >= 0.0) {
+                v = op == 2u ? residual(ds[k], ss[k], xs[k], rhs[k], scale)
+                             : jacobi(ds[k], ss[k], xs[k], rhs[k], scale, omega, op == 0u);
+            }
+            dst[dso + c] = v;
+        }
+    }
+}
+
 void main() {
     if (scalars[4] != 0.0) {
         return;
@@ -295,31 +327,18 @@ void main() {
         fused();
         return;
     }
+    if (op <= 2u) {
+        sweep_cells();
+        return;
+    }
+    // (ops 3 to 5: one cell an invocation; the host dispatches them from the kernel compiled
+    // with PER 1 only)
     uint c = gid();
     if (c >= count) {
         return;
     }
     if (op == 5u) {
         dst[dso + c] = src[so + c];
-        return;
-    }
-    if (op <= 2u) {
-        uvec3 p = coords(ld, c);
-        if (!fluid_in(ld, mo, p)) {
-            dst[dso + c] = 0.0;
-            return;
-        }
-        float s;
-        float d = diag_and_sum(p, s);
-        if (op == 0u) {
-            dst[dso + c] = d > 0.0 ? omega * (b[bo + c] / scale) / d : 0.0;
-        } else if (op == 1u) {
-            float x = src[so + c];
-            dst[dso + c] = d > 0.0 ? x + omega * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
-        } else {
-            float x = src[so + c];
-            dst[dso + c] = b[bo + c] - scale * (d * x - s);
-        }
         return;
     }
     // Both transfers read the other level in Dst: every level's arrays but the finest's

@@ -89,7 +89,7 @@ float relax(ivec3 r, uint c, float w, bool in_a) {
     }
     float s = neighbours(r, in_a);
     float x = in_a ? xa[ra(r)] : uintBitsToFloat(xb[rb(r)]);
-    return d > 0.0 ? x + w * (b[bo + c] / scale - (d * x - s)) / d : 0.0;
+    return jacobi(d, s, x, b[bo + c], scale, w, false);
 }
 
 bool in_level(ivec3 p) { return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, ivec3(ld))); }
@@ -117,7 +117,7 @@ void main() {
             d = level_diag(ld, mo, scale, uvec3(p));
             // (op 0's value: the sweep from zero)
             if (before) {
-                x = d > 0.0 ? weights[0] * (b[bo + c] / scale) / d : 0.0;
+                x = jacobi(d, 0.0, 0.0, b[bo + c], scale, weights[0], true);
             } else if (prolong != 0u) {
                 precise float xc = src[so + c] + prolonged(uvec3(p), ld, cd, cmo, eo, end_lo, end_hi);
                 x = xc;
@@ -159,7 +159,7 @@ void main() {
             dst[dso + c] = x;
             float d = ds[ra(r)];
             // (op 2: 0 where the cell is solid)
-            dst[tso + c] = d < 0.0 ? 0.0 : b[bo + c] - scale * (d * x - neighbours(r, true));
+            dst[tso + c] = d < 0.0 ? 0.0 : residual(d, neighbours(r, true), x, b[bo + c], scale);
         }
         return;
     }

@@ -65,6 +65,9 @@ pub(crate) struct Engine {
     /// The smoother's sweeps by tiles (`smooth.comp`), where the V-cycle's way is set from
     /// outside (else the tuner's).
     pub tiled_smoothing: bool,
+    /// Cells an invocation of the V-cycle's passes a sweep (1 or `kernels::WIDE_CELLS`),
+    /// where its way is set from outside (else the tuner's).
+    pub sweep_cells: u32,
     /// Which stages' work is folded into another's pass (all, but where a test compares).
     pub folds: crate::lists::Folds,
     /// Picks between the ways of doing a piece of work that give the same bits (one cell
@@ -136,10 +139,11 @@ impl Engine {
             tuner.fix(Site::Vorticity, usize::from(!tiles));
         }
         if crate::kernels::v_cycle_set() {
-            // (the V-cycle then as `tiled_smoothing` and `fused_cells` say)
+            // (the V-cycle then as `tiled_smoothing`, `fused_cells` and `sweep_cells` say)
             tuner.fix_v_cycle(
                 crate::kernels::tiled_smoothing(software),
                 crate::kernels::fused_cells(software),
+                crate::kernels::cells_per_invocation().unwrap_or(1),
             );
         }
         let sub_dt = params.dt;
@@ -187,6 +191,7 @@ impl Engine {
             software,
             fused_cells: crate::kernels::fused_cells(software),
             tiled_smoothing: crate::kernels::tiled_smoothing(software),
+            sweep_cells: crate::kernels::cells_per_invocation().unwrap_or(1),
             folds: Default::default(),
             tuner,
             copies_warmed: false,

@@ -167,9 +167,12 @@ pub(crate) fn fused_cells(software: bool) -> u32 {
 }
 
 /// Whether the environment sets how the V-cycle goes (`PLUME_GPU_FUSE_CELLS` a whole
-/// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1): then the tuner leaves it so.
+/// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1, `PLUME_GPU_CELLS_PER_INVOCATION` for its passes
+/// a sweep): then the tuner leaves it so.
 pub(crate) fn v_cycle_set() -> bool {
-    fused_cells_set().is_some() || env_flag("PLUME_GPU_TILED_SMOOTH").is_some()
+    fused_cells_set().is_some()
+        || env_flag("PLUME_GPU_TILED_SMOOTH").is_some()
+        || cells_per_invocation().is_some()
 }
 
 /// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
@@ -243,10 +246,10 @@ pub(crate) fn finish_in_last_group() -> bool {
     *ON.get_or_init(|| env_switch("PLUME_GPU_LAST_GROUP", true))
 }
 
-/// Cells an invocation of the kernels that can take several (for now the conjugate
-/// gradients' updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, and the
-/// cell-centred velocity, `cell_velocity.comp`) where the tuner (`tune.rs`) or
-/// [`cells_per_invocation`] says so: each a whole dispatch's invocations past the last, all
+/// Cells an invocation of the kernels that can take several (the conjugate gradients'
+/// updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, the cell-centred
+/// velocity, `cell_velocity.comp`, and the V-cycle's passes a sweep, `mg.comp`'s ops 0 to
+/// 2) where the tuner (`tune.rs`) or [`cells_per_invocation`] says so: each a whole dispatch's invocations past the last, all
 /// loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
 
@@ -255,7 +258,9 @@ pub(crate) const WIDE_CELLS: u32 = 4;
 /// the faster for each kernel (`tune.rs`; one cell where it does not time). An H100's copy
 /// kernel moved 1843 GB/s at one float an invocation where CUDA's copy moved 2954
 /// (2026-11-26); `bench`'s `copy_bandwidths` times copies of four elements an invocation
-/// beside it. The same results either way.
+/// beside it; on the H200 one float an invocation moved 1530 GB/s, four 3193 and a `vec4`
+/// 4127 (2026-11-28). Where set, it fixes the V-cycle's passes a sweep too (and so its way:
+/// [`v_cycle_set`]). The same results either way.
 pub(crate) fn cells_per_invocation() -> Option<u32> {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     *FROM_ENV.get_or_init(|| {
@@ -465,6 +470,9 @@ pub(crate) struct Kernels {
     pub gather: Kernel,
     pub diffuse: Kernel,
     pub mg: Kernel,
+    /// The same, [`WIDE_CELLS`] cells an invocation: its ops 0 to 2 only (the V-cycle's
+    /// passes a sweep and residual).
+    pub mg_wide: Kernel,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
     pub publish: Kernel,
@@ -579,6 +587,7 @@ impl Kernels {
             gather: k!("gather.comp"),
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
+            mg_wide: wide("mg.comp")?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -740,21 +749,32 @@ mod tests {
             let want = env_flag("PLUME_GPU_TILED_SMOOTH").unwrap_or(software);
             assert_eq!(tiled_smoothing(software), want);
             let ways = crate::tune::v_cycles(software);
-            assert_eq!(ways[0].1, software, "{ways:?}");
-            assert_eq!(ways[0].2, default_fused_cells(software), "{ways:?}");
-            // Four different ways, each named for what it does.
-            for (i, (name, tiled, cells)) in ways.iter().enumerate() {
-                assert_eq!(name.starts_with("tiles"), *tiled, "{name}");
-                let fused = match cells {
+            assert_eq!(ways[0].tiled, software, "{ways:?}");
+            assert_eq!(
+                ways[0].fused_cells,
+                default_fused_cells(software),
+                "{ways:?}"
+            );
+            assert_eq!(ways[0].sweep_cells, 1, "{ways:?}");
+            // Four different ways, each named for what it does, one of them the passes a
+            // sweep four cells an invocation.
+            for (i, w) in ways.iter().enumerate() {
+                assert_eq!(w.name.starts_with("tiles"), w.tiled, "{w:?}");
+                let fused = match w.fused_cells {
                     0 => "none fused".to_string(),
                     c => format!("fused up to {c} cells"),
                 };
-                assert!(name.ends_with(&fused), "{name}: {cells}");
-                assert!(
-                    ways[..i].iter().all(|w| (w.1, w.2) != (*tiled, *cells)),
-                    "{ways:?}"
+                assert!(w.name.ends_with(&fused), "{w:?}");
+                assert_eq!(
+                    w.name.contains("4 cells an invocation"),
+                    w.sweep_cells == WIDE_CELLS,
+                    "{w:?}"
                 );
+                assert!(!w.tiled || w.sweep_cells == 1, "{w:?}");
+                let how = |v: &crate::tune::VWay| (v.tiled, v.fused_cells, v.sweep_cells);
+                assert!(ways[..i].iter().all(|v| how(v) != how(w)), "{ways:?}");
             }
+            assert!(ways.iter().any(|w| w.sweep_cells == WIDE_CELLS));
         }
     }
 }

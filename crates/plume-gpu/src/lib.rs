@@ -379,7 +379,8 @@ impl GpuSolver {
     pub fn set_fused_cells(&mut self, cells: u32) {
         self.call(move |e| {
             e.fused_cells = cells;
-            e.tuner.fix_v_cycle(e.tiled_smoothing, e.fused_cells);
+            e.tuner
+                .fix_v_cycle(e.tiled_smoothing, e.fused_cells, e.sweep_cells);
         });
     }
 
@@ -397,7 +398,20 @@ impl GpuSolver {
     pub fn set_tiled_smoothing(&mut self, on: bool) {
         self.call(move |e| {
             e.tiled_smoothing = on;
-            e.tuner.fix_v_cycle(e.tiled_smoothing, e.fused_cells);
+            e.tuner
+                .fix_v_cycle(e.tiled_smoothing, e.fused_cells, e.sweep_cells);
+        });
+    }
+
+    /// Runs the V-cycle's passes a sweep (`mg.comp`'s ops 0 to 2, where the smoother does
+    /// not go by tiles) four cells an invocation (`kernels::WIDE_CELLS`) or one,
+    /// instead of the tuner's pick (`PLUME_GPU_CELLS_PER_INVOCATION` fixes it with the other
+    /// kernels that can take several). The same results either way.
+    pub fn set_wide_sweeps(&mut self, on: bool) {
+        self.call(move |e| {
+            e.sweep_cells = if on { kernels::WIDE_CELLS } else { 1 };
+            e.tuner
+                .fix_v_cycle(e.tiled_smoothing, e.fused_cells, e.sweep_cells);
         });
     }
 

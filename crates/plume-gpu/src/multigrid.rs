@@ -168,6 +168,8 @@ fn table(levels: &[Level], lo: [u32; 3], hi: [u32; 3]) -> Vec<u32> {
 struct VCycleWay {
     tiled: bool,
     fused_cells: u32,
+    /// Cells an invocation of the passes a sweep (ops 0 to 2).
+    sweep_cells: u32,
 }
 
 impl Engine {
@@ -192,10 +194,15 @@ impl Engine {
             VCycleWay {
                 tiled: self.tiled_smoothing,
                 fused_cells: self.fused_cells,
+                sweep_cells: self.sweep_cells,
             }
         } else {
-            let (tiled, fused_cells) = self.tuner.v_cycle(way);
-            VCycleWay { tiled, fused_cells }
+            let w = self.tuner.v_cycle(way);
+            VCycleWay {
+                tiled: w.tiled,
+                fused_cells: w.fused_cells,
+                sweep_cells: w.sweep_cells,
+            }
         };
         let top = self.cycle(mg, 0, finish, how);
         if top != At::Q {
@@ -242,18 +249,24 @@ impl Engine {
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
-        self.mg_op(mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
+        // (the passes a sweep one cell an invocation or several: `mg.comp`'s sweep_cells)
+        let k = if how.sweep_cells > 1 {
+            &self.k.mg_wide
+        } else {
+            &self.k.mg
+        };
+        self.mg_op_on(k, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
         let (mut cur, mut other) = (lv.x, lv.y);
         for &wk in &w[1..] {
-            self.mg_op(mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op_on(k, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
-        self.mg_op(mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
+        self.mg_op_on(k, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
         self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
         self.mg_op(mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for &wk in &w {
-            self.mg_op(mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op_on(k, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
         cur
@@ -348,7 +361,7 @@ impl Engine {
     }
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
-    /// from).
+    /// from), one cell an invocation.
     #[allow(clippy::too_many_arguments)]
     fn mg_op(
         &self,
@@ -361,6 +374,28 @@ impl Engine {
         other: usize,
         omega: f32,
     ) {
+        self.mg_op_on(&self.k.mg, mg, op, l, src, dst, b, other, omega);
+    }
+
+    /// [`Engine::mg_op`] with the kernel `k`: `mg.comp` compiled one cell an invocation, or
+    /// several for ops 0 to 2 only.
+    #[allow(clippy::too_many_arguments)]
+    fn mg_op_on(
+        &self,
+        k: &crate::kernels::Kernel,
+        mg: &Multigrid,
+        op: u32,
+        l: usize,
+        src: At,
+        dst: At,
+        b: At,
+        other: usize,
+        omega: f32,
+    ) {
+        assert!(
+            k.per == 1 || op <= 2,
+            "op {op} of mg.comp several cells an invocation"
+        );
         let lv = &mg.levels[l];
         let ol = &mg.levels[other];
         // The transfers read the other level from Dst's buffer (`mg.comp`).
@@ -380,7 +415,7 @@ impl Engine {
             lv.n as usize
         };
         run(
-            &self.k.mg,
+            k,
             self.dims(),
             items,
             uniform! {

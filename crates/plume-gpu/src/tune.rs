@@ -52,33 +52,61 @@ pub(crate) const CELL_SITES: [Site; 3] = [Site::CellVelocity, Site::Gradient, Si
 /// How many sites there are.
 const SITE_COUNT: usize = 5;
 
-/// The ways of the V-cycle: its smoother by tiles (`smooth.comp`) or not, and the most cells
-/// of a coarse level its fused dispatch works (`mg.comp`'s op 7; 0: none); the renderer's
-/// default first (`kernels::tiled_smoothing`, `kernels::default_fused_cells`: by tiles and
-/// none fused on a software renderer, a pass a sweep and up to
-/// [`FUSED_CELLS`](crate::kernels::FUSED_CELLS) fused on a card), then the other smoother,
-/// and the default smoother with the other of none and `FUSED_CELLS` fused, and with 4096.
-pub(crate) fn v_cycles(software: bool) -> [(&'static str, bool, u32); 4] {
-    use crate::kernels::FUSED_CELLS;
-    const { assert!(FUSED_CELLS == 1024) };
+/// A way of the V-cycle (see [`v_cycles`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct VWay {
+    pub name: &'static str,
+    /// The smoother by tiles (`smooth.comp`), else a pass a sweep (`mg.comp`'s ops 0 to 2).
+    pub tiled: bool,
+    /// The most cells of a coarse level its one fused dispatch works (op 7; 0: none).
+    pub fused_cells: u32,
+    /// Cells an invocation of the passes a sweep (1 or `kernels::WIDE_CELLS`; by tiles 1).
+    pub sweep_cells: u32,
+}
+
+/// The ways of the V-cycle, the renderer's default first (`kernels::tiled_smoothing`,
+/// `kernels::default_fused_cells`): on a software renderer by tiles with none fused, a
+/// pass a sweep, by tiles with up to [`FUSED_CELLS`](crate::kernels::FUSED_CELLS) fused,
+/// and a pass a sweep four cells an invocation; on a card a pass a sweep with up to
+/// `FUSED_CELLS` fused, by tiles, a pass a sweep with none fused, and a pass a sweep four
+/// cells an invocation (more loads in flight: on the H200 a copy moved 1530 GB/s a float
+/// an invocation and 3193 four; a V-cycle's passes over the finest grid ran at 466 in the
+/// byte model). The H200 timed fusing up to 4096 cells no faster than 1024, so that way
+/// gave its place to the four cells.
+pub(crate) fn v_cycles(software: bool) -> [VWay; 4] {
+    use crate::kernels::{FUSED_CELLS, WIDE_CELLS};
+    const { assert!(FUSED_CELLS == 1024 && WIDE_CELLS == 4) };
     let fused = crate::kernels::default_fused_cells(software);
     let other = if fused == 0 { FUSED_CELLS } else { 0 };
     let tiled = software;
-    let name = |tiled: bool, cells: u32| match (tiled, cells) {
-        (true, 0) => "tiles, none fused",
-        (true, 1024) => "tiles, fused up to 1024 cells",
-        (true, _) => "tiles, fused up to 4096 cells",
-        (false, 0) => "a pass a sweep, none fused",
-        (false, 1024) => "a pass a sweep, fused up to 1024 cells",
-        (false, _) => "a pass a sweep, fused up to 4096 cells",
+    let name = |tiled: bool, cells: u32, wide: bool| match (tiled, cells, wide) {
+        (true, 0, _) => "tiles, none fused",
+        (true, 1024, _) => "tiles, fused up to 1024 cells",
+        (true, _, _) => "tiles, fused up to 4096 cells",
+        (false, 0, false) => "a pass a sweep, none fused",
+        (false, 0, true) => "a pass a sweep 4 cells an invocation, none fused",
+        (false, 1024, false) => "a pass a sweep, fused up to 1024 cells",
+        (false, 1024, true) => "a pass a sweep 4 cells an invocation, fused up to 1024 cells",
+        (false, _, false) => "a pass a sweep, fused up to 4096 cells",
+        (false, _, true) => "a pass a sweep 4 cells an invocation, fused up to 4096 cells",
+    };
+    let third = if software {
+        (true, other)
+    } else {
+        (false, other)
     };
     [
-        (tiled, fused),
-        (!tiled, fused),
-        (tiled, other),
-        (tiled, 4096),
+        (tiled, fused, 1),
+        (!tiled, fused, 1),
+        (third.0, third.1, 1),
+        (false, fused, WIDE_CELLS),
     ]
-    .map(|(t, c)| (name(t, c), t, c))
+    .map(|(t, c, w)| VWay {
+        name: name(t, c, w > 1),
+        tiled: t,
+        fused_cells: c,
+        sweep_cells: w,
+    })
 }
 
 /// Each site's name and its ways, the default first (the V-cycle's: [`v_cycles`]).
@@ -89,7 +117,10 @@ fn sites(software: bool) -> [(&'static str, Vec<&'static str>); SITE_COUNT] {
         ("gradient", cells()),
         ("cg_step", cells()),
         ("vorticity", vec!["tiles", "two passes"]),
-        ("v_cycle", v_cycles(software).iter().map(|w| w.0).collect()),
+        (
+            "v_cycle",
+            v_cycles(software).iter().map(|w| w.name).collect(),
+        ),
     ]
 }
 
@@ -165,7 +196,7 @@ pub(crate) struct Tuner {
     raw: RefCell<RawGl>,
     on: Cell<bool>,
     /// The V-cycle's ways ([`v_cycles`]).
-    v_ways: [(&'static str, bool, u32); 4],
+    v_ways: [VWay; 4],
     /// Each site's name and its ways' ([`sites`]).
     names: [(&'static str, Vec<&'static str>); SITE_COUNT],
     sites: RefCell<[SiteState; SITE_COUNT]>,
@@ -193,19 +224,20 @@ impl Tuner {
         self.sites.borrow()[site as usize].fixed.is_some()
     }
 
-    /// The V-cycle's `way`: its smoother by tiles, and the most cells of a fused level.
-    pub fn v_cycle(&self, way: usize) -> (bool, u32) {
-        let w = self.v_ways[way.min(3)];
-        (w.1, w.2)
+    /// The V-cycle's `way` ([`v_cycles`]).
+    pub fn v_cycle(&self, way: usize) -> VWay {
+        self.v_ways[way.min(3)]
     }
 
-    /// Fixes the V-cycle to go as `tiled` and `fused_cells` say (set from outside),
-    /// reported as the way that goes so (the first where none does).
-    pub fn fix_v_cycle(&self, tiled: bool, fused_cells: u32) {
+    /// Fixes the V-cycle to go as `tiled`, `fused_cells` and `sweep_cells` say (set from
+    /// outside), reported as the way that goes so (the first where none does).
+    pub fn fix_v_cycle(&self, tiled: bool, fused_cells: u32, sweep_cells: u32) {
+        // (by tiles the passes a sweep are not used: their cells do not count)
+        let cells = if tiled { 1 } else { sweep_cells };
         let way = self
             .v_ways
             .iter()
-            .position(|w| (w.1, w.2) == (tiled, fused_cells));
+            .position(|w| (w.tiled, w.fused_cells, w.sweep_cells) == (tiled, fused_cells, cells));
         self.fix(Site::VCycle, way.unwrap_or(0));
     }
 
