@@ -701,6 +701,32 @@ fn the_books_kept_by_the_reductions_last_work_group_give_the_same_bits() {
     }
 }
 
+/// A step of `one` and of `four` (the same scene, one cell an invocation and four): the
+/// same solve's figures and dispatches; returns `one`'s step and the invocations each
+/// launched in it.
+fn step_alike(
+    one: &mut plume_gpu::GpuSolver,
+    four: &mut plume_gpu::GpuSolver,
+    what: &str,
+) -> (plume::sim::StepStats, u64, u64) {
+    let (i1, i4) = (one.invocations_launched(), four.invocations_launched());
+    let a = one.step().expect("step").clone();
+    let b = four.step().expect("step").clone();
+    assert!(a.pressure_iterations > 0, "{what}: a solve");
+    assert_eq!(
+        (a.pressure_iterations, a.pressure_residual),
+        (b.pressure_iterations, b.pressure_residual),
+        "{what}: the solve's figures"
+    );
+    assert_eq!(
+        a.host.as_ref().expect("host").dispatches,
+        b.host.as_ref().expect("host").dispatches,
+        "{what}: the dispatches"
+    );
+    let i1 = one.invocations_launched() - i1;
+    (a, i1, four.invocations_launched() - i4)
+}
+
 /// The V-cycle's passes a sweep four cells an invocation (`mg.comp`'s ops 0 to 2 with `PER`
 /// 4, `set_wide_sweeps`) give the bits of one cell an invocation, and so of the smoother by
 /// tiles: on grids whose cells the invocations do not divide, with obstacles (the levels'
@@ -734,25 +760,8 @@ fn the_v_cycles_sweeps_four_cells_an_invocation_give_the_same_bits() {
         four.set_tiled_smoothing(false);
         four.set_wide_sweeps(true);
         for step in 1..=5 {
-            let (i1, i4) = (one.invocations_launched(), four.invocations_launched());
-            let a = one.step().expect("step").clone();
-            let b = four.step().expect("step").clone();
             tiles.step().expect("step");
-            let (i1, i4) = (
-                one.invocations_launched() - i1,
-                four.invocations_launched() - i4,
-            );
-            assert!(a.pressure_iterations > 0, "{name}, step {step}: a solve");
-            assert_eq!(
-                (a.pressure_iterations, a.pressure_residual),
-                (b.pressure_iterations, b.pressure_residual),
-                "{name}, step {step}: the solve's figures"
-            );
-            assert_eq!(
-                a.host.expect("host").dispatches,
-                b.host.expect("host").dispatches,
-                "{name}, step {step}: the dispatches"
-            );
+            let (a, i1, i4) = step_alike(&mut one, &mut four, &format!("{name}, step {step}"));
             // Each V-cycle sweeps the finest level seven times (six sweeps and the
             // residual), each pass three quarters of its invocations fewer.
             let cells = scene.grid.dims.iter().product::<usize>() as u64;
@@ -806,24 +815,7 @@ fn the_updates_gradient_and_cell_velocity_four_cells_an_invocation_give_the_same
         setup(&mut four);
         four.set_cells_per_invocation(4);
         for step in 1..=6 {
-            let (i1, i4) = (one.invocations_launched(), four.invocations_launched());
-            let a = one.step().expect("step").clone();
-            let b = four.step().expect("step").clone();
-            let (i1, i4) = (
-                one.invocations_launched() - i1,
-                four.invocations_launched() - i4,
-            );
-            assert!(a.pressure_iterations > 0, "{name}, step {step}: a solve");
-            assert_eq!(
-                (a.pressure_iterations, a.pressure_residual),
-                (b.pressure_iterations, b.pressure_residual),
-                "{name}, step {step}: the solve's figures"
-            );
-            assert_eq!(
-                a.host.expect("host").dispatches,
-                b.host.expect("host").dispatches,
-                "{name}, step {step}: the dispatches"
-            );
+            let (a, i1, i4) = step_alike(&mut one, &mut four, &format!("{name}, step {step}"));
             // Each update, gradient and cell velocity launches about three quarters of its
             // invocations fewer (the last two at least once a sub-step).
             let cells = scene.grid.dims.iter().product::<usize>() as u64;

@@ -206,7 +206,7 @@ impl Engine {
         };
         let top = self.cycle(mg, 0, finish, how);
         if top != At::Q {
-            self.mg_op(mg, 5, 0, top, At::Q, At::R, 0, 0.0);
+            self.mg_op(&self.k.mg, mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
         self.tuner.end(t);
         how.tiled.then(|| tile_count(mg.levels[0].dims))
@@ -218,14 +218,14 @@ impl Engine {
         let lv = &mg.levels[l];
         if mg.fuse_from(how.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch.
-            self.mg_op(mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            self.mg_op(&self.k.mg, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
         }
         if l + 1 == mg.levels.len() {
             // The CPU's sweeps, all in one dispatch of one work group (the level has a few
             // dozen cells): the first from zero into x, then y, x, … (the coarsest level is
             // never the finest, so both are in the cell velocity's buffer).
-            self.mg_op(mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            self.mg_op(&self.k.mg, mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return if coarsest_sweeps(lv.dims.map(|v| v as usize)).is_multiple_of(2) {
                 lv.y
             } else {
@@ -244,7 +244,7 @@ impl Engine {
             // and the three sweeps after (into y: the finest level's y is `q`, where the
             // result belongs).
             self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None, false);
-            self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+            self.mg_op(&self.k.mg, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
             let e = self.cycle(mg, l + 1, false, how);
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
@@ -255,18 +255,18 @@ impl Engine {
         } else {
             &self.k.mg
         };
-        self.mg_op_on(k, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
+        self.mg_op(k, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
         let (mut cur, mut other) = (lv.x, lv.y);
         for &wk in &w[1..] {
-            self.mg_op_on(k, mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op(k, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
-        self.mg_op_on(k, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
-        self.mg_op(mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+        self.mg_op(k, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
+        self.mg_op(&self.k.mg, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
-        self.mg_op(mg, 4, l, e, cur, lv.b, l + 1, 0.0);
+        self.mg_op(&self.k.mg, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for &wk in &w {
-            self.mg_op_on(k, mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op(k, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
         cur
@@ -361,26 +361,10 @@ impl Engine {
     }
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
-    /// from), one cell an invocation.
+    /// from) with the kernel `k`: `mg.comp` compiled one cell an invocation (`self.k.mg`), or
+    /// several for ops 0 to 2 only (`self.k.mg_wide`).
     #[allow(clippy::too_many_arguments)]
     fn mg_op(
-        &self,
-        mg: &Multigrid,
-        op: u32,
-        l: usize,
-        src: At,
-        dst: At,
-        b: At,
-        other: usize,
-        omega: f32,
-    ) {
-        self.mg_op_on(&self.k.mg, mg, op, l, src, dst, b, other, omega);
-    }
-
-    /// [`Engine::mg_op`] with the kernel `k`: `mg.comp` compiled one cell an invocation, or
-    /// several for ops 0 to 2 only.
-    #[allow(clippy::too_many_arguments)]
-    fn mg_op_on(
         &self,
         k: &crate::kernels::Kernel,
         mg: &Multigrid,
