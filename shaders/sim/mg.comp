@@ -294,7 +294,9 @@ void sweep_cells() {
         if (c < count) {
             uvec3 p = coords(ld, c);
             if (fluid_in(ld, mo, p)) {
-                ds[k] = diag_and_sum(p, ss[k]);
+                float s;
+                ds[k] = diag_and_sum(p, s);
+                ss[k] = s;
                 rhs[k] = b[bo + c];
                 if (op != 0u) {
                     xs[k] = src[so + c];
