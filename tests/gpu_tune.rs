@@ -20,7 +20,8 @@ fn fastest(c: &TunedChoice) -> usize {
 }
 
 /// Every way of each choice timed in turn (the V-cycle's four: tiles or a pass a sweep,
-/// coarse levels fused or not, switched between solves), the fastest kept, and the fields
+/// coarse levels fused or not, the passes a sweep one cell an invocation or four, switched
+/// between solves), the fastest kept, and the fields
 /// and the solve's figures those of the tuner off, step by step.
 #[test]
 fn the_tuner_times_every_way_keeps_the_fastest_and_changes_no_bit() {
