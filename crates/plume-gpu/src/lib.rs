@@ -418,8 +418,9 @@ impl GpuSolver {
     /// Works out the vorticity's curl and confinement in one pass by tiles
     /// (`vorticity.comp`: ω kept in shared memory, the faces read once and written once) or
     /// in two (the curl's four fields stored, then the confinement), instead of the default
-    /// (the tuner's pick, tiles where it does not time; `PLUME_GPU_TILED_VORTICITY` 0 or 1
-    /// fixes it). The same results either way.
+    /// (on a card two passes, untimed; on a software renderer the tuner's pick, tiles where
+    /// it does not time; `PLUME_GPU_TILED_VORTICITY` 0 or 1 fixes it). The same results
+    /// either way on Mesa; NVIDIA's driver rounds the two differently.
     pub fn set_tiled_vorticity(&mut self, on: bool) {
         self.call(move |e| e.tuner.fix(tune::Site::Vorticity, usize::from(!on)));
     }
