@@ -393,8 +393,9 @@ impl GpuSolver {
 
     /// Runs the smoother's sweeps by tiles (`smooth.comp`: three sweeps in one pass, two in
     /// another, a third of the passes over each level) or one pass a sweep, instead of the
-    /// default (tiles; `PLUME_GPU_TILED_SMOOTH=0`: a pass a sweep). The same results either
-    /// way.
+    /// default (the tuner's pick where it times; else by tiles on a software renderer and a
+    /// pass a sweep on a card; `PLUME_GPU_TILED_SMOOTH` 0 or 1 fixes it). The same results
+    /// either way.
     pub fn set_tiled_smoothing(&mut self, on: bool) {
         self.call(move |e| {
             e.tiled_smoothing = on;
