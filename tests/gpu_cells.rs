@@ -1,0 +1,147 @@
+//! The GPU backend's kernels that can take four cells an invocation (`cells.glsl`'s `PER`:
+//! the conjugate gradients' updates, the pressure gradient, the cell-centred velocity, the
+//! V-cycle's passes a sweep) give the bits of one cell an invocation (on Mesa's llvmpipe in
+//! CI; a test that cannot get an OpenGL context fails). On a card `scripts/gpu-check`
+//! checks the same (`PLUME_GPU_CELLS_PER_INVOCATION=4`).
+
+use plume::scene::Scene;
+use plume::sim::Simulation;
+
+mod common;
+use common::gpu_solver as gpu;
+
+/// A step of `one` and of `four` (the same scene, one cell an invocation and four): the
+/// same solve's figures and dispatches; returns `one`'s step and the invocations each
+/// launched in it.
+fn step_alike(
+    one: &mut plume_gpu::GpuSolver,
+    four: &mut plume_gpu::GpuSolver,
+    what: &str,
+) -> (plume::sim::StepStats, u64, u64) {
+    let (i1, i4) = (one.invocations_launched(), four.invocations_launched());
+    let a = one.step().expect("step").clone();
+    let b = four.step().expect("step").clone();
+    assert!(a.pressure_iterations > 0, "{what}: a solve");
+    assert_eq!(
+        (a.pressure_iterations, a.pressure_residual),
+        (b.pressure_iterations, b.pressure_residual),
+        "{what}: the solve's figures"
+    );
+    assert_eq!(
+        a.host.as_ref().expect("host").dispatches,
+        b.host.as_ref().expect("host").dispatches,
+        "{what}: the dispatches"
+    );
+    let i1 = one.invocations_launched() - i1;
+    (a, i1, four.invocations_launched() - i4)
+}
+
+/// The V-cycle's passes a sweep four cells an invocation (`mg.comp`'s ops 0 to 2 with `PER`
+/// 4, `set_wide_sweeps`) give the bits of one cell an invocation, and so of the smoother by
+/// tiles: on grids whose cells the invocations do not divide, with obstacles (the levels'
+/// masks), a closed box and three open sides; step by step, the solve's figures and the
+/// fields. The same dispatches, and fewer invocations launched.
+#[test]
+fn the_v_cycles_sweeps_four_cells_an_invocation_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let cases = [
+        ("plume", Scene::default_plume().with_resolution(19)),
+        ("closed box", closed),
+        (
+            "jets",
+            Scene::preset("jets").expect("jets").with_resolution(17),
+        ),
+        (
+            "campfire",
+            Scene::preset("campfire")
+                .expect("campfire")
+                .with_resolution(18),
+        ),
+    ];
+    for (name, scene) in cases {
+        let mut tiles = gpu(&scene);
+        tiles.set_tiled_smoothing(true);
+        let mut one = gpu(&scene);
+        one.set_tiled_smoothing(false);
+        one.set_wide_sweeps(false);
+        let mut four = gpu(&scene);
+        four.set_tiled_smoothing(false);
+        four.set_wide_sweeps(true);
+        for step in 1..=5 {
+            tiles.step().expect("step");
+            let (a, i1, i4) = step_alike(&mut one, &mut four, &format!("{name}, step {step}"));
+            // Each V-cycle sweeps the finest level seven times (six sweeps and the
+            // residual), each pass three quarters of its invocations fewer.
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            let passes = 7 * u64::from(a.pressure_iterations);
+            assert!(
+                i4 + passes * cells / 2 <= i1,
+                "{name}, step {step}: {i4} invocations against {i1}"
+            );
+            assert!(
+                one.state() == four.state(),
+                "{name}, step {step}: the fields"
+            );
+            assert!(
+                one.state() == tiles.state(),
+                "{name}, step {step}: the fields against the smoother by tiles"
+            );
+        }
+    }
+}
+
+/// The conjugate gradients' updates, the pressure gradient's subtraction and the
+/// cell-centred velocity four cells an invocation (`cg_step.comp`, `gradient.comp` and
+/// `cell_velocity.comp` with `PER` 4, `set_cells_per_invocation`) give the bits of one cell
+/// an invocation: the gradient pass's maxima, the solve's
+/// figures and the fields step by step, on grids whose cells the invocations do not divide
+/// (the last ones' later cells fall past the end), a closed box (the mean put back), a
+/// 72×32×64 plume and batches. The same dispatches, and fewer invocations launched.
+#[test]
+fn the_updates_gradient_and_cell_velocity_four_cells_an_invocation_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    type Setup = fn(&mut plume_gpu::GpuSolver);
+    let cases: [(&str, Scene, Setup); 4] = [
+        ("plume", Scene::default_plume().with_resolution(19), |_| {}),
+        ("closed box", closed, |_| {}),
+        (
+            "plume, 72×32×64",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(72, 32, 64)),
+            |_| {},
+        ),
+        (
+            "jets, batched",
+            Scene::preset("jets").expect("jets").with_resolution(17),
+            |g| g.set_batched_solve(true),
+        ),
+    ];
+    for (name, scene, setup) in cases {
+        let mut one = gpu(&scene);
+        setup(&mut one);
+        let mut four = gpu(&scene);
+        setup(&mut four);
+        four.set_cells_per_invocation(4);
+        for step in 1..=6 {
+            let (a, i1, i4) = step_alike(&mut one, &mut four, &format!("{name}, step {step}"));
+            // Each update, gradient and cell velocity launches about three quarters of its
+            // invocations fewer (the last two at least once a sub-step).
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            let wide = u64::from(a.pressure_iterations) + 2 * u64::from(a.substeps);
+            assert!(
+                i4 + wide * cells / 2 <= i1,
+                "{name}, step {step}: {i4} invocations against {i1}"
+            );
+            assert_eq!(
+                one.projection_maxima(),
+                four.projection_maxima(),
+                "{name}, step {step}: the gradient pass's maxima"
+            );
+            assert!(
+                one.state() == four.state(),
+                "{name}, step {step}: the fields"
+            );
+        }
+    }
+}
