@@ -218,8 +218,8 @@ pub(crate) fn tiled_smoothing(software: bool) -> bool {
 /// where it does not time).
 ///
 /// Mesa gives the two ways the same bits, but NVIDIA's driver did not (an H200, driver
-/// 580.159, 2026-11-28: `scripts/gpu-check`'s row, with every operation of both `precise`),
-/// and the tuner may mix only ways that give the same bits. So on a card the vorticity is
+/// 580.159, 2026-11-28: `scripts/gpu-check`'s row, with their arithmetic `precise`; the
+/// comparison with 1e-6·|ω| was made so after that run), and the tuner may mix only ways that give the same bits. So on a card the vorticity is
 /// not tuned: it goes in two passes, which were the faster there from 128³ up (689 µs a
 /// sub-step at 256³ against 1111 by tiles; at 64³ 31 against 26).
 pub(crate) fn tiled_vorticity(software: bool) -> Option<bool> {
