@@ -85,6 +85,30 @@ fn frame() -> Frame {
     }
 }
 
+/// Runs `CHECK`: OpenVDB reads `vdb` as the arrays in `density` and `velocity` (.npy) of
+/// `f`'s grid, exactly or (`half`) to half precision.
+fn openvdb_check(
+    f: &Frame,
+    vdb: &std::path::Path,
+    density: &std::path::Path,
+    velocity: &std::path::Path,
+    half: bool,
+) -> std::process::Output {
+    python()
+        .arg("-c")
+        .arg(CHECK)
+        .args([vdb, density, velocity])
+        .args([
+            f.grid.h.to_string(),
+            f.grid.origin[0].to_string(),
+            f.grid.origin[1].to_string(),
+            f.grid.origin[2].to_string(),
+        ])
+        .arg(if half { "1" } else { "0" })
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3: {e}"))
+}
+
 #[test]
 fn openvdb_reads_our_files_voxel_for_voxel() {
     let f = frame();
@@ -98,21 +122,13 @@ fn openvdb_reads_our_files_voxel_for_voxel() {
             ..ExportOptions::default()
         };
         let files = export::write_frame(&dir, 1, &f, &opts).expect("write");
-        let out = python()
-            .arg("-c")
-            .arg(CHECK)
-            .arg(dir.join(&files[0]))
-            .arg(dir.join(&files[1]))
-            .arg(dir.join(&files[2]))
-            .args([
-                f.grid.h.to_string(),
-                f.grid.origin[0].to_string(),
-                f.grid.origin[1].to_string(),
-                f.grid.origin[2].to_string(),
-            ])
-            .arg(if half { "1" } else { "0" })
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+        let out = openvdb_check(
+            &f,
+            &dir.join(&files[0]),
+            &dir.join(&files[1]),
+            &dir.join(&files[2]),
+            half,
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.trim() == "OK",
@@ -139,21 +155,13 @@ fn openvdb_reads_our_files_voxel_for_voxel() {
                 std::fs::File::create(mine.join(format!("{}.npy", g.name))).expect("npy");
             plume::export::npy::write_f32(&mut file, &shape, &g.values).expect("npy");
         }
-        let out = python()
-            .arg("-c")
-            .arg(CHECK)
-            .arg(dir.join(&files[0]))
-            .arg(mine.join("density.npy"))
-            .arg(mine.join("velocity.npy"))
-            .args([
-                f.grid.h.to_string(),
-                f.grid.origin[0].to_string(),
-                f.grid.origin[1].to_string(),
-                f.grid.origin[2].to_string(),
-            ])
-            .arg("0")
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+        let out = openvdb_check(
+            &f,
+            &dir.join(&files[0]),
+            &mine.join("density.npy"),
+            &mine.join("velocity.npy"),
+            false,
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.trim() == "OK",

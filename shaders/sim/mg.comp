@@ -294,11 +294,15 @@ void sweep_cells() {
         if (c < count) {
             uvec3 p = coords(ld, c);
             if (fluid_in(ld, mo, p)) {
-                float s;
-                ds[k] = diag_and_sum(p, s);
-                ss[k] = s;
                 rhs[k] = b[bo + c];
-                if (op != 0u) {
+                if (op == 0u) {
+                    // (the sweep from zero reads no values: the diagonal alone, summed as
+                    // diag_and_sum sums it)
+                    ds[k] = level_diag(ld, mo, scale, p);
+                } else {
+                    float s;
+                    ds[k] = diag_and_sum(p, s);
+                    ss[k] = s;
                     xs[k] = src[so + c];
                 }
             }

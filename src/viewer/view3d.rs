@@ -150,9 +150,8 @@ impl ScaledView {
                 // where a full pass misses the budget (the smoke grew, the card got busier).
                 // Without this it stayed at 1 once it got there: on an H200 at 256³ the 3D
                 // pass took 19 ms a frame at 100% against the budget's 6.
-                if self.mode == ScaleMode::Auto && !resting {
-                    (self.auto_scale, self.auto_effort) =
-                        next_levels(self.auto_scale, self.auto_effort, self.pass_ms);
+                if !resting {
+                    self.adapt();
                 }
             }
             if let Some((tex, _)) = &self.full {
@@ -188,13 +187,19 @@ impl ScaledView {
             self.pass_ms = t.elapsed().as_secs_f64() * 1e3;
         }
         blit(facade, low, target, viewport)?;
+        self.adapt();
+        self.scale = scale;
+        self.effort = effort;
+        Ok(scale)
+    }
+
+    /// The automatic mode's next scale and effort after a pass drawn while the picture
+    /// changes, from the time it took.
+    fn adapt(&mut self) {
         if self.mode == ScaleMode::Auto {
             (self.auto_scale, self.auto_effort) =
                 next_levels(self.auto_scale, self.auto_effort, self.pass_ms);
         }
-        self.scale = scale;
-        self.effort = effort;
-        Ok(scale)
     }
 }
 

@@ -219,8 +219,8 @@ pub(crate) fn tiled_smoothing(software: bool) -> bool {
 ///
 /// Mesa gives the two ways the same bits, but NVIDIA's driver did not (an H200, driver
 /// 580.159, 2026-11-28: `scripts/gpu-check`'s row, with their arithmetic `precise`; the
-/// comparison with 1e-6·|ω| was made so after that run), and the tuner may mix only ways that give the same bits. So on a card the vorticity is
-/// not tuned: it goes in two passes, which were the faster there from 128³ up (689 µs a
+/// comparison with 1e-6·|ω| was made so after that run), and the tuner may mix only ways
+/// that give the same bits. So on a card the vorticity is not tuned: it goes in two passes, which were the faster there from 128³ up (689 µs a
 /// sub-step at 256³ against 1111 by tiles; at 64³ 31 against 26).
 pub(crate) fn tiled_vorticity(software: bool) -> Option<bool> {
     static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
@@ -249,8 +249,9 @@ pub(crate) fn finish_in_last_group() -> bool {
 /// Cells an invocation of the kernels that can take several (the conjugate gradients'
 /// updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, the cell-centred
 /// velocity, `cell_velocity.comp`, and the V-cycle's passes a sweep, `mg.comp`'s ops 0 to
-/// 2) where the tuner (`tune.rs`) or [`cells_per_invocation`] says so: each a whole dispatch's invocations past the last, all
-/// loaded before the first is stored (`cells.glsl`).
+/// 2) where the tuner (`tune.rs`) or [`cells_per_invocation`] says so: each a whole
+/// dispatch's invocations past the last, all loaded before the first is stored
+/// (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
 
 /// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`

@@ -90,15 +90,10 @@ pub(crate) fn v_cycles(software: bool) -> [VWay; 4] {
         (false, _, false) => "a pass a sweep, fused up to 4096 cells",
         (false, _, true) => "a pass a sweep 4 cells an invocation, fused up to 4096 cells",
     };
-    let third = if software {
-        (true, other)
-    } else {
-        (false, other)
-    };
     [
         (tiled, fused, 1),
         (!tiled, fused, 1),
-        (third.0, third.1, 1),
+        (tiled, other, 1),
         (false, fused, WIDE_CELLS),
     ]
     .map(|(t, c, w)| VWay {
