@@ -77,30 +77,41 @@ float weight_at(vec3 elo, vec3 ehi, int a, uint i, uint n, uint ci, uint cn) {
     return (has && int(ci) == other) ? 0.25 : 0.0;
 }
 
-// Prolongation (needs LEVEL_VALUES defined as the array the levels' values are in): what fine cell `pf` (of `d`) gets from the coarse correction at `from` in
-// LEVEL_VALUES (of `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`).
+// Prolongation (needs LEVEL_VALUES defined as the array the levels' values are in): what
+// fine cell `pf` (of `d`) gets from the coarse correction at `from` in LEVEL_VALUES (of
+// `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`). The eight coarse values are read
+// before any is added (a corner past the level's end reads the parent's, unused), then
+// added or not by a select in the same order: one wait on reads, not eight.
 float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec3 ehi) {
-    float v = 0.0;
+    uvec3 cc[8];
+    float w[8];
+    bool on[8];
+    float vals[8];
     for (uint q = 0u; q < 8u; q++) {
         uvec3 pick = uvec3(q & 1u, (q >> 1) & 1u, (q >> 2) & 1u);
-        uvec3 cc;
-        float w = 1.0;
+        float wq = 1.0;
         bool ok = true;
         for (int a = 0; a < 3; a++) {
             uint parent = pf[a] / 2u;
             int other = (pf[a] % 2u == 0u) ? int(parent) - 1 : int(parent) + 1;
             if (pick[a] == 0u) {
-                cc[a] = parent;
+                cc[q][a] = parent;
             } else if (other >= 0 && other < int(cdim[a])) {
-                cc[a] = uint(other);
+                cc[q][a] = uint(other);
             } else {
+                cc[q][a] = parent;
                 ok = false;
             }
-            w *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[a], cdim[a]) : 0.0;
+            wq *= ok ? weight_at(elo, ehi, a, pf[a], d[a], cc[q][a], cdim[a]) : 0.0;
         }
-        if (ok && w != 0.0 && fluid_in(cdim, cm, cc)) {
-            v += w * LEVEL_VALUES[from + at(cdim, cc)];
-        }
+        w[q] = wq;
+        on[q] = ok;
+        vals[q] = LEVEL_VALUES[from + at(cdim, cc[q])];
+    }
+    float v = 0.0;
+    for (uint q = 0u; q < 8u; q++) {
+        bool take = on[q] && w[q] != 0.0 && fluid_in(cdim, cm, cc[q]);
+        v += take ? w[q] * vals[q] : 0.0;
     }
     return v;
 }

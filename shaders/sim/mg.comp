@@ -52,30 +52,37 @@ uniform vec3 end_hi;    // open face), as the CPU's
 #define LEVEL_VALUES dst
 #include "levels.glsl"
 
-// The rediscretised diagonal and Σ neighbours of `src` at p.
+// The rediscretised diagonal and Σ neighbours of `src` at p. Every neighbour's value is
+// read before the first is added (one past the level's end reads p's own, unused), and
+// added or not by a select, in the order diag_and_sum_dst adds them: the reads in flight
+// together, not each waited on behind a branch. (Adding +0 for a neighbour left out
+// changes no bits: a sum from +0 is never −0.)
 float diag_and_sum(uvec3 p, out float s) {
+    uint c = at(ld, p);
+    uint st[3] = uint[3](1u, ld.x, ld.x * ld.y);
+    float v[6];
+    for (int a = 0; a < 3; a++) {
+        v[2 * a] = src[so + (p[a] > 0u ? c - st[a] : c)];
+        v[2 * a + 1] = src[so + (p[a] + 1u < ld[a] ? c + st[a] : c)];
+    }
     s = 0.0;
     float n = 0.0;
     for (int a = 0; a < 3; a++) {
         for (int side = 0; side < 2; side++) {
             bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < ld[a];
+            uvec3 q = p;
             if (inside) {
-                uvec3 q = p;
                 q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
-                if (fluid_in(ld, mo, q)) {
-                    n += 1.0;
-                    s += src[so + at(ld, q)];
-                }
-            } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
-                // (an open side's coupling: see level_diag in levels.glsl)
-                n += 2.0 * scale / (scale + 1.0);
             }
+            bool f = inside && fluid_in(ld, mo, q);
+            // (an open side's coupling: see level_diag in levels.glsl)
+            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u;
+            n += f ? 1.0 : (open ? 2.0 * scale / (scale + 1.0) : 0.0);
+            s += f ? v[2 * a + side] : 0.0;
         }
     }
     return n;
 }
-
-
 
 // As diag_and_sum, on a level of `d` cells (mask `m`, 2^level `sc`), of the values at `off`
 // in Dst (the coarsest level's sweeps and the fused cycle work there).
@@ -135,28 +142,36 @@ uint coarsest_at(uvec3 ldim, uint m, float sc, uint into, uint spare, uint boff)
 }
 
 // Restriction: coarse cell `pc` (of `cdim`) sums the fine residual at `toff` in Dst (of `d`,
-// mask `m`) with P's weights (ends `elo`, `ehi`).
+// mask `m`) with P's weights (ends `elo`, `ehi`). A slab of 4 × 4 fine cells is read at
+// once before any is added (a cell past the level's end reads a clamped one, unused), and
+// added or not by a select in the same order: four waits on reads, not sixty-four.
 float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec3 ehi) {
     float v = 0.0;
     for (uint dz = 0u; dz < 4u; dz++) {
         int fz = int(2u * pc.z + dz) - 1;
-        if (fz < 0 || fz >= int(d.z)) continue;
-        float wz = weight_at(elo, ehi, 2, uint(fz), d.z, pc.z, cdim.z);
-        if (wz == 0.0) continue;
+        bool inz = fz >= 0 && fz < int(d.z);
+        uint cz = uint(clamp(fz, 0, int(d.z) - 1));
+        float wz = weight_at(elo, ehi, 2, cz, d.z, pc.z, cdim.z);
+        float vals[16];
+        for (uint k = 0u; k < 16u; k++) {
+            int fy = int(2u * pc.y + k / 4u) - 1;
+            int fx = int(2u * pc.x + k % 4u) - 1;
+            uvec3 f = uvec3(clamp(fx, 0, int(d.x) - 1), clamp(fy, 0, int(d.y) - 1), cz);
+            vals[k] = dst[toff + at(d, f)];
+        }
         for (uint dy = 0u; dy < 4u; dy++) {
             int fy = int(2u * pc.y + dy) - 1;
-            if (fy < 0 || fy >= int(d.y)) continue;
-            float wy = weight_at(elo, ehi, 1, uint(fy), d.y, pc.y, cdim.y);
-            if (wy == 0.0) continue;
+            bool iny = fy >= 0 && fy < int(d.y);
+            uint cy = uint(clamp(fy, 0, int(d.y) - 1));
+            float wy = weight_at(elo, ehi, 1, cy, d.y, pc.y, cdim.y);
             for (uint dx = 0u; dx < 4u; dx++) {
                 int fx = int(2u * pc.x + dx) - 1;
-                if (fx < 0 || fx >= int(d.x)) continue;
-                float wx = weight_at(elo, ehi, 0, uint(fx), d.x, pc.x, cdim.x);
-                if (wx == 0.0) continue;
-                uvec3 f = uvec3(fx, fy, fz);
-                if (fluid_in(d, m, f)) {
-                    v += wx * wy * wz * dst[toff + at(d, f)];
-                }
+                bool inx = fx >= 0 && fx < int(d.x);
+                uint cx = uint(clamp(fx, 0, int(d.x) - 1));
+                float wx = weight_at(elo, ehi, 0, cx, d.x, pc.x, cdim.x);
+                bool on = inz && iny && inx && wz != 0.0 && wy != 0.0 && wx != 0.0
+                    && fluid_in(d, m, uvec3(cx, cy, cz));
+                v += on ? wx * wy * wz * vals[4u * dy + dx] : 0.0;
             }
         }
     }

@@ -23,18 +23,31 @@ float diagonal(uvec3 p) {
 #ifdef STENCIL_VALUE
 // (A·x)[n] with x's values from STENCIL_VALUE(m), which the including kernel defines first:
 // the stored x, or a value worked out as it is read (laplace.comp's DIRECTION).
+// Every value is read before the first is added (a neighbour past the grid's end reads the
+// cell itself, unused), and added or not by a select, in the order the CPU adds them: the
+// reads are in flight together, not each waited on behind a branch. (Adding +0 for a
+// neighbour left out changes no bits: a sum from +0 is never −0.)
 float apply(uint n) {
     uvec3 p = coords(dims, n);
+    uint st[3] = uint[3](1u, dims.x, dims.x * dims.y);
+    float v[6];
+    bool on[6];
+    for (int a = 0; a < 3; a++) {
+        bool lo = p[a] > 0u;
+        bool hi = p[a] + 1u < dims[a];
+        uint ml = lo ? n - st[a] : n;
+        uint mh = hi ? n + st[a] : n;
+        v[2 * a] = STENCIL_VALUE(ml);
+        v[2 * a + 1] = STENCIL_VALUE(mh);
+        // Solid neighbours have no pressure of their own: they are left out.
+        on[2 * a] = lo && !solid_at(ml);
+        on[2 * a + 1] = hi && !solid_at(mh);
+    }
+    float here = STENCIL_VALUE(n);
     float s = 0.0;
-    uint sy = dims.x;
-    uint sz = dims.x * dims.y;
-    // Solid neighbours have no pressure of their own: they are left out.
-    if (p.x > 0u && !solid_at(n - 1u)) s += STENCIL_VALUE(n - 1u);
-    if (p.x + 1u < dims.x && !solid_at(n + 1u)) s += STENCIL_VALUE(n + 1u);
-    if (p.y > 0u && !solid_at(n - sy)) s += STENCIL_VALUE(n - sy);
-    if (p.y + 1u < dims.y && !solid_at(n + sy)) s += STENCIL_VALUE(n + sy);
-    if (p.z > 0u && !solid_at(n - sz)) s += STENCIL_VALUE(n - sz);
-    if (p.z + 1u < dims.z && !solid_at(n + sz)) s += STENCIL_VALUE(n + sz);
-    return solid_at(n) ? 0.0 : diagonal(p) * STENCIL_VALUE(n) - s;
+    for (int k = 0; k < 6; k++) {
+        s += on[k] ? v[k] : 0.0;
+    }
+    return solid_at(n) ? 0.0 : diagonal(p) * here - s;
 }
 #endif

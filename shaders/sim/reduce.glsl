@@ -36,6 +36,9 @@ uniform double book_swept;
 uniform dvec2 book_bounds;
 #endif
 
+// Items an invocation reads at once (see main).
+#define REDUCE_AHEAD 8
+
 shared double sums[WG];
 shared uint maxes[WG];
 #ifdef REDUCE_SECOND
@@ -55,7 +58,36 @@ void main() {
 #ifdef REDUCE_SECOND
     double s2 = 0.0;
 #endif
-    for (uint i = REDUCE_GROUP * uint(WG) + t; i < REDUCE_COUNT; i += stride) {
+    uint items = REDUCE_COUNT;
+    uint i = REDUCE_GROUP * uint(WG) + t;
+    // REDUCE_AHEAD items a round, every one read before the first is added, then added in
+    // the order the loop below adds them (the same bits). A few hundred groups' invocations
+    // reading an item at a time each wait on every read: a 256³ sum moved 245 GB/s on an
+    // H200, a sixth of what a copy does.
+    while (i < items && items - i > uint(REDUCE_AHEAD - 1) * stride) {
+        double vs[REDUCE_AHEAD];
+        uint bs[REDUCE_AHEAD];
+#ifdef REDUCE_SECOND
+        double vs2[REDUCE_AHEAD];
+#endif
+        for (int k = 0; k < REDUCE_AHEAD; k++) {
+            uint j = i + uint(k) * stride;
+            vs[k] = item_sum(j);
+            bs[k] = item_bits(j);
+#ifdef REDUCE_SECOND
+            vs2[k] = item_sum2(j);
+#endif
+        }
+        for (int k = 0; k < REDUCE_AHEAD; k++) {
+            s += vs[k];
+            m = max(m, bs[k]);
+#ifdef REDUCE_SECOND
+            s2 += vs2[k];
+#endif
+        }
+        i += uint(REDUCE_AHEAD) * stride;
+    }
+    for (; i < items; i += stride) {
         s += item_sum(i);
         m = max(m, item_bits(i));
 #ifdef REDUCE_SECOND
