@@ -44,7 +44,7 @@ float residual(float d, float s, float x, float rhs, float sc) {
 // fluid neighbours, and each open side (pressure 0 at the open face, half a fine cell
 // beyond the last fine centre: (H + 1)/2 fine cells from a coarse centre H fine cells wide,
 // so the face couples with 2H/(H + 1), 1 on the finest level, as the CPU's levels do).
-// Summed in the order `mg.comp`'s diag_and_sum sums it.
+// Summed in the order `mg.comp`'s DIAG_AND_SUM sums it.
 float level_diag(uvec3 d, uint m, float sc, uvec3 p) {
     float n = 0.0;
     for (int a = 0; a < 3; a++) {

@@ -52,60 +52,44 @@ uniform vec3 end_hi;    // open face), as the CPU's
 #define LEVEL_VALUES dst
 #include "levels.glsl"
 
-// The rediscretised diagonal and Σ neighbours of `src` at p. Every neighbour's value is
-// read before the first is added (one past the level's end reads p's own, unused), and
-// added or not by a select, in the order diag_and_sum_dst adds them: the reads in flight
-// together, not each waited on behind a branch. (Adding +0 for a neighbour left out
-// changes no bits: a sum from +0 is never −0.)
-float diag_and_sum(uvec3 p, out float s) {
-    uint c = at(ld, p);
-    uint st[3] = uint[3](1u, ld.x, ld.x * ld.y);
-    float v[6];
-    for (int a = 0; a < 3; a++) {
-        v[2 * a] = src[so + (p[a] > 0u ? c - st[a] : c)];
-        v[2 * a + 1] = src[so + (p[a] + 1u < ld[a] ? c + st[a] : c)];
-    }
-    s = 0.0;
-    float n = 0.0;
-    for (int a = 0; a < 3; a++) {
-        for (int side = 0; side < 2; side++) {
-            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < ld[a];
-            uvec3 q = p;
-            if (inside) {
-                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
-            }
-            bool f = inside && fluid_in(ld, mo, q);
-            // (an open side's coupling: see level_diag in levels.glsl)
-            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u;
-            n += f ? 1.0 : (open ? 2.0 * scale / (scale + 1.0) : 0.0);
-            s += f ? v[2 * a + side] : 0.0;
-        }
-    }
-    return n;
+// The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
+// Σ of its fluid neighbours' values at `off` in ARR: DIAG_AND_SUM(name, ARR) makes the
+// function for an array. Every neighbour's value is read before the first is added (one
+// past the level's end reads p's own, unused), and added or not by a select, in one
+// order: the reads in flight together, not each waited on behind a branch. (Adding +0 for
+// a neighbour left out changes no bits: a sum from +0 is never −0.) The diagonal is summed
+// as level_diag (levels.glsl) sums it.
+#define DIAG_AND_SUM(NAME, ARR) \
+float NAME(uvec3 d, uint m, float sc, uvec3 p, uint off, out float s) { \
+    uint c = at(d, p); \
+    uint st[3] = uint[3](1u, d.x, d.x * d.y); \
+    float v[6]; \
+    for (int a = 0; a < 3; a++) { \
+        v[2 * a] = ARR[off + (p[a] > 0u ? c - st[a] : c)]; \
+        v[2 * a + 1] = ARR[off + (p[a] + 1u < d[a] ? c + st[a] : c)]; \
+    } \
+    s = 0.0; \
+    float n = 0.0; \
+    for (int a = 0; a < 3; a++) { \
+        for (int side = 0; side < 2; side++) { \
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a]; \
+            uvec3 q = p; \
+            if (inside) { \
+                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u; \
+            } \
+            bool f = inside && fluid_in(d, m, q); \
+            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u; \
+            n += f ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0); \
+            s += f ? v[2 * a + side] : 0.0; \
+        } \
+    } \
+    return n; \
 }
 
-// As diag_and_sum, on a level of `d` cells (mask `m`, 2^level `sc`), of the values at `off`
-// in Dst (the coarsest level's sweeps and the fused cycle work there).
-float diag_and_sum_dst(uvec3 d, uint m, float sc, uvec3 p, uint off, out float s) {
-    s = 0.0;
-    float n = 0.0;
-    for (int a = 0; a < 3; a++) {
-        for (int side = 0; side < 2; side++) {
-            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a];
-            if (inside) {
-                uvec3 q = p;
-                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
-                if (fluid_in(d, m, q)) {
-                    n += 1.0;
-                    s += dst[off + at(d, q)];
-                }
-            } else if ((side == 0 ? open_lo[a] : open_hi[a]) != 0u) {
-                n += 2.0 * sc / (sc + 1.0);
-            }
-        }
-    }
-    return n;
-}
+// Of `src` (ops 1 and 2) and of the values in Dst (the coarsest level's sweeps and the
+// fused cycle work there).
+DIAG_AND_SUM(diag_and_sum_src, src)
+DIAG_AND_SUM(diag_and_sum_dst, dst)
 
 // Op 6: the coarsest level's damped Jacobi sweeps, the first from zero into Dst at `dso`,
 // then back and forth between `dso` and `so` (both in Dst's buffer), in one work group:
@@ -312,11 +296,11 @@ void sweep_cells() {
                 rhs[k] = b[bo + c];
                 if (op == 0u) {
                     // (the sweep from zero reads no values: the diagonal alone, summed as
-                    // diag_and_sum sums it)
+                    // DIAG_AND_SUM sums it)
                     ds[k] = level_diag(ld, mo, scale, p);
                 } else {
                     float s;
-                    ds[k] = diag_and_sum(p, s);
+                    ds[k] = diag_and_sum_src(ld, mo, scale, p, so, s);
                     ss[k] = s;
                     xs[k] = src[so + c];
                 }

@@ -63,8 +63,8 @@ shared float ds[R * R * R];  // the diagonal; −1 for a cell that is solid or o
 int ra(ivec3 r) { return r.x + R * (r.y + R * r.z); }
 int rb(ivec3 r) { return (r.x - 1) + M * ((r.y - 1) + M * (r.z - 1)); }
 
-// Σ of the fluid neighbours (inside the level) of region cell r, in diag_and_sum's order,
-// from xa (`in_a`) or xb.
+// Σ of the fluid neighbours (inside the level) of region cell r, in the order of
+// `mg.comp`'s DIAG_AND_SUM, from xa (`in_a`) or xb.
 float neighbours(ivec3 r, bool in_a) {
     float s = 0.0;
     for (int a = 0; a < 3; a++) {
