@@ -228,6 +228,28 @@ fn the_card_check_refuses_bad_arguments_before_running_anything() {
         !out_dir.exists(),
         "nothing written for a refused command line"
     );
+    for (name, text) in [
+        ("missing", None),
+        ("not-json", Some("mine")),
+        ("other", Some("[1]")),
+    ] {
+        let earlier = temp_dir(&format!("gpu-check-against-{name}"));
+        if let Some(t) = text {
+            std::fs::write(&earlier, t).expect("a file");
+        }
+        let bad = gpu_check(&[
+            "--quick",
+            "--out",
+            out_dir.to_str().expect("utf-8"),
+            "--against",
+            earlier.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(bad.status.code(), Some(2), "{name}");
+        let said = String::from_utf8_lossy(&bad.stderr);
+        assert!(said.contains("--against"), "{name}: {said}");
+        assert!(!out_dir.exists(), "{name}: nothing written");
+        let _ = std::fs::remove_file(&earlier);
+    }
     let file = temp_dir("gpu-check-file");
     std::fs::write(&file, b"mine").expect("a file");
     let not_dir = gpu_check(&["--quick", "--out", file.to_str().expect("utf-8")]);
@@ -318,4 +340,73 @@ fn the_card_checks_tuning_table_shows_what_bench_reports() {
             "{cell}"
         );
     }
+}
+
+/// `--against`: what changed since an earlier card run, here the H200's committed JSON
+/// against itself with the 256³ step and one kernel made twice as fast and a kernel row
+/// added: each grid and kernel then and now, × then ÷ now, the rows ordered by time, and
+/// the Markdown section saying it.
+#[test]
+fn the_card_check_compares_with_an_earlier_run() {
+    let earlier = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/measurements/gpu-check-h200-2026-11-28.json");
+    let j = script_says(
+        r#"
+earlier = json.load(open(sys.argv[2]))
+now = json.loads(json.dumps(earlier))
+for r in now["speed"]["gpu"]:
+    if r["size"] == 256:
+        r["ms_per_60th_second"] /= 2
+k = [k for k in now["kernels"] if k["size"] == 256][0]
+k["rows"][0]["ms_per_step"] /= 2
+k["rows"].append(dict(k["rows"][-1], kernel="new_kernel", ms_per_step=0.001))
+a = m.against(now, earlier, "then.json")
+print(json.dumps({"a": a, "md": "\n".join(m.against_lines(a))}))
+"#,
+        &[earlier.to_str().expect("utf-8")],
+    );
+    let a = &j["a"];
+    assert_eq!(a["renderer"], "NVIDIA H200/PCIe/SSE2", "{a}");
+    let speed = a["speed"].as_array().expect("speed");
+    assert_eq!(speed.len(), 4, "{speed:?}");
+    for r in speed {
+        let x = r["x"].as_f64().expect("x");
+        let want = if r["size"] == 256 { 2.0 } else { 1.0 };
+        assert!((x - want).abs() < 1e-9, "{r}");
+    }
+    let k256 = a["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .find(|k| k["size"] == 256)
+        .expect("256³ kernels");
+    let rows = k256["rows"].as_array().expect("rows");
+    // The V-cycle's finest passes, 12.7 ms then, halved now: still the first row.
+    assert_eq!(rows[0]["kernel"], "mg", "{rows:?}");
+    assert!((rows[0]["x"].as_f64().expect("x") - 2.0).abs() < 1e-9);
+    let added = rows
+        .iter()
+        .find(|r| r["kernel"] == "new_kernel")
+        .expect("the added row");
+    assert!(
+        added["then_ms"].is_null() && added["x"].is_null(),
+        "{added}"
+    );
+    let times: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            r["then_ms"]
+                .as_f64()
+                .unwrap_or(0.0)
+                .max(r["now_ms"].as_f64().unwrap_or(0.0))
+        })
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+    let md = j["md"].as_str().expect("markdown");
+    assert!(
+        md.contains("## Against then.json (NVIDIA H200/PCIe/SSE2, 2026-11-28"),
+        "{md}"
+    );
+    assert!(md.contains("| 256³ | 31.015 | 15.507 | 2.00 |"), "{md}");
+    assert!(md.contains("| 128³ | 2.963 | 2.963 | 1.00 |"), "{md}");
 }

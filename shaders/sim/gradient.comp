@@ -45,7 +45,7 @@ float subtracted(float face, uvec3 p, uint axis, uint s, float here, float lo) {
 uint magnitude(float x) { return floatBitsToUint(x) & 0x7fffffffu; }
 
 // What a cell's faces need, read before any is written: its pressure, the pressure below it
-// along each axis (where it has a cell there), its low face along each axis and, where it is
+// along each axis (where it has a cell there; its own where not, unused), its low face along each axis and, where it is
 // the last cell along that axis, its high face.
 struct Read {
     float here;
@@ -58,13 +58,12 @@ Read read_at(uint n) {
     Read c;
     uvec3 p = coords(dims, n);
     c.here = pressure[n];
-    c.lo = vec3(0.0);
     c.high = vec3(0.0);
     uint st[3] = uint[3](1u, dims.x, dims.x * dims.y);
+    // (read whatever the cell's place, so that no read waits behind a branch: the cell's
+    // own where it has none below, which `subtracted` then does not use)
     for (uint a = 0u; a < 3u; a++) {
-        if (p[a] > 0u) {
-            c.lo[a] = pressure[n - st[a]];
-        }
+        c.lo[a] = pressure[p[a] > 0u ? n - st[a] : n];
     }
     uint f = at(face_dims(0u), p);
     c.low.x = u_face[f];
