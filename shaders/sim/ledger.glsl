@@ -8,32 +8,17 @@
 #define LEDGER_GLSL
 layout(std430) buffer Ledger { double ledger[]; };
 
-// Σ partial_sum[from..to) in order, eight read at once (one wait for each eight, not one
-// for each; the same bits).
-double partials_in_order(uint from, uint to) {
-    double s = 0.0;
-    uint g = from;
-    while (to - g >= 8u) {
-        double v[8];
-        for (int k = 0; k < 8; k++) {
-            v[k] = partial_sum[g + uint(k)];
-        }
-        for (int k = 0; k < 8; k++) {
-            s += v[k];
-        }
-        g += 8u;
-    }
-    for (; g < to; g++) {
-        s += partial_sum[g];
-    }
-    return s;
-}
-
 void keep_books(uint op, uint slot, uint groups, uint groups2, float k, float fade,
     double swept, dvec2 bounds) {
-    double s = partials_in_order(0u, groups);
+    double s = 0.0;
+    for (uint g = 0u; g < groups; g++) {
+        s += partial_sum[g];
+    }
     if (op == 5u) {
-        double o = partials_in_order(groups, groups + groups2);
+        double o = 0.0;
+        for (uint g = groups; g < groups + groups2; g++) {
+            o += partial_sum[g];
+        }
         ledger[4] = s;
         ledger[0] += s;
         ledger[5] = o;
