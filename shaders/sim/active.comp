@@ -117,20 +117,32 @@ void support() {
             precise float cut = cutoff * uintBitsToFloat(m);
             cuts[f] = exact[f] != 0u || m >= 0x7f800000u ? EMPTY_LO : floatBitsToUint(cut);
         }
-        for (uint x = x0; x < x1; x++) {
-            uint n = x + dims.x * row;
-            bool on = false;
-            for (uint f = 0u; f < fields; f++) {
-                float val = field(f, n);
-                float bg = background[f];
-                uint dep = floatBitsToUint(val - bg) & 0x7fffffffu;
-                top[f] = max(top[f], dep);
-                on = on || (cuts[f] == EMPTY_LO ? floatBitsToUint(val) != floatBitsToUint(bg)
-                                                : dep > cuts[f]);
+        // Each field's CHUNK values read at once (a cell past the row's end reads the
+        // row's last, unused), then looked at: one wait on reads a field, not one a cell.
+        bool on[CHUNK];
+        for (uint k = 0u; k < CHUNK; k++) {
+            on[k] = false;
+        }
+        for (uint f = 0u; f < fields; f++) {
+            float vals[CHUNK];
+            for (uint k = 0u; k < CHUNK; k++) {
+                vals[k] = field(f, min(x0 + k, x1 - 1u) + dims.x * row);
             }
-            if (on) {
-                first = min(first, x);
-                end = x + 1u;
+            float bg = background[f];
+            for (uint k = 0u; k < CHUNK; k++) {
+                if (x0 + k < x1) {
+                    float val = vals[k];
+                    uint dep = floatBitsToUint(val - bg) & 0x7fffffffu;
+                    top[f] = max(top[f], dep);
+                    on[k] = on[k] || (cuts[f] == EMPTY_LO
+                        ? floatBitsToUint(val) != floatBitsToUint(bg) : dep > cuts[f]);
+                }
+            }
+        }
+        for (uint k = 0u; k < CHUNK; k++) {
+            if (on[k]) {
+                first = min(first, x0 + k);
+                end = x0 + k + 1u;
             }
         }
         if (first < end) {
