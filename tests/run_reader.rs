@@ -209,3 +209,52 @@ fn what_plume_did_not_write_is_refused_with_its_name() {
     r.read(2, Fields::default()).expect("frame 3");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run still being written, read as it grows: `refresh` takes in the frames written
+/// since, and refuses a folder another run has replaced, keeping what it had.
+#[test]
+fn a_reader_follows_a_run_being_written() {
+    let dir = scratch("follow");
+    let scene = Scene::preset("plume").expect("preset").with_resolution(12);
+    let opts = ExportOptions {
+        formats: vec![Format::Npy],
+        ..ExportOptions::default()
+    };
+    let mut sim = scene.build_simulation().expect("builds");
+    let (mut w, _) = RunWriter::create(&dir, &scene, &opts, Existing::Refuse).expect("run");
+    let mut frame = |w: &mut RunWriter| {
+        sim.step().expect("step");
+        w.write(&export::capture(sim.as_ref(), &opts))
+            .expect("frame");
+    };
+    frame(&mut w);
+    let mut r = RunReader::open(&dir).expect("opens");
+    assert_eq!(r.frames().len(), 1);
+    assert_eq!(r.refresh().expect("refresh"), 0, "nothing new");
+    frame(&mut w);
+    frame(&mut w);
+    assert_eq!(r.refresh().expect("refresh"), 2);
+    assert_eq!(r.frames().len(), 3);
+    assert_eq!(r.read(2, Fields::default()).expect("frame 3").step, 3);
+    // Another run over it (other fields): refused, the reader keeps its three frames.
+    drop(w);
+    let other = ExportOptions {
+        fields: Fields::parse_list("density").expect("fields"),
+        ..opts.clone()
+    };
+    let (mut w, _) =
+        RunWriter::create(&dir, &scene, &other, Existing::Overwrite).expect("overwrite");
+    w.write(&export::capture(sim.as_ref(), &other))
+        .expect("frame");
+    let e = r.refresh().expect_err("replaced");
+    assert!(
+        matches!(e, ReadError::Replaced { .. }) && e.to_string().contains("open it again"),
+        "{e}"
+    );
+    assert_eq!(r.frames().len(), 3);
+    // Gone: the reader says so and still keeps what it had.
+    std::fs::remove_dir_all(&dir).expect("clean");
+    let e = r.refresh().expect_err("gone").to_string();
+    assert!(e.contains("no such folder"), "{e}");
+    assert_eq!(r.frames().len(), 3);
+}

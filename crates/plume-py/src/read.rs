@@ -13,7 +13,7 @@ use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 
 /// A read error in Python's words: no run or no file is `FileNotFoundError`, a manifest
-/// Plume cannot read `ValueError`, no such frame `IndexError`, a file changed or damaged
+/// Plume cannot read or another run in the folder `ValueError`, no such frame `IndexError`, a file changed or damaged
 /// `OSError`, too little memory `MemoryError`.
 fn read_error(e: ReadError) -> PyErr {
     let text = e.to_string();
@@ -23,7 +23,7 @@ fn read_error(e: ReadError) -> PyErr {
         {
             PyFileNotFoundError::new_err(text)
         }
-        ReadError::NotARun { .. } => PyValueError::new_err(text),
+        ReadError::NotARun { .. } | ReadError::Replaced { .. } => PyValueError::new_err(text),
         ReadError::NoSuchFrame { .. } => PyIndexError::new_err(text),
         ReadError::File { .. } if text.contains("is missing") => PyFileNotFoundError::new_err(text),
         ReadError::File { .. } => PyOSError::new_err(text),
@@ -112,6 +112,16 @@ impl PyRun {
 impl PyRun {
     fn __len__(&self) -> usize {
         self.reader.frames().len()
+    }
+
+    /// Reads ``manifest.json`` again, for a run still being written (``plume run`` in
+    /// another process, ``Simulation.export`` in a loop): the frames written since the run
+    /// was opened (or last refreshed) join it. Returns how many. ``ValueError`` where the
+    /// folder now holds another run (overwritten since; the run stays as it was),
+    /// ``FileNotFoundError`` where it is gone.
+    fn refresh(&mut self, py: Python<'_>) -> PyResult<usize> {
+        let reader = &mut self.reader;
+        py.detach(|| guard(|| reader.refresh().map_err(read_error)))
     }
 
     /// Frame ``i`` of the run (from 0; negative from the end), every field it wrote.

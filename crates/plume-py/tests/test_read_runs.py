@@ -1,6 +1,7 @@
 """Runs read back from Python (plume.open_run): the arrays NumPy reads from the .npy files,
 the same from .vdb and from z-up files, frames by position and by number, renders that match
-the simulation's, and every folder or file Plume did not write refused with its name."""
+the simulation's, a run followed as it is written, and every folder or file Plume did not
+write refused with its name."""
 
 import json
 
@@ -86,6 +87,30 @@ def test_a_run_renders_as_the_simulation_at_its_step(tmp_path, small_scene):
     assert np.array_equal(run[-1]["density"], sim.density)
     assert np.array_equal(run.render(-1, 160, 120), sim.render(160, 120))
     assert not np.array_equal(run.render(1, 160, 120), sim.render(160, 120))
+
+
+def test_a_run_being_written_is_followed_with_refresh(tmp_path, small_scene):
+    scene, _ = small_scene
+    sim = plume.Simulation(scene, backend="cpu")
+    out = tmp_path / "run"
+    sim.step(2)
+    sim.export(out, format="npy", fields="density")
+    run = plume.open_run(out)
+    assert len(run) == 1 and run.refresh() == 0
+    for _ in range(2):
+        sim.step(2)
+        sim.export(out, format="npy", fields="density")
+    assert len(run) == 1, "what was opened, until refreshed"
+    assert run.refresh() == 2
+    assert [f["step"] for f in run] == [2, 4, 6]
+    assert np.array_equal(run[-1]["density"], sim.density)
+    # Another run over it (once this one's writer has let the folder go): refused, and
+    # the run keeps its frames.
+    del sim
+    plume.Simulation(scene, backend="cpu").export(out, format="npy", overwrite=True)
+    with pytest.raises(ValueError, match="was replaced since it was opened"):
+        run.refresh()
+    assert len(run) == 3
 
 
 def test_what_plume_did_not_write_is_refused(tmp_path, cli, small_scene):

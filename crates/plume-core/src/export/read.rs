@@ -23,6 +23,16 @@ pub enum ReadError {
         /// What is missing or wrong.
         why: String,
     },
+    /// The folder holds another run than the one opened (`RunReader::refresh`).
+    #[error(
+        "the run in {} was replaced since it was opened (its manifest.json changed other \
+         than by frames added): open it again",
+        dir.display()
+    )]
+    Replaced {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// The run lists no such frame.
     #[error("the run in {} has no frame {frame}: {has}", dir.display())]
     NoSuchFrame {
@@ -124,6 +134,32 @@ impl RunReader {
             manifest,
             format,
         })
+    }
+
+    /// Reads the manifest again, for a run still being written: the frames listed since it
+    /// was opened (or last refreshed) join it; returns how many. Where the folder now holds
+    /// another run (its grid, formats, fields or prefix changed, or a frame it listed is
+    /// gone or different: an `--overwrite` since) it is refused and this reader stays as
+    /// it was.
+    pub fn refresh(&mut self) -> Result<usize, ReadError> {
+        let now = Self::open(&self.dir)?;
+        let (was, is) = (&self.manifest, &now.manifest);
+        let kept =
+            is.frames.len() >= was.frames.len() && is.frames[..was.frames.len()] == was.frames[..];
+        let same = was.dims == is.dims
+            && was.formats == is.formats
+            && was.fields == is.fields
+            && was.prefix == is.prefix
+            && was.half == is.half
+            && was.up == is.up;
+        if !(kept && same) {
+            return Err(ReadError::Replaced {
+                dir: self.dir.clone(),
+            });
+        }
+        let added = is.frames.len() - was.frames.len();
+        *self = now;
+        Ok(added)
     }
 
     /// The folder.
