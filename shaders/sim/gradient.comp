@@ -45,8 +45,8 @@ float subtracted(float face, uvec3 p, uint axis, uint s, float here, float lo) {
 uint magnitude(float x) { return floatBitsToUint(x) & 0x7fffffffu; }
 
 // What a cell's faces need, read before any is written: its pressure, the pressure below it
-// along each axis (where it has a cell there; its own where not, unused), its low face along each axis and, where it is
-// the last cell along that axis, its high face.
+// along each axis (where it has a cell there; its own where not, unused), its low face
+// along each axis and, where it is the last cell along that axis, its high face.
 struct Read {
     float here;
     vec3 lo;

@@ -60,8 +60,7 @@ void main() {
     // Four items a round, every one read before the first is added, then added in the
     // order the loop below adds them (the same bits). A few hundred groups' invocations
     // reading an item at a time each wait on every read: a 256³ sum moved 245 GB/s on an
-    // H200, a sixth of what a copy does. (Vectors, not arrays: llvmpipe ran arrays of
-    // doubles at half the speed.)
+    // H200, a sixth of what a copy does.
     while (i < items && items - i > 3u * stride) {
         uvec4 j = i + uvec4(0u, 1u, 2u, 3u) * stride;
         dvec4 v = dvec4(item_sum(j.x), item_sum(j.y), item_sum(j.z), item_sum(j.w));

@@ -220,8 +220,9 @@ pub(crate) fn tiled_smoothing(software: bool) -> bool {
 /// Mesa gives the two ways the same bits, but NVIDIA's driver did not (an H200, driver
 /// 580.159, 2026-11-28: `scripts/gpu-check`'s row, with their arithmetic `precise`; the
 /// comparison with 1e-6·|ω| was made so after that run), and the tuner may mix only ways
-/// that give the same bits. So on a card the vorticity is not tuned: it goes in two passes, which were the faster there from 128³ up (689 µs a
-/// sub-step at 256³ against 1111 by tiles; at 64³ 31 against 26).
+/// that give the same bits. So on a card the vorticity is not tuned: it goes in two
+/// passes, which were the faster there from 128³ up (689 µs a sub-step at 256³ against
+/// 1111 by tiles; at 64³ 31 against 26).
 pub(crate) fn tiled_vorticity(software: bool) -> Option<bool> {
     static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
     let set = *ON.get_or_init(|| env_flag("PLUME_GPU_TILED_VORTICITY"));

@@ -13,8 +13,8 @@ use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 
 /// A read error in Python's words: no run or no file is `FileNotFoundError`, a manifest
-/// Plume cannot read or another run in the folder `ValueError`, no such frame `IndexError`, a file changed or damaged
-/// `OSError`, too little memory `MemoryError`.
+/// Plume cannot read or another run in the folder `ValueError`, no such frame
+/// `IndexError`, a file changed or damaged `OSError`, too little memory `MemoryError`.
 fn read_error(e: ReadError) -> PyErr {
     let text = e.to_string();
     match e {
