@@ -19,7 +19,7 @@ fn fastest(c: &TunedChoice) -> usize {
     (1..c.ways.len()).fold(0, |m, i| if best(i) < best(m) { i } else { m })
 }
 
-/// Every way of each choice timed in turn (the V-cycle's four: tiles or a pass a sweep,
+/// Every way of each choice timed in turn (the V-cycle's five: tiles or a pass a sweep,
 /// coarse levels fused or not, the passes a sweep one cell an invocation or four, switched
 /// between solves), the fastest kept, and the fields
 /// and the solve's figures those of the tuner off, step by step.

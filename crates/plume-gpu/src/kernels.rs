@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use crate::bytes::{ByteModel, MAX_KEYS};
 use crate::clock::KernelClock;
+pub(crate) use crate::switches::*;
 
 /// The GLSL each kernel starts with, after `#version` and the work-group size.
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
@@ -96,186 +97,6 @@ const INCLUDES: [(&str, &str); 21] = [
         include_str!("../../../shaders/sim/cells.glsl"),
     ),
 ];
-
-/// Invocations in a work group of the per-item kernels on a hardware renderer, unless
-/// `PLUME_GPU_WG` names another power of two from 32 to 1024 (for measuring the choice on a
-/// card; see [`wg`]). Measured on an H100 (driver 580, `scripts/gpu-check`, 2026-11-26): a
-/// copy kernel moved 782 GB/s in groups of 64, 1734 in groups of 256, 1337 in groups of
-/// 1024 (CUDA's copy: 2954); the default scene's 256³ step took 35.6 ms in groups of 64,
-/// 35.6 of 128, 32.8 of 256, 29.8 of 512.
-pub(crate) const WG: u32 = 512;
-/// The same on a software renderer: llvmpipe runs the small grids the tests use 2.5 times
-/// slower in groups of 512 (a 16³ step: 26 ms in groups of 64, 64 ms in groups of 512),
-/// with the same bits.
-pub(crate) const WG_SOFTWARE: u32 = 64;
-
-/// The per-item kernels' work-group size for a context: `PLUME_GPU_WG` where it is a power
-/// of two from 32 to 1024, else [`WG`] on a hardware renderer and [`WG_SOFTWARE`] on a
-/// software one. Each [`Kernel`] keeps the size it was compiled with.
-pub(crate) fn item_wg(software: bool) -> u32 {
-    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let env = *FROM_ENV.get_or_init(|| {
-        std::env::var("PLUME_GPU_WG")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|w| w.is_power_of_two() && (32..=1024).contains(w))
-    });
-    env.unwrap_or(if software { WG_SOFTWARE } else { WG })
-}
-
-/// Invocations in a work group of the reductions, and the most groups one uses (so the
-/// partial results are at most this many).
-pub(crate) const REDUCE_WG: u32 = 256;
-pub(crate) const REDUCE_GROUPS: u32 = 256;
-
-/// Invocations in a work group of the kernels that write a partial sum a group (the
-/// solve's Laplacian, with p·q): the partial results are as many as its groups.
-pub(crate) const DOT_WG: u32 = 256;
-
-/// Levels of at most this many cells are worked in one dispatch of one work group (op 7)
-/// on a hardware renderer: a pass over one of them is less work than a dispatch's launch and
-/// drain on a card (about 8 µs on an H100: some 1000 cells a pass at 2 per invocation of a
-/// group of 512). Not yet measured on a card: `PLUME_GPU_FUSE_CELLS` sets another (0: none
-/// fused), for the card check to try. A software renderer runs a work group on one thread,
-/// so there none are fused (measured on llvmpipe at 24³: steps 10% slower fused).
-pub(crate) const FUSED_CELLS: u32 = 1024;
-
-/// The most cells of a fused level where the environment does not say: [`FUSED_CELLS`] on a
-/// hardware renderer, none on a software one.
-pub(crate) fn default_fused_cells(software: bool) -> u32 {
-    if software {
-        0
-    } else {
-        FUSED_CELLS
-    }
-}
-
-/// `PLUME_GPU_FUSE_CELLS` where it is a whole number.
-fn fused_cells_set() -> Option<u32> {
-    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *FROM_ENV.get_or_init(|| {
-        std::env::var("PLUME_GPU_FUSE_CELLS")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-    })
-}
-
-/// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
-/// where it is a whole number, else [`default_fused_cells`].
-pub(crate) fn fused_cells(software: bool) -> u32 {
-    fused_cells_set().unwrap_or(default_fused_cells(software))
-}
-
-/// Whether the environment sets how the V-cycle goes (`PLUME_GPU_FUSE_CELLS` a whole
-/// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1, `PLUME_GPU_CELLS_PER_INVOCATION` for its passes
-/// a sweep): then the tuner leaves it so.
-pub(crate) fn v_cycle_set() -> bool {
-    fused_cells_set().is_some()
-        || env_flag("PLUME_GPU_TILED_SMOOTH").is_some()
-        || cells_per_invocation().is_some()
-}
-
-/// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
-pub(crate) const TILE: u32 = 8;
-pub(crate) const TILE_WG: u32 = TILE * TILE * TILE;
-
-/// The tiles of a level of `dims` cells.
-pub(crate) fn tile_count(dims: [u32; 3]) -> u32 {
-    dims.iter().map(|v| v.div_ceil(TILE)).product()
-}
-
-/// A switch the environment may set for experiments on a card: `name` as 0 (off) or 1
-/// (on), else `None`.
-fn env_flag(name: &str) -> Option<bool> {
-    match std::env::var(name).as_deref() {
-        Ok("0") => Some(false),
-        Ok("1") => Some(true),
-        _ => None,
-    }
-}
-
-/// [`env_flag`], else `default`.
-fn env_switch(name: &str, default: bool) -> bool {
-    env_flag(name).unwrap_or(default)
-}
-
-/// Whether the smoother's sweeps go by tiles (`smooth.comp`: a third of the passes over a
-/// level) on a `software` renderer or not: `PLUME_GPU_TILED_SMOOTH` (0 or 1) where set, else
-/// by tiles on a software renderer (on llvmpipe the projection took half the time at 64³)
-/// and a pass a sweep on a hardware one (on an H200 a V-cycle by tiles took three times as
-/// long at every size: 12 152 µs against 4244 at 256³, 2026-11-28). The tuner starts from
-/// it (`tune::v_cycles`). The same results either way.
-pub(crate) fn tiled_smoothing(software: bool) -> bool {
-    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    ON.get_or_init(|| env_flag("PLUME_GPU_TILED_SMOOTH"))
-        .unwrap_or(software)
-}
-
-/// Whether the vorticity's curl and confinement go in one pass by tiles (`vorticity.comp`:
-/// no ω stored, the faces read once and written once) or in two (`curl.comp`, then
-/// `confine.comp`), where that is fixed: `PLUME_GPU_TILED_VORTICITY` (0 or 1) where set,
-/// else two passes on a hardware renderer, else `None`: the tuner picks (`tune.rs`; tiles
-/// where it does not time).
-///
-/// Mesa gives the two ways the same bits, but NVIDIA's driver did not (an H200, driver
-/// 580.159, 2026-11-28: `scripts/gpu-check`'s row, with their arithmetic `precise`; the
-/// comparison with 1e-6·|ω| was made so after that run), and the tuner may mix only ways
-/// that give the same bits. So on a card the vorticity is not tuned: it goes in two
-/// passes, which were the faster there from 128³ up (689 µs a sub-step at 256³ against
-/// 1111 by tiles; at 64³ 31 against 26).
-pub(crate) fn tiled_vorticity(software: bool) -> Option<bool> {
-    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    let set = *ON.get_or_init(|| env_flag("PLUME_GPU_TILED_VORTICITY"));
-    set.or((!software).then_some(false))
-}
-
-/// Whether the tuner times the ways of doing a piece of work that give the same bits and
-/// keeps the faster (`tune.rs`): `PLUME_GPU_TUNE` (0 or 1) where set, else on a hardware
-/// renderer (llvmpipe's times say nothing of a card, and its tests count what a step does).
-pub(crate) fn tuning(software: bool) -> bool {
-    env_switch("PLUME_GPU_TUNE", !software)
-}
-
-/// Whether what a dispatch of one work group would finish after a kernel is finished by
-/// that kernel's last work group (`last_group.glsl`): the conjugate gradients' figures
-/// (`cg_scalars.comp`: a dispatch fewer a solve and two or three an iteration, three where
-/// the V-cycle goes by tiles) and a step's books (`ledger.comp`'s ops after a reduction:
-/// three fewer a sub-step). `PLUME_GPU_LAST_GROUP` (0 or 1) where set, else yes. The same
-/// results either way.
-pub(crate) fn finish_in_last_group() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| env_switch("PLUME_GPU_LAST_GROUP", true))
-}
-
-/// Cells an invocation of the kernels that can take several (the conjugate gradients'
-/// updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, the cell-centred
-/// velocity, `cell_velocity.comp`, and the V-cycle's passes a sweep, `mg.comp`'s ops 0 to
-/// 2) where the tuner (`tune.rs`) or [`cells_per_invocation`] says so: each a whole
-/// dispatch's invocations past the last, all loaded before the first is stored
-/// (`cells.glsl`).
-pub(crate) const WIDE_CELLS: u32 = 4;
-
-/// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
-/// where it is 1 or [`WIDE_CELLS`], else `None`: the tuner times both on the card and keeps
-/// the faster for each kernel (`tune.rs`; one cell where it does not time). An H100's copy
-/// kernel moved 1843 GB/s at one float an invocation where CUDA's copy moved 2954
-/// (2026-11-26); `bench`'s `copy_bandwidths` times copies of four elements an invocation
-/// beside it; on the H200 one float an invocation moved 1530 GB/s, four 3193 and a `vec4`
-/// 4127 (2026-11-28). Where set, it fixes the V-cycle's passes a sweep too (and so its way:
-/// [`v_cycle_set`]). The same results either way.
-pub(crate) fn cells_per_invocation() -> Option<u32> {
-    static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *FROM_ENV.get_or_init(|| {
-        match std::env::var("PLUME_GPU_CELLS_PER_INVOCATION")
-            .as_deref()
-            .map(str::trim)
-        {
-            Ok("1") => Some(1),
-            Ok(v) if v == WIDE_CELLS.to_string() => Some(WIDE_CELLS),
-            _ => None,
-        }
-    })
-}
 
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
 /// result each where the kernel writes one a group).
@@ -475,6 +296,10 @@ pub(crate) struct Kernels {
     /// The same, [`WIDE_CELLS`] cells an invocation: its ops 0 to 2 only (the V-cycle's
     /// passes a sweep and residual).
     pub mg_wide: Kernel,
+    /// The same, its fused cycle only (op 7), the levels in `fused_floats` floats of shared
+    /// memory (`mg.comp`'s FUSED_SHARED).
+    pub mg_fused: Kernel,
+    pub fused_floats: u32,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
     pub publish: Kernel,
@@ -514,7 +339,13 @@ fn expand(text: &str, out: &mut String, depth: u32) {
 impl Kernels {
     /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
     /// renderer or not); the error names the kernel and carries the compiler's log.
-    pub fn new(ctx: &Rc<Context>, software: bool, clock: &Rc<KernelClock>) -> Result<Self, String> {
+    pub fn new(
+        ctx: &Rc<Context>,
+        software: bool,
+        clock: &Rc<KernelClock>,
+        shared_bytes: Option<u64>,
+    ) -> Result<Self, String> {
+        let fused_floats = fused_shared_floats(shared_bytes);
         let make_with = |file: &str, wg: u32, defines: &str| {
             let name = file.trim_end_matches(".comp");
             let (name, text) = SOURCES
@@ -590,6 +421,12 @@ impl Kernels {
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
             mg_wide: wide("mg.comp")?,
+            mg_fused: make_with(
+                "mg.comp",
+                per_item,
+                &format!("#define FUSED_SHARED {fused_floats}\n"),
+            )?,
+            fused_floats,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -758,8 +595,8 @@ mod tests {
                 "{ways:?}"
             );
             assert_eq!(ways[0].sweep_cells, 1, "{ways:?}");
-            // Four different ways, each named for what it does, one of them the passes a
-            // sweep four cells an invocation.
+            // Six different ways, each named for what it does, one of them the passes a
+            // sweep four cells an invocation, one by tiles below the finest level only.
             for (i, w) in ways.iter().enumerate() {
                 assert_eq!(w.name.starts_with("tiles"), w.tiled, "{w:?}");
                 let fused = match w.fused_cells {
@@ -773,7 +610,9 @@ mod tests {
                     "{w:?}"
                 );
                 assert!(!w.tiled || w.sweep_cells == 1, "{w:?}");
-                let how = |v: &crate::tune::VWay| (v.tiled, v.fused_cells, v.sweep_cells);
+                assert_eq!(w.name.contains("tiles below"), w.tiled_coarse, "{w:?}");
+                let how =
+                    |v: &crate::tune::VWay| (v.tiled, v.fused_cells, v.sweep_cells, v.tiled_coarse);
                 assert!(ways[..i].iter().all(|v| how(v) != how(w)), "{ways:?}");
             }
             assert!(ways.iter().any(|w| w.sweep_cells == WIDE_CELLS));

@@ -11,7 +11,8 @@
 //! before the coarse correction and the residual in one pass, the three after it in another;
 //! the same values as a pass a sweep). The coarse levels of at most [`crate::kernels::FUSED_CELLS`] cells (on
 //! a hardware renderer) are worked in one dispatch of one work group (`mg.comp`'s op 7: the
-//! same passes, the same results), not a dispatch a pass.
+//! same passes, the same results), not a dispatch a pass; in the work group's shared memory
+//! where they fit (`Kernels::mg_fused`).
 
 use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
@@ -130,6 +131,16 @@ impl Multigrid {
             .filter(|&l| l + 1 < self.levels.len())
     }
 
+    /// Whether the fused cycle from level `from` keeps its levels in `floats` floats of
+    /// shared memory (`Kernels::mg_fused`): where their arrays fit (`from`'s x and y, each
+    /// coarser level's x, y and b).
+    pub fn fused_in_shared(&self, from: usize, floats: u32) -> bool {
+        let need: u64 = (self.levels[from..].iter().enumerate())
+            .map(|(i, l)| u64::from(l.n) * if i == 0 { 2 } else { 3 })
+            .sum();
+        need <= u64::from(floats)
+    }
+
     /// Bytes it keeps on the card (the coarse masks and the levels' table).
     pub fn bytes(&self) -> u64 {
         (self.bits.get_size() + self.table.get_size()) as u64
@@ -170,6 +181,8 @@ struct VCycleWay {
     fused_cells: u32,
     /// Cells an invocation of the passes a sweep (ops 0 to 2).
     sweep_cells: u32,
+    /// By tiles below the finest level (a pass a sweep on it).
+    tiled_coarse: bool,
 }
 
 impl Engine {
@@ -195,6 +208,7 @@ impl Engine {
                 tiled: self.tiled_smoothing,
                 fused_cells: self.fused_cells,
                 sweep_cells: self.sweep_cells,
+                tiled_coarse: false,
             }
         } else {
             let w = self.tuner.v_cycle(way);
@@ -202,6 +216,7 @@ impl Engine {
                 tiled: w.tiled,
                 fused_cells: w.fused_cells,
                 sweep_cells: w.sweep_cells,
+                tiled_coarse: w.tiled_coarse,
             }
         };
         let top = self.cycle(mg, 0, finish, how);
@@ -217,8 +232,14 @@ impl Engine {
     fn cycle(&self, mg: &Multigrid, l: usize, finish: bool, how: VCycleWay) -> At {
         let lv = &mg.levels[l];
         if mg.fuse_from(how.fused_cells) == Some(l) {
-            // Every pass below, as this function would issue them, in one dispatch.
-            self.mg_op(&self.k.mg, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            // Every pass below, as this function would issue them, in one dispatch (in
+            // shared memory where the levels fit).
+            let k = if mg.fused_in_shared(l, self.k.fused_floats) {
+                &self.k.mg_fused
+            } else {
+                &self.k.mg
+            };
+            self.mg_op(k, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
         }
         if l + 1 == mg.levels.len() {
@@ -238,7 +259,7 @@ impl Engine {
         // symmetric).
         let w = smoother_weights();
         let coarse = &mg.levels[l + 1];
-        if how.tiled {
+        if how.tiled || (how.tiled_coarse && l > 0) {
             // By tiles (`smooth.comp`): the three sweeps before and the residual in one
             // pass (into x and t); the correction added to x as the pass after reads it,
             // and the three sweeps after (into y: the finest level's y is `q`, where the

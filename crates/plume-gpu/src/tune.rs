@@ -62,6 +62,9 @@ pub(crate) struct VWay {
     pub fused_cells: u32,
     /// Cells an invocation of the passes a sweep (1 or `kernels::WIDE_CELLS`; by tiles 1).
     pub sweep_cells: u32,
+    /// A pass a sweep on the finest level only, by tiles on the coarser ones (where
+    /// `tiled` is not set).
+    pub tiled_coarse: bool,
 }
 
 /// The ways of the V-cycle, the renderer's default first (`kernels::tiled_smoothing`,
@@ -71,9 +74,14 @@ pub(crate) struct VWay {
 /// `FUSED_CELLS` fused, by tiles, a pass a sweep with none fused, and a pass a sweep four
 /// cells an invocation (more loads in flight: on the H200 a copy moved 1530 GB/s a float
 /// an invocation and 3193 four; a V-cycle's passes over the finest grid ran at 466 in the
-/// byte model). The H200 timed fusing up to 4096 cells no faster than 1024, so that way
-/// gave its place to the four cells.
-pub(crate) fn v_cycles(software: bool) -> [VWay; 4] {
+/// byte model). Last on both, a pass a sweep with up to 4 × `FUSED_CELLS` fused: the H200
+/// timed it no faster than 1024 while the fused cycle worked in the buffer, but in shared
+/// memory (`Kernels::mg_fused`, where the renderer gives a work group 40 KiB) it may save
+/// the nine dispatches of a 16³ level. And a pass a sweep on the finest level with the
+/// coarser ones by tiles: on the H200 the tiles took twice a pass a sweep's time over the
+/// finest grid, but a coarse level's nine passes a sweep cost a dispatch's launch and
+/// drain each (12 µs at 4096 and 32768 cells), its tiles three.
+pub(crate) fn v_cycles(software: bool) -> [VWay; 6] {
     use crate::kernels::{FUSED_CELLS, WIDE_CELLS};
     const { assert!(FUSED_CELLS == 1024 && WIDE_CELLS == 4) };
     let fused = crate::kernels::default_fused_cells(software);
@@ -90,18 +98,29 @@ pub(crate) fn v_cycles(software: bool) -> [VWay; 4] {
         (false, _, false) => "a pass a sweep, fused up to 4096 cells",
         (false, _, true) => "a pass a sweep 4 cells an invocation, fused up to 4096 cells",
     };
-    [
+    let ways = [
         (tiled, fused, 1),
         (!tiled, fused, 1),
         (tiled, other, 1),
         (false, fused, WIDE_CELLS),
+        (false, 4 * FUSED_CELLS, 1),
     ]
     .map(|(t, c, w)| VWay {
         name: name(t, c, w > 1),
         tiled: t,
         fused_cells: c,
         sweep_cells: w,
-    })
+        tiled_coarse: false,
+    });
+    let [a, b, c, d, e] = ways;
+    let hybrid = VWay {
+        name: "a pass a sweep on the finest level, tiles below, fused up to 1024 cells",
+        tiled: false,
+        fused_cells: FUSED_CELLS,
+        sweep_cells: 1,
+        tiled_coarse: true,
+    };
+    [a, b, c, d, e, hybrid]
 }
 
 /// Each site's name and its ways, the default first (the V-cycle's: [`v_cycles`]).
@@ -191,7 +210,7 @@ pub(crate) struct Tuner {
     raw: RefCell<RawGl>,
     on: Cell<bool>,
     /// The V-cycle's ways ([`v_cycles`]).
-    v_ways: [VWay; 4],
+    v_ways: [VWay; 6],
     /// Each site's name and its ways' ([`sites`]).
     names: [(&'static str, Vec<&'static str>); SITE_COUNT],
     sites: RefCell<[SiteState; SITE_COUNT]>,
@@ -221,7 +240,7 @@ impl Tuner {
 
     /// The V-cycle's `way` ([`v_cycles`]).
     pub fn v_cycle(&self, way: usize) -> VWay {
-        self.v_ways[way.min(3)]
+        self.v_ways[way.min(self.v_ways.len() - 1)]
     }
 
     /// Fixes the V-cycle to go as `tiled`, `fused_cells` and `sweep_cells` say (set from
@@ -229,10 +248,10 @@ impl Tuner {
     pub fn fix_v_cycle(&self, tiled: bool, fused_cells: u32, sweep_cells: u32) {
         // (by tiles the passes a sweep are not used: their cells do not count)
         let cells = if tiled { 1 } else { sweep_cells };
-        let way = self
-            .v_ways
-            .iter()
-            .position(|w| (w.tiled, w.fused_cells, w.sweep_cells) == (tiled, fused_cells, cells));
+        let way = self.v_ways.iter().position(|w| {
+            !w.tiled_coarse
+                && (w.tiled, w.fused_cells, w.sweep_cells) == (tiled, fused_cells, cells)
+        });
         self.fix(Site::VCycle, way.unwrap_or(0));
     }
 
