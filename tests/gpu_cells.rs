@@ -1,6 +1,7 @@
 //! The GPU backend's kernels that can take four cells an invocation (`cells.glsl`'s `PER`:
 //! the conjugate gradients' updates, the pressure gradient, the cell-centred velocity, the
-//! V-cycle's passes a sweep) give the bits of one cell an invocation (on Mesa's llvmpipe in
+//! velocity's advection, four faces, the V-cycle's passes a sweep) give the bits of one cell
+//! an invocation (on Mesa's llvmpipe in
 //! CI; a test that cannot get an OpenGL context fails). On a card `scripts/gpu-check`
 //! checks the same (`PLUME_GPU_CELLS_PER_INVOCATION=4`).
 
@@ -91,19 +92,25 @@ fn the_v_cycles_sweeps_four_cells_an_invocation_give_the_same_bits() {
     }
 }
 
-/// The conjugate gradients' updates, the pressure gradient's subtraction and the
-/// cell-centred velocity four cells an invocation (`cg_step.comp`, `gradient.comp` and
-/// `cell_velocity.comp` with `PER` 4, `set_cells_per_invocation`) give the bits of one cell
-/// an invocation: the gradient pass's maxima, the solve's
-/// figures and the fields step by step, on grids whose cells the invocations do not divide
-/// (the last ones' later cells fall past the end), a closed box (the mean put back), a
-/// 72×32×64 plume and batches. The same dispatches, and fewer invocations launched.
+/// The conjugate gradients' updates, the pressure gradient's subtraction, the
+/// cell-centred velocity and the velocity's advection four cells (faces) an invocation
+/// (`cg_step.comp`, `gradient.comp`, `cell_velocity.comp` and `advect_faces.comp` with `PER`
+/// 4, `set_cells_per_invocation`) give the bits of one an invocation: the gradient pass's
+/// maxima, the solve's figures and the fields step by step, on grids whose cells the
+/// invocations do not divide (the last ones' later cells fall past the end), a closed box
+/// (the mean put back), a 72×32×64 plume, batches, and MacCormack's velocity advection
+/// through inflow and open faces (its two phases). The same dispatches, and fewer
+/// invocations launched.
 #[test]
 fn the_updates_gradient_and_cell_velocity_four_cells_an_invocation_give_the_same_bits() {
     let mut closed = Scene::default_plume().with_resolution(20);
     closed.boundaries = plume::sim::Boundaries::closed();
     type Setup = fn(&mut plume_gpu::GpuSolver);
-    let cases: [(&str, Scene, Setup); 4] = [
+    let mut tunnel = Scene::preset("wind_tunnel")
+        .expect("wind_tunnel")
+        .with_resolution(18);
+    tunnel.fluid.velocity_advection = plume::sim::Advection::MacCormack;
+    let cases: [(&str, Scene, Setup); 5] = [
         ("plume", Scene::default_plume().with_resolution(19), |_| {}),
         ("closed box", closed, |_| {}),
         (
@@ -116,6 +123,7 @@ fn the_updates_gradient_and_cell_velocity_four_cells_an_invocation_give_the_same
             Scene::preset("jets").expect("jets").with_resolution(17),
             |g| g.set_batched_solve(true),
         ),
+        ("wind tunnel, MacCormack", tunnel, |_| {}),
     ];
     for (name, scene, setup) in cases {
         let mut one = gpu(&scene);

@@ -132,11 +132,9 @@ vec3 face_velocity(uvec3 p) {
     return vec3(ux, vy, face(2u, p));
 }
 
-void main() {
-    uint n = gid();
-    if (n >= count) {
-        return;
-    }
+// The advected value of item n (a face of the axes `first_axis` to `last_axis`, in turn):
+// sets `axis` to its face's axis and `m` to its index among that axis' faces.
+float advected(uint n, out uint m) {
     axis = first_axis;
     for (; axis < last_axis; axis++) {
         uvec3 d = face_dims(axis);
@@ -146,14 +144,14 @@ void main() {
         }
         n -= faces;
     }
+    m = n;
     uvec3 fd = face_dims(axis);
     uvec3 p = coords(fd, n);
     // Walls and inflows at the ends of the axis keep their value (the boundary pass sets
     // them); open faces are traced like the others.
     bool at_lo = p[axis] == 0u && fixed_lo[axis] != 0u;
     if (at_lo || (p[axis] == dims[axis] && fixed_hi[axis] != 0u)) {
-        put(n, phase == 1u ? face(axis, p) : (at_lo ? speed_lo[axis] : speed_hi[axis]));
-        return;
+        return phase == 1u ? face(axis, p) : (at_lo ? speed_lo[axis] : speed_hi[axis]);
     }
     vec3 shift = vec3(axis == 0u ? -0.5 : 0.0, axis == 1u ? -0.5 : 0.0, axis == 2u ? -0.5 : 0.0);
     vec3 start = vec3(p) + shift;
@@ -180,8 +178,8 @@ void main() {
     }
     if (phase != 2u) {
         float val = lerp8(s, l.t);
-        put(n, air_axis >= 0 ? val + wgt * (o - val) : val);
-        return;
+        precise float blended = val + wgt * (o - val);
+        return air_axis >= 0 ? blended : val;
     }
     // MacCormack's last step (`kt` is the backward trace's, so forwards is −kt).
     vec3 fwd = rk2(start, u0, -kt);
@@ -189,22 +187,47 @@ void main() {
     bool off = !(qf.x >= 0.0 && qf.x <= last.x && qf.y >= 0.0 && qf.y <= last.y && qf.z >= 0.0
         && qf.z <= last.z);
     if (off || touches_solid(fwd)) {
-        put(n, hat[n]);
-        return;
+        return hat[n];
     }
     Loc lf = locate(fd, qf);
     float hs[8];
     gather_hat(lf, hs);
     float tilde = lerp8(hs, lf.t);
     if (isnan(tilde) || isinf(tilde)) {
-        put(n, hat[n]);
-        return;
+        return hat[n];
     }
     vec2 r = min_max8(s);
     if (air_axis >= 0) {
         r = vec2(min(r.x, o), max(r.y, o));
     }
-    float v = hat[n] + 0.5 * (face(axis, p) - tilde);
+    precise float v = hat[n] + 0.5 * (face(axis, p) - tilde);
     v = v > r.x ? v : r.x;
-    put(n, v < r.y ? v : r.y);
+    return v < r.y ? v : r.y;
+}
+
+#include "cells.glsl"
+
+// PER items an invocation (cells.glsl; one but in the variant the tuner may take): every
+// item's value worked out before the first is stored, so that no store stands between one
+// trace's reads and the next one's (the blocks may alias, as far as a compiler knows).
+void main() {
+    float vals[PER];
+    uint ms[PER];
+    uint axes[PER];
+    for (int k = 0; k < PER; k++) {
+        uint n = cell_of(k);
+        ms[k] = 0u;
+        axes[k] = 0u;
+        vals[k] = 0.0;
+        if (n < count) {
+            vals[k] = advected(n, ms[k]);
+            axes[k] = axis;
+        }
+    }
+    for (int k = 0; k < PER; k++) {
+        if (cell_of(k) < count) {
+            axis = axes[k];
+            put(ms[k], vals[k]);
+        }
+    }
 }

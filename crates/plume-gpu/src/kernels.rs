@@ -257,6 +257,8 @@ pub(crate) struct Kernels {
     /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
     pub cell_velocity_wide: Kernel,
     pub advect_faces: Kernel,
+    /// The same, [`WIDE_CELLS`] faces an invocation.
+    pub advect_faces_wide: Kernel,
     pub advect_cells: Kernel,
     /// The same, its traces taking the cell-centred velocity from the faces.
     pub advect_cells_from_faces: Kernel,
@@ -387,6 +389,7 @@ impl Kernels {
             cell_velocity: k!("cell_velocity.comp"),
             cell_velocity_wide: wide("cell_velocity.comp")?,
             advect_faces: k!("advect_faces.comp"),
+            advect_faces_wide: wide("advect_faces.comp")?,
             advect_cells: k!("advect_cells.comp"),
             advect_cells_from_faces: make_with(
                 "advect_cells.comp",

@@ -461,7 +461,8 @@ impl GpuSolver {
     }
 
     /// Cells an invocation of the kernels that can take several (the conjugate gradients'
-    /// updates, the pressure gradient's subtraction, the cell-centred velocity): 1, or 4
+    /// updates, the pressure gradient's subtraction, the cell-centred velocity, the
+    /// velocity's advection a face an invocation): 1, or 4
     /// (`kernels::WIDE_CELLS`), each a whole dispatch's invocations past the last and all
     /// loaded before the first is stored; any other count is taken as 1. The same results
     /// either way (the default: the tuner's pick for each kernel, one cell where it does not
@@ -477,7 +478,7 @@ impl GpuSolver {
     }
 
     /// Times the ways of doing a piece of work that give the same bits (above: the cells an
-    /// invocation of three kernels, the vorticity's passes, the V-cycle's smoother and fused
+    /// invocation of four kernels, the vorticity's passes, the V-cycle's smoother and fused
     /// levels) on the card during the first steps and keeps the fastest of each (on), or
     /// runs the defaults (off), but where a setter above or the environment fixed the way. The default: on a hardware renderer
     /// (`PLUME_GPU_TUNE=0` or `1` says otherwise). Returns whether the driver can time (timer

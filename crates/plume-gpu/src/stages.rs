@@ -118,60 +118,64 @@ impl Engine {
         } else {
             (vec![[0, 2]], &[(0, false)])
         };
-        for [first, last] in axes {
-            let scratch = f
-                .face_scratch
-                .as_ref()
-                .unwrap_or(&f.vel_tmp[first as usize]);
-            let items: usize = (first..=last).map(|a| d.faces(a as usize).cells()).sum();
-            for &(phase, to_scratch) in passes {
-                // Each axis' faces go to its vel_tmp, or the scratch for φ̂.
-                let out = |a: usize| {
-                    if to_scratch && a == first as usize {
-                        scratch
-                    } else {
-                        &f.vel_tmp[a]
-                    }
-                };
-                run(
-                    &self.k.advect_faces,
-                    self.dims(),
-                    items,
-                    uniform! {
-                        U: &f.vel[0],
-                        V: &f.vel[1],
-                        W: &f.vel[2],
-                        CellVel: &f.cell_vel,
-                        Hat: scratch,
-                        Out0: out(0),
-                        Out1: out(1),
-                        Out2: out(2),
-                        first_axis: first,
-                        last_axis: last,
-                        phase: phase,
-                        kt: kt,
-                        air_in_lo: lo,
-                        air_in_hi: hi,
-                        air_lo: air_lo,
-                        air_hi: air_hi,
-                        fixed_lo: fixed_lo,
-                        fixed_hi: fixed_hi,
-                        speed_lo: speed_lo,
-                        speed_hi: speed_hi,
-                        Solid: &self.solid_bits,
-                        solids: self.solids_flag(),
-                        buoyant: u32::from(lift.is_some() && first <= 1 && 1 <= last),
-                        Density: &f.density,
-                        Temperature: &f.temperature,
-                        alpha: alpha,
-                        beta: beta,
-                        ambient: ambient,
-                        dt: self.sub_dt,
-                        with_temperature: with_t,
-                    },
-                );
+        // (one way for the stage's dispatches, timed together: MacCormack's two phases
+        // differ in cost)
+        self.tuned(Site::AdvectFaces, true, |way| {
+            for [first, last] in axes {
+                let scratch = f
+                    .face_scratch
+                    .as_ref()
+                    .unwrap_or(&f.vel_tmp[first as usize]);
+                let items: usize = (first..=last).map(|a| d.faces(a as usize).cells()).sum();
+                for &(phase, to_scratch) in passes {
+                    // Each axis' faces go to its vel_tmp, or the scratch for φ̂.
+                    let out = |a: usize| {
+                        if to_scratch && a == first as usize {
+                            scratch
+                        } else {
+                            &f.vel_tmp[a]
+                        }
+                    };
+                    run(
+                        [&self.k.advect_faces, &self.k.advect_faces_wide][way],
+                        self.dims(),
+                        items,
+                        uniform! {
+                            U: &f.vel[0],
+                            V: &f.vel[1],
+                            W: &f.vel[2],
+                            CellVel: &f.cell_vel,
+                            Hat: scratch,
+                            Out0: out(0),
+                            Out1: out(1),
+                            Out2: out(2),
+                            first_axis: first,
+                            last_axis: last,
+                            phase: phase,
+                            kt: kt,
+                            air_in_lo: lo,
+                            air_in_hi: hi,
+                            air_lo: air_lo,
+                            air_hi: air_hi,
+                            fixed_lo: fixed_lo,
+                            fixed_hi: fixed_hi,
+                            speed_lo: speed_lo,
+                            speed_hi: speed_hi,
+                            Solid: &self.solid_bits,
+                            solids: self.solids_flag(),
+                            buoyant: u32::from(lift.is_some() && first <= 1 && 1 <= last),
+                            Density: &f.density,
+                            Temperature: &f.temperature,
+                            alpha: alpha,
+                            beta: beta,
+                            ambient: ambient,
+                            dt: self.sub_dt,
+                            with_temperature: with_t,
+                        },
+                    );
+                }
             }
-        }
+        });
         self.buoyancy_done = lift.is_some();
         std::mem::swap(&mut self.f.vel, &mut self.f.vel_tmp);
         // (the walls' and inflows' faces are set: advect_faces.comp wrote them)
