@@ -299,8 +299,9 @@ pub(crate) struct Kernels {
     /// passes a sweep and residual).
     pub mg_wide: Kernel,
     /// The same, its fused cycle only (op 7), the levels in `fused_floats` floats of shared
-    /// memory (`mg.comp`'s FUSED_SHARED).
-    pub mg_fused: Kernel,
+    /// memory (`mg.comp`'s FUSED_SHARED); `None` (and `fused_floats` 0) where the driver
+    /// would not compile it: the fused cycle then works in the buffer, as it can anyway.
+    pub mg_fused: Option<Kernel>,
     pub fused_floats: u32,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
@@ -369,6 +370,12 @@ impl Kernels {
         };
         let make = |file: &str, wg: u32| make_with(file, wg, "");
         let per_item = item_wg(software);
+        let mg_fused = make_with(
+            "mg.comp",
+            per_item,
+            &format!("#define FUSED_SHARED {fused_floats}\n"),
+        );
+        let mg_fused_ok = mg_fused.is_ok();
         // The same kernel [`WIDE_CELLS`] cells an invocation (`cells.glsl`'s PER).
         let wide = |file: &str| {
             let k = make_with(file, per_item, &format!("#define PER {WIDE_CELLS}\n"))?;
@@ -424,12 +431,8 @@ impl Kernels {
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
             mg_wide: wide("mg.comp")?,
-            mg_fused: make_with(
-                "mg.comp",
-                per_item,
-                &format!("#define FUSED_SHARED {fused_floats}\n"),
-            )?,
-            fused_floats,
+            mg_fused: mg_fused.ok(),
+            fused_floats: if mg_fused_ok { fused_floats } else { 0 },
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),

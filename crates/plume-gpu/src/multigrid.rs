@@ -234,10 +234,9 @@ impl Engine {
         if mg.fuse_from(how.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch (in
             // shared memory where the levels fit).
-            let k = if mg.fused_in_shared(l, self.k.fused_floats) {
-                &self.k.mg_fused
-            } else {
-                &self.k.mg
+            let k = match &self.k.mg_fused {
+                Some(k) if mg.fused_in_shared(l, self.k.fused_floats) => k,
+                _ => &self.k.mg,
             };
             self.mg_op(k, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
