@@ -319,7 +319,7 @@ fn the_card_checks_tuning_table_shows_what_bench_reports() {
     );
     let report: serde_json::Value = serde_json::from_slice(&bench.stdout).expect("JSON");
     let tuning = report["gpu_tuning"].as_array().expect("gpu_tuning");
-    assert_eq!(tuning.len(), 5, "{tuning:?}");
+    assert_eq!(tuning.len(), 6, "{tuning:?}");
     let cells: Vec<String> = serde_json::from_value(script_says(
         "print(json.dumps([m.tuning_cell(c) for c in json.loads(sys.argv[2])]))",
         &[&serde_json::to_string(tuning).expect("JSON")],
