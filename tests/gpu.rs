@@ -200,7 +200,6 @@ fn the_gpus_v_cycle_is_the_cpus() {
     let mut closed = Scene::default_plume().with_resolution(36);
     closed.name = "closed".into();
     closed.boundaries.y_max = plume::sim::Face::Wall;
-    let mut fused_in_buffer = false;
     for mut scene in [open_top, tunnel, obstacles, closed] {
         scene.fluid.pressure_max_iterations = 1;
         let mut cpu = scene.build().expect("cpu");
@@ -211,24 +210,13 @@ fn the_gpus_v_cycle_is_the_cpus() {
         assert!(cpu.run_stage("project", dt));
         let mut pressures = Vec::new();
         // Each level a dispatch a pass, and the coarse levels (1000 cells or fewer: two or
-        // three of them at these sizes) in the fused dispatch, in shared memory; up to 8000
-        // cells (one level more) they no longer fit there at 40³, and the fused dispatch
-        // works in the buffer. The smoother's sweeps a pass each or by tiles (three sweeps in one
-        // pass, two in another).
-        for (fused, tiled) in [
-            (0, false),
-            (1024, false),
-            (8000, false),
-            (0, true),
-            (1024, true),
-        ] {
+        // three of them at these sizes) in the fused dispatch; the smoother's sweeps a pass
+        // each or by tiles (three sweeps in one pass, two in another).
+        for (fused, tiled) in [(0, false), (1024, false), (0, true), (1024, true)] {
             let mut g = gpu(&scene);
             g.set_fused_cells(fused);
             g.set_tiled_smoothing(tiled);
-            let (levels, shared) = g.fused_levels();
-            assert_eq!(levels >= 2, fused > 0, "{}", scene.name);
-            assert!(shared || fused != 1024, "{}: {levels} levels", scene.name);
-            fused_in_buffer |= levels > 0 && !shared;
+            assert_eq!(g.fused_levels() >= 2, fused > 0, "{}", scene.name);
             g.set_state(start.clone()).expect("load");
             assert!(g.run_stage("project", dt));
             let gp = Simulation::state(&g).pressure;
@@ -255,7 +243,6 @@ fn the_gpus_v_cycle_is_the_cpus() {
             assert!(p == &pressures[0], "{}", scene.name);
         }
     }
-    assert!(fused_in_buffer, "every fused cycle fitted in shared memory");
 }
 
 /// Where the flow has no divergence there is nothing to solve: both backends leave no

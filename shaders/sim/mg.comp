@@ -48,23 +48,8 @@ uniform vec3 weights;   // 7: the smoother's three weights
 uniform vec3 end_lo;    // 3, 4: the transfers' end weights (1 past a wall, less towards an
 uniform vec3 end_hi;    // open face), as the CPU's
 
-// The coarse levels' values: the transfers, the coarsest level's sweeps and the fused cycle
-// read and write them in LEVEL_VALUES (see levels.glsl), Dst. Compiled with FUSED_SHARED
-// (its op 7 only: `Kernels::mg_fused`), the fused cycle works in this work group's shared
-// memory instead, `lv_sh` (FUSED_SHARED floats; the host uses it where the levels fit): its
-// first level's x and y, each coarser level's x, y and b (the residual t in y, free while it
-// is worked out and restricted), the first level's right-hand side read from Dst, the result
-// stored there. Each pass then waits on shared memory, not on the card's caches (on the
-// H200 the fused cycle took 54 µs for about 30 passes over a few hundred cells). The same
-// values in the same order: the same bits.
-#ifdef FUSED_SHARED
-shared float lv_sh[FUSED_SHARED];
-#define LEVEL_VALUES lv_sh
-#define LEVEL_BARRIER() memoryBarrierShared(); barrier()
-#else
+// The transfers read the levels' values from Dst (see levels.glsl).
 #define LEVEL_VALUES dst
-#define LEVEL_BARRIER() memoryBarrierBuffer(); barrier()
-#endif
 #include "levels.glsl"
 
 // The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
@@ -101,10 +86,10 @@ float NAME(uvec3 d, uint m, float sc, uvec3 p, uint off, out float s) { \
     return n; \
 }
 
-// Of `src` (ops 1 and 2) and of the levels' values (the coarsest level's sweeps and the
+// Of `src` (ops 1 and 2) and of the values in Dst (the coarsest level's sweeps and the
 // fused cycle work there).
 DIAG_AND_SUM(diag_and_sum_src, src)
-DIAG_AND_SUM(diag_and_sum_lv, LEVEL_VALUES)
+DIAG_AND_SUM(diag_and_sum_dst, dst)
 
 // Op 6: the coarsest level's damped Jacobi sweeps, the first from zero into Dst at `dso`,
 // then back and forth between `dso` and `so` (both in Dst's buffer), in one work group:
@@ -123,13 +108,14 @@ uint coarsest_at(uvec3 ldim, uint m, float sc, uint into, uint spare, uint boff)
             float v = 0.0;
             if (fluid_in(ldim, m, p)) {
                 float s;
-                float d = diag_and_sum_lv(ldim, m, sc, p, cur, s);
-                float x = k == 0u ? 0.0 : LEVEL_VALUES[cur + c];
-                v = jacobi(d, s, x, LEVEL_VALUES[boff + c], sc, omega, k == 0u);
+                float d = diag_and_sum_dst(ldim, m, sc, p, cur, s);
+                float x = k == 0u ? 0.0 : dst[cur + c];
+                v = jacobi(d, s, x, dst[boff + c], sc, omega, k == 0u);
             }
-            LEVEL_VALUES[(k == 0u ? cur : other) + c] = v;
+            dst[(k == 0u ? cur : other) + c] = v;
         }
-        LEVEL_BARRIER();
+        memoryBarrierBuffer();
+        barrier();
         if (k > 0u) {
             uint w = cur;
             cur = other;
@@ -155,7 +141,7 @@ float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec
             int fy = int(2u * pc.y + k / 4u) - 1;
             int fx = int(2u * pc.x + k % 4u) - 1;
             uvec3 f = uvec3(clamp(fx, 0, int(d.x) - 1), clamp(fy, 0, int(d.y) - 1), cz);
-            vals[k] = LEVEL_VALUES[toff + at(d, f)];
+            vals[k] = dst[toff + at(d, f)];
         }
         for (uint dy = 0u; dy < 4u; dy++) {
             int fy = int(2u * pc.y + dy) - 1;
@@ -180,33 +166,6 @@ float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec
 // A level's figures from the table (op 7).
 uvec3 lv_dims(uint l) { return uvec3(table[16u * l], table[16u * l + 1u], table[16u * l + 2u]); }
 uint lv_word(uint l, uint i) { return table[16u * l + i]; }
-// Where the fused cycle keeps level l's array i (3 to 6: x, y, t, b): in Dst as the table
-// says, or in `lv_sh` (FUSED_SHARED: the levels from `first` one after the other, x, y and
-// then b but on the first level, t in y).
-uint lv_off(uint l, uint i) {
-#ifdef FUSED_SHARED
-    uint o = 0u;
-    for (uint k = first; k < l; k++) {
-        uvec3 d = lv_dims(k);
-        o += (k == first ? 2u : 3u) * d.x * d.y * d.z;
-    }
-    uvec3 d = lv_dims(l);
-    uint n = d.x * d.y * d.z;
-    return o + (i == 3u ? 0u : (i == 6u ? 2u * n : n));
-#else
-    return lv_word(l, i);
-#endif
-}
-// Whether level l's right-hand side is read from Dst (the first level's, as the host left
-// it, in the FUSED_SHARED variant; all of them in the other), and where.
-bool rhs_in_dst(uint l) {
-#ifdef FUSED_SHARED
-    return l == first;
-#else
-    return true;
-#endif
-}
-uint rhs_off(uint l) { return rhs_in_dst(l) ? lv_word(l, 6u) : lv_off(l, 6u); }
 float lv_float(uint l, uint i) { return uintBitsToFloat(table[16u * l + i]); }
 vec3 lv_ends(uint l, uint i) { return vec3(lv_float(l, i), lv_float(l, i + 1u), lv_float(l, i + 2u)); }
 
@@ -216,22 +175,21 @@ void sweep_at(uint l, uint from, uint to, float w, bool zero) {
     uvec3 d = lv_dims(l);
     uint m = lv_word(l, 7u);
     float sc = lv_float(l, 8u);
-    bool bd = rhs_in_dst(l);
-    uint boff = rhs_off(l);
+    uint boff = lv_word(l, 6u);
     uint n = d.x * d.y * d.z;
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 p = coords(d, c);
         float v = 0.0;
         if (fluid_in(d, m, p)) {
             float s;
-            float dg = diag_and_sum_lv(d, m, sc, p, from, s);
-            float x = zero ? 0.0 : LEVEL_VALUES[from + c];
-            float rhs = bd ? dst[boff + c] : LEVEL_VALUES[boff + c];
-            v = jacobi(dg, s, x, rhs, sc, w, zero);
+            float dg = diag_and_sum_dst(d, m, sc, p, from, s);
+            float x = zero ? 0.0 : dst[from + c];
+            v = jacobi(dg, s, x, dst[boff + c], sc, w, zero);
         }
-        LEVEL_VALUES[to + c] = v;
+        dst[to + c] = v;
     }
-    LEVEL_BARRIER();
+    memoryBarrierBuffer();
+    barrier();
 }
 
 // ... its residual from x into t (as op 2), restricted into level l + 1's right-hand side
@@ -240,33 +198,33 @@ void residual_restrict_at(uint l, uint x) {
     uvec3 d = lv_dims(l);
     uint m = lv_word(l, 7u);
     float sc = lv_float(l, 8u);
-    uint toff = lv_off(l, 5u);
-    bool bd = rhs_in_dst(l);
-    uint boff = rhs_off(l);
+    uint boff = lv_word(l, 6u);
+    uint toff = lv_word(l, 5u);
     uint n = d.x * d.y * d.z;
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 p = coords(d, c);
         float v = 0.0;
         if (fluid_in(d, m, p)) {
             float s;
-            float dg = diag_and_sum_lv(d, m, sc, p, x, s);
-            float rhs = bd ? dst[boff + c] : LEVEL_VALUES[boff + c];
-            v = residual(dg, s, LEVEL_VALUES[x + c], rhs, sc);
+            float dg = diag_and_sum_dst(d, m, sc, p, x, s);
+            v = residual(dg, s, dst[x + c], dst[boff + c], sc);
         }
-        LEVEL_VALUES[toff + c] = v;
+        dst[toff + c] = v;
     }
-    LEVEL_BARRIER();
+    memoryBarrierBuffer();
+    barrier();
     uvec3 cdim = lv_dims(l + 1u);
     uint cm = lv_word(l + 1u, 7u);
-    uint cb = lv_off(l + 1u, 6u);
+    uint cb = lv_word(l + 1u, 6u);
     vec3 elo = lv_ends(l, 9u);
     vec3 ehi = lv_ends(l, 12u);
     uint cn = cdim.x * cdim.y * cdim.z;
     for (uint c = gl_LocalInvocationID.x; c < cn; c += uint(WG)) {
         uvec3 pc = coords(cdim, c);
-        LEVEL_VALUES[cb + c] = fluid_in(cdim, cm, pc) ? restricted(pc, cdim, d, m, toff, elo, ehi) : 0.0;
+        dst[cb + c] = fluid_in(cdim, cm, pc) ? restricted(pc, cdim, d, m, toff, elo, ehi) : 0.0;
     }
-    LEVEL_BARRIER();
+    memoryBarrierBuffer();
+    barrier();
 }
 
 // ... and level l + 1's correction (at `from`) prolonged and added to level l's x (as op 4).
@@ -281,11 +239,12 @@ void prolong_at(uint l, uint from, uint x) {
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 pf = coords(d, c);
         if (fluid_in(d, m, pf)) {
-            precise float v = LEVEL_VALUES[x + c] + prolonged(pf, d, cdim, cm, from, elo, ehi);
-            LEVEL_VALUES[x + c] = v;
+            precise float v = dst[x + c] + prolonged(pf, d, cdim, cm, from, elo, ehi);
+            dst[x + c] = v;
         }
     }
-    LEVEL_BARRIER();
+    memoryBarrierBuffer();
+    barrier();
 }
 
 // Op 7: the V-cycle from level `first` (its right-hand side in place) down to the coarsest,
@@ -294,32 +253,25 @@ void prolong_at(uint l, uint from, uint x) {
 // group does them faster than a dispatch a pass). The result is in `first`'s y.
 void fused() {
     for (uint l = first; l < last; l++) {
-        uint x = lv_off(l, 3u);
-        uint y = lv_off(l, 4u);
+        uint x = lv_word(l, 3u);
+        uint y = lv_word(l, 4u);
         sweep_at(l, x, x, weights[0], true);
         sweep_at(l, x, y, weights[1], false);
         sweep_at(l, y, x, weights[2], false);
         residual_restrict_at(l, x);
     }
     uint res = coarsest_at(lv_dims(last), lv_word(last, 7u), lv_float(last, 8u),
-                           lv_off(last, 3u), lv_off(last, 4u), lv_off(last, 6u));
+                           lv_word(last, 3u), lv_word(last, 4u), lv_word(last, 6u));
     for (uint l = last; l > first; l--) {
         uint f = l - 1u;
-        uint x = lv_off(f, 3u);
-        uint y = lv_off(f, 4u);
+        uint x = lv_word(f, 3u);
+        uint y = lv_word(f, 4u);
         prolong_at(f, res, x);
         sweep_at(f, x, y, weights[0], false);
         sweep_at(f, y, x, weights[1], false);
         sweep_at(f, x, y, weights[2], false);
         res = y;
     }
-#ifdef FUSED_SHARED
-    // Its result (y) out, where the host and the level above read it.
-    uint n0 = lv_dims(first).x * lv_dims(first).y * lv_dims(first).z;
-    for (uint c = gl_LocalInvocationID.x; c < n0; c += uint(WG)) {
-        dst[lv_word(first, 4u) + c] = lv_sh[res + c];
-    }
-#endif
 }
 
 #include "cells.glsl"
@@ -372,10 +324,6 @@ void main() {
     if (scalars[4] != 0.0) {
         return;
     }
-#ifdef FUSED_SHARED
-    // (this variant runs op 7 only)
-    fused();
-#else
     if (op == 6u) {
         coarsest_at(ld, mo, scale, dso, so, bo);
         return;
@@ -412,5 +360,4 @@ void main() {
         precise float x = dst[dso + c] + prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
         dst[dso + c] = x;
     }
-#endif
 }

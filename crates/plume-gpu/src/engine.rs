@@ -122,7 +122,6 @@ impl Engine {
             &ctx,
             crate::is_software(ctx_renderer.as_str()),
             &kernel_clock,
-            crate::raw::RawGl::new(Rc::clone(&ctx), proc_address).max_shared_bytes(),
         )?;
         let f = Fields::new(&ctx, grid.dims)?;
         let software = crate::is_software(ctx_renderer.as_str());

@@ -298,11 +298,6 @@ pub(crate) struct Kernels {
     /// The same, [`WIDE_CELLS`] cells an invocation: its ops 0 to 2 only (the V-cycle's
     /// passes a sweep and residual).
     pub mg_wide: Kernel,
-    /// The same, its fused cycle only (op 7), the levels in `fused_floats` floats of shared
-    /// memory (`mg.comp`'s FUSED_SHARED); `None` (and `fused_floats` 0) where the driver
-    /// would not compile it: the fused cycle then works in the buffer, as it can anyway.
-    pub mg_fused: Option<Kernel>,
-    pub fused_floats: u32,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
     pub publish: Kernel,
@@ -342,13 +337,7 @@ fn expand(text: &str, out: &mut String, depth: u32) {
 impl Kernels {
     /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
     /// renderer or not); the error names the kernel and carries the compiler's log.
-    pub fn new(
-        ctx: &Rc<Context>,
-        software: bool,
-        clock: &Rc<KernelClock>,
-        shared_bytes: Option<u64>,
-    ) -> Result<Self, String> {
-        let fused_floats = fused_shared_floats(shared_bytes);
+    pub fn new(ctx: &Rc<Context>, software: bool, clock: &Rc<KernelClock>) -> Result<Self, String> {
         let make_with = |file: &str, wg: u32, defines: &str| {
             let name = file.trim_end_matches(".comp");
             let (name, text) = SOURCES
@@ -370,12 +359,6 @@ impl Kernels {
         };
         let make = |file: &str, wg: u32| make_with(file, wg, "");
         let per_item = item_wg(software);
-        let mg_fused = make_with(
-            "mg.comp",
-            per_item,
-            &format!("#define FUSED_SHARED {fused_floats}\n"),
-        );
-        let mg_fused_ok = mg_fused.is_ok();
         // The same kernel [`WIDE_CELLS`] cells an invocation (`cells.glsl`'s PER).
         let wide = |file: &str| {
             let k = make_with(file, per_item, &format!("#define PER {WIDE_CELLS}\n"))?;
@@ -431,8 +414,6 @@ impl Kernels {
             diffuse: k!("diffuse.comp"),
             mg: k!("mg.comp"),
             mg_wide: wide("mg.comp")?,
-            mg_fused: mg_fused.ok(),
-            fused_floats: if mg_fused_ok { fused_floats } else { 0 },
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -601,8 +582,9 @@ mod tests {
                 "{ways:?}"
             );
             assert_eq!(ways[0].sweep_cells, 1, "{ways:?}");
-            // Six different ways, each named for what it does, one of them the passes a
-            // sweep four cells an invocation, one by tiles below the finest level only.
+            // Different ways (six on llvmpipe, four on a card: none by tiles there), each
+            // named for what it does, one of them the passes a sweep four cells an
+            // invocation.
             for (i, w) in ways.iter().enumerate() {
                 assert_eq!(w.name.starts_with("tiles"), w.tiled, "{w:?}");
                 let fused = match w.fused_cells {
@@ -621,6 +603,8 @@ mod tests {
                     |v: &crate::tune::VWay| (v.tiled, v.fused_cells, v.sweep_cells, v.tiled_coarse);
                 assert!(ways[..i].iter().all(|v| how(v) != how(w)), "{ways:?}");
             }
+            assert_eq!(ways.len(), if software { 6 } else { 4 }, "{ways:?}");
+            assert!(software || ways.iter().all(|w| !w.tiled && !w.tiled_coarse));
             assert!(ways.iter().any(|w| w.sweep_cells == WIDE_CELLS));
         }
     }

@@ -523,14 +523,11 @@ impl GpuSolver {
 
     /// How many of the V-cycle's levels its fused dispatch works (0: none), as
     /// [`GpuSolver::set_fused_cells`] or the environment set it (where neither did, the
-    /// tuner may pick another way; see [`GpuSolver::tuning`]), and whether it works them in
-    /// shared memory (where they fit).
-    pub fn fused_levels(&self) -> (usize, bool) {
+    /// tuner may pick another way; see [`GpuSolver::tuning`]).
+    pub fn fused_levels(&self) -> usize {
         self.call(|e| {
-            e.mg.as_ref().map_or((0, false), |m| {
-                m.fuse_from(e.fused_cells).map_or((0, false), |l| {
-                    (m.levels.len() - l, m.fused_in_shared(l, e.k.fused_floats))
-                })
+            e.mg.as_ref().map_or(0, |m| {
+                m.fuse_from(e.fused_cells).map_or(0, |l| m.levels.len() - l)
             })
         })
     }

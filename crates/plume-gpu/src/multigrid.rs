@@ -11,8 +11,7 @@
 //! before the coarse correction and the residual in one pass, the three after it in another;
 //! the same values as a pass a sweep). The coarse levels of at most [`crate::kernels::FUSED_CELLS`] cells (on
 //! a hardware renderer) are worked in one dispatch of one work group (`mg.comp`'s op 7: the
-//! same passes, the same results), not a dispatch a pass; in the work group's shared memory
-//! where they fit (`Kernels::mg_fused`).
+//! same passes, the same results), not a dispatch a pass.
 
 use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
@@ -131,16 +130,6 @@ impl Multigrid {
             .filter(|&l| l + 1 < self.levels.len())
     }
 
-    /// Whether the fused cycle from level `from` keeps its levels in `floats` floats of
-    /// shared memory (`Kernels::mg_fused`): where their arrays fit (`from`'s x and y, each
-    /// coarser level's x, y and b).
-    pub fn fused_in_shared(&self, from: usize, floats: u32) -> bool {
-        let need: u64 = (self.levels[from..].iter().enumerate())
-            .map(|(i, l)| u64::from(l.n) * if i == 0 { 2 } else { 3 })
-            .sum();
-        need <= u64::from(floats)
-    }
-
     /// Bytes it keeps on the card (the coarse masks and the levels' table).
     pub fn bytes(&self) -> u64 {
         (self.bits.get_size() + self.table.get_size()) as u64
@@ -232,13 +221,8 @@ impl Engine {
     fn cycle(&self, mg: &Multigrid, l: usize, finish: bool, how: VCycleWay) -> At {
         let lv = &mg.levels[l];
         if mg.fuse_from(how.fused_cells) == Some(l) {
-            // Every pass below, as this function would issue them, in one dispatch (in
-            // shared memory where the levels fit).
-            let k = match &self.k.mg_fused {
-                Some(k) if mg.fused_in_shared(l, self.k.fused_floats) => k,
-                _ => &self.k.mg,
-            };
-            self.mg_op(k, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            // Every pass below, as this function would issue them, in one dispatch.
+            self.mg_op(&self.k.mg, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
         }
         if l + 1 == mg.levels.len() {

@@ -17,7 +17,6 @@ const GL_TIMESTAMP: u32 = 0x8E28;
 const GL_QUERY_RESULT: u32 = 0x8866;
 const GL_QUERY_RESULT_AVAILABLE: u32 = 0x8867;
 const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
-const GL_MAX_COMPUTE_SHARED_MEMORY_SIZE: u32 = 0x8262;
 
 type GenQueries = unsafe extern "system" fn(i32, *mut u32);
 type DeleteQueries = unsafe extern "system" fn(i32, *const u32);
@@ -90,20 +89,6 @@ impl RawGl {
         // SAFETY: `v` takes the one 64-bit value GL_TIMESTAMP has.
         unsafe { self.ctx.exec_in_context(|| get(GL_TIMESTAMP, &mut v)) };
         u64::try_from(v).ok().filter(|&t| t > 0)
-    }
-
-    /// The most bytes of shared memory a compute work group may declare
-    /// (`GL_MAX_COMPUTE_SHARED_MEMORY_SIZE`; at least 32 KiB in OpenGL 4.3), `None` where it
-    /// cannot be asked.
-    pub fn max_shared_bytes(&self) -> Option<u64> {
-        let get = self.get_integer64?;
-        let mut v = 0i64;
-        // SAFETY: `v` takes the one value GL_MAX_COMPUTE_SHARED_MEMORY_SIZE has.
-        unsafe {
-            self.ctx
-                .exec_in_context(|| get(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &mut v))
-        };
-        u64::try_from(v).ok().filter(|&b| b > 0)
     }
 
     /// Records the card's clock once the commands issued so far have run; returns the

@@ -45,19 +45,6 @@ pub(crate) const DOT_WG: u32 = 256;
 /// so there none are fused (measured on llvmpipe at 24³: steps 10% slower fused).
 pub(crate) const FUSED_CELLS: u32 = 1024;
 
-/// The most floats of shared memory the fused cycle's variant keeps its levels in
-/// ([`Kernels::mg_fused`](crate::kernels::Kernels::mg_fused); 44 KiB, under NVIDIA's 48,
-/// where the renderer allows it). Levels from 16³ down take 9920 (16³ and 8³: x, y, b, but
-/// the first level's b).
-pub(crate) const FUSED_SHARED_FLOATS: u32 = 11264;
-
-/// The floats of shared memory the fused cycle's variant takes on a renderer that allows
-/// `bytes` a work group (`None`: not known, the 32 KiB every one allows), 1 KiB left over.
-pub(crate) fn fused_shared_floats(bytes: Option<u64>) -> u32 {
-    let floats = (bytes.unwrap_or(32768) / 4).saturating_sub(256);
-    u32::try_from(floats).map_or(FUSED_SHARED_FLOATS, |f| f.min(FUSED_SHARED_FLOATS))
-}
-
 /// The most cells of a fused level where the environment does not say: [`FUSED_CELLS`] on a
 /// hardware renderer, none on a software one.
 pub(crate) fn default_fused_cells(software: bool) -> u32 {

@@ -84,14 +84,17 @@ pub(crate) struct VWay {
 /// `FUSED_CELLS` fused, by tiles, a pass a sweep with none fused, and a pass a sweep four
 /// cells an invocation (more loads in flight: on the H200 a copy moved 1530 GB/s a float
 /// an invocation and 3193 four; a V-cycle's passes over the finest grid ran at 466 in the
-/// byte model). Last on both, a pass a sweep with up to 4 × `FUSED_CELLS` fused: the H200
-/// timed it no faster than 1024 while the fused cycle worked in the buffer, but in shared
-/// memory (`Kernels::mg_fused`, where the renderer gives a work group 40 KiB) it may save
-/// the nine dispatches of a 16³ level. And a pass a sweep on the finest level with the
-/// coarser ones by tiles: on the H200 the tiles took twice a pass a sweep's time over the
-/// finest grid, but a coarse level's nine passes a sweep cost a dispatch's launch and
-/// drain each (12 µs at 4096 and 32768 cells), its tiles three.
-pub(crate) fn v_cycles(software: bool) -> [VWay; 6] {
+/// byte model; on its second run that way was 3.5 times slower at 128³). Last on both, a
+/// pass a sweep with up to 4 × `FUSED_CELLS` fused (on the H200 no faster than 1024, twice),
+/// and a pass a sweep on the finest level with the coarser ones by tiles: three passes a
+/// level instead of nine, the fastest at 64³ on the H200 (270.8 µs a V-cycle against 291.9
+/// a pass a sweep), slower from 128³ up.
+///
+/// On a card the ways by tiles (all levels or those below the finest) are left out: the
+/// tuner may mix only ways that give the same bits, and on the H200 (driver 580, second run
+/// of 2026-11-28) the smoother by tiles no longer did, since its sweeps and `mg.comp`'s read
+/// their values first (`PLUME_GPU_TILED_SMOOTH=1` still sets it).
+pub(crate) fn v_cycles(software: bool) -> Vec<VWay> {
     use crate::kernels::{FUSED_CELLS, WIDE_CELLS};
     const { assert!(FUSED_CELLS == 1024 && WIDE_CELLS == 4) };
     let fused = crate::kernels::default_fused_cells(software);
@@ -122,7 +125,6 @@ pub(crate) fn v_cycles(software: bool) -> [VWay; 6] {
         sweep_cells: w,
         tiled_coarse: false,
     });
-    let [a, b, c, d, e] = ways;
     let hybrid = VWay {
         name: "a pass a sweep on the finest level, tiles below, fused up to 1024 cells",
         tiled: false,
@@ -130,7 +132,10 @@ pub(crate) fn v_cycles(software: bool) -> [VWay; 6] {
         sweep_cells: 1,
         tiled_coarse: true,
     };
-    [a, b, c, d, e, hybrid]
+    ways.into_iter()
+        .chain([hybrid])
+        .filter(|w| software || !(w.tiled || w.tiled_coarse))
+        .collect()
 }
 
 /// Each site's name and its ways, the default first (the V-cycle's: [`v_cycles`]).
@@ -221,7 +226,7 @@ pub(crate) struct Tuner {
     raw: RefCell<RawGl>,
     on: Cell<bool>,
     /// The V-cycle's ways ([`v_cycles`]).
-    v_ways: [VWay; 6],
+    v_ways: Vec<VWay>,
     /// Each site's name and its ways' ([`sites`]).
     names: [(&'static str, Vec<&'static str>); SITE_COUNT],
     sites: RefCell<[SiteState; SITE_COUNT]>,
