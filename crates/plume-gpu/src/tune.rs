@@ -46,7 +46,8 @@ pub(crate) enum Site {
     VCycle = 4,
     /// `advect_faces.comp`: one face an invocation, or `kernels::WIDE_CELLS` (each traced
     /// before the first is stored: four traces' reads in flight, where one face's wait on
-    /// each other; on the H200 it moved 438 GB/s in the byte model, 3.4 ms of a 256³ step).
+    /// each other). On the H200 one face moved 438 GB/s in the byte model (3.4 ms of a
+    /// 256³ step), and four were slower at every size (2700 µs against 1653 at 256³).
     AdvectFaces = 5,
 }
 
