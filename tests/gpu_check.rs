@@ -191,6 +191,32 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         md.contains("The viewer's frame, mean ms in each part"),
         "{md}"
     );
+    // Every kernel's program binary from the driver, kept (Mesa's hold no card code, so no
+    // registers here), the V-cycle's parts among them.
+    let programs = j["programs"].as_array().expect("programs");
+    assert!(programs.len() >= 40, "{programs:?}");
+    for name in [
+        "mg+MG_PART=0",
+        "mg+MG_PART=3",
+        "mg+MG_PART=5",
+        "laplace+DIRECTION",
+    ] {
+        let p = programs
+            .iter()
+            .find(|p| p["program"] == name)
+            .unwrap_or_else(|| panic!("{name} missing from {programs:?}"));
+        assert!(p["bytes"].as_u64() > Some(0), "{p}");
+        let file = out_dir.join("programs").join(format!("{name}.bin"));
+        assert_eq!(
+            std::fs::metadata(&file).map(|m| m.len()).ok(),
+            p["bytes"].as_u64(),
+            "{file:?}"
+        );
+    }
+    assert!(
+        md.contains("The kernels' programs as the driver compiled them"),
+        "{md}"
+    );
     // Only the check's own files: no scratch run folders left behind.
     let mut files: Vec<String> = std::fs::read_dir(&out_dir)
         .expect("out")
@@ -203,6 +229,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
             "gpu-check.json",
             "gpu-check.log",
             "gpu-check.md",
+            "programs",
             "render-cpu.png",
             "render-gpu.png",
             "view-16.png"
@@ -409,4 +436,33 @@ print(json.dumps({"a": a, "md": "\n".join(m.against_lines(a))}))
     );
     assert!(md.contains("| 256³ | 31.015 | 15.507 | 2.00 |"), "{md}");
     assert!(md.contains("| 128³ | 2.963 | 2.963 | 1.00 |"), "{md}");
+}
+
+#[test]
+fn the_card_check_reads_registers_from_a_programs_elf() {
+    // A driver's binary as NVIDIA's are laid out: a header, then an ELF whose `.text.main`
+    // section has the registers in its sh_info's top byte, and 3 KiB of shared memory.
+    let j = script_says(
+        r#"
+import struct
+names = b"\0.shstrtab\0.text.main\0.nv.shared.main\0"
+def sec(name, size, info):
+    return struct.pack("<IIQQQQIIQQ", name, 1, 0, 0, 0, size, 0, info, 0, 0)
+heads = [sec(0, 0, 0), sec(1, len(names), 0), sec(11, 96, (40 << 24) | 7), sec(22, 3072, 0)]
+heads[1] = struct.pack("<IIQQQQIIQQ", 1, 3, 0, 0, 64, len(names), 0, 0, 0, 0)
+elf = bytearray(64)
+elf[0:6] = b"\x7fELF\x02\x01"
+struct.pack_into("<Q", elf, 0x28, 64 + len(names))
+struct.pack_into("<HHH", elf, 0x3A, 64, len(heads), 1)
+elf += names + b"".join(heads)
+blob = b"driver header!!" + bytes(elf)
+print(json.dumps([m.program_figures(blob), m.program_figures(b"no code here")]))
+"#,
+        &[],
+    );
+    assert_eq!(j[0]["registers"], 40, "{j}");
+    assert_eq!(j[0]["shared_bytes"], 3072, "{j}");
+    assert_eq!(j[0]["elves"], 1, "{j}");
+    assert!(j[1]["registers"].is_null(), "{j}");
+    assert_eq!(j[1]["elves"], 0, "{j}");
 }

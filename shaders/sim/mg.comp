@@ -320,10 +320,23 @@ void sweep_cells() {
     }
 }
 
+// The kernel is compiled in parts (`MG_PART`, see `kernels::MgPart`), each with only the
+// code of its ops: a program's registers are those of its widest path, so the passes over
+// the finest level, which are most of a V-cycle's time, do not carry the fused cycle's or
+// the restriction's (a card runs fewer of its invocations at once the more registers each
+// takes). 0: ops 0 to 2 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7.
+#ifndef MG_PART
+#define MG_PART 0
+#endif
+
 void main() {
     if (scalars[4] != 0.0) {
         return;
     }
+#if MG_PART == 0
+    // Ops 0 to 2 (the host dispatches no other from this part).
+    sweep_cells();
+#elif MG_PART == 5
     if (op == 6u) {
         coarsest_at(ld, mo, scale, dso, so, bo);
         return;
@@ -332,32 +345,31 @@ void main() {
         fused();
         return;
     }
-    if (op <= 2u) {
-        sweep_cells();
-        return;
+    // Op 5: a copy.
+    uint c = gid();
+    if (c < count) {
+        dst[dso + c] = src[so + c];
     }
-    // (ops 3 to 5: one cell an invocation; the host dispatches them from the kernel compiled
+#else
+    // (ops 3 and 4: one cell an invocation; the host dispatches them from a kernel compiled
     // with PER 1 only)
     uint c = gid();
     if (c >= count) {
         return;
     }
-    if (op == 5u) {
-        dst[dso + c] = src[so + c];
-        return;
-    }
     // Both transfers read the other level in Dst: every level's arrays but the finest's
     // right-hand side and result are in the cell velocity's buffer (the host checks).
-    if (op == 3u) {
-        // Restrict: coarse cell c (of ld) sums the fine residual (of cd) with P's weights.
-        uvec3 pc = coords(ld, c);
-        dst[dso + c] = fluid_in(ld, mo, pc) ? restricted(pc, ld, cd, cmo, so, end_lo, end_hi) : 0.0;
-        return;
-    }
+#if MG_PART == 3
+    // Restrict: coarse cell c (of ld) sums the fine residual (of cd) with P's weights.
+    uvec3 pc = coords(ld, c);
+    dst[dso + c] = fluid_in(ld, mo, pc) ? restricted(pc, ld, cd, cmo, so, end_lo, end_hi) : 0.0;
+#else
     // Prolong: fine cell c (of ld) adds the coarse correction (of cd) with P's weights.
     uvec3 pf = coords(ld, c);
     if (fluid_in(ld, mo, pf)) {
         precise float x = dst[dso + c] + prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
         dst[dso + c] = x;
     }
+#endif
+#endif
 }

@@ -294,9 +294,14 @@ pub(crate) struct Kernels {
     pub average: Kernel,
     pub gather: Kernel,
     pub diffuse: Kernel,
-    pub mg: Kernel,
-    /// The same, [`WIDE_CELLS`] cells an invocation: its ops 0 to 2 only (the V-cycle's
-    /// passes a sweep and residual).
+    /// `mg.comp` in its parts (`MG_PART`), each compiled with its ops' code only: the
+    /// sweeps and residual (ops 0 to 2), the restriction (3), the prolongation (4), and the
+    /// copy with the one-group ops (5 to 7); see [`Kernels::mg_for`].
+    pub mg_sweeps: Kernel,
+    pub mg_restrict: Kernel,
+    pub mg_prolong: Kernel,
+    pub mg_group: Kernel,
+    /// The sweeps and residual, [`WIDE_CELLS`] cells an invocation.
     pub mg_wide: Kernel,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
@@ -338,6 +343,7 @@ impl Kernels {
     /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
     /// renderer or not); the error names the kernel and carries the compiler's log.
     pub fn new(ctx: &Rc<Context>, software: bool, clock: &Rc<KernelClock>) -> Result<Self, String> {
+        let dump = dump_programs_dir();
         let make_with = |file: &str, wg: u32, defines: &str| {
             let name = file.trim_end_matches(".comp");
             let (name, text) = SOURCES
@@ -348,6 +354,9 @@ impl Kernels {
             let src = source(&format!("{defines}{text}"), wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
+            if let Some(dir) = &dump {
+                dump_program(&shader, dir, name, defines);
+            }
             Ok::<_, String>(Kernel {
                 shader,
                 name,
@@ -360,13 +369,20 @@ impl Kernels {
         let make = |file: &str, wg: u32| make_with(file, wg, "");
         let per_item = item_wg(software);
         // The same kernel [`WIDE_CELLS`] cells an invocation (`cells.glsl`'s PER).
-        let wide = |file: &str| {
-            let k = make_with(file, per_item, &format!("#define PER {WIDE_CELLS}\n"))?;
+        let wide_with = |file: &str, defines: &str| {
+            let k = make_with(
+                file,
+                per_item,
+                &format!("#define PER {WIDE_CELLS}\n{defines}"),
+            )?;
             Ok::<_, String>(Kernel {
                 per: WIDE_CELLS,
                 ..k
             })
         };
+        let wide = |file: &str| wide_with(file, "");
+        let mg_part =
+            |part: u32| make_with("mg.comp", per_item, &format!("#define MG_PART {part}\n"));
         macro_rules! k {
             ($file:literal) => {
                 make($file, per_item)?
@@ -412,8 +428,11 @@ impl Kernels {
             average: k!("average.comp"),
             gather: k!("gather.comp"),
             diffuse: k!("diffuse.comp"),
-            mg: k!("mg.comp"),
-            mg_wide: wide("mg.comp")?,
+            mg_sweeps: mg_part(0)?,
+            mg_restrict: mg_part(3)?,
+            mg_prolong: mg_part(4)?,
+            mg_group: mg_part(5)?,
+            mg_wide: wide_with("mg.comp", "#define MG_PART 0\n")?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -421,6 +440,47 @@ impl Kernels {
             ledger: k!("ledger.comp"),
             active: k!("active.comp"),
         })
+    }
+}
+
+impl Kernels {
+    /// The part of `mg.comp` that works op `op`; for the sweeps and residual (ops 0 to 2)
+    /// [`WIDE_CELLS`] cells an invocation where `wide`.
+    pub fn mg_for(&self, op: u32, wide: bool) -> &Kernel {
+        match op {
+            0..=2 if wide => &self.mg_wide,
+            0..=2 => &self.mg_sweeps,
+            3 => &self.mg_restrict,
+            4 => &self.mg_prolong,
+            _ => &self.mg_group,
+        }
+    }
+}
+
+/// Leaves the driver's binary of `shader` (the kernel `name` compiled with `defines`) in
+/// `dir` as `NAME[+DEFINE=VALUE…].bin` (written beside it and renamed). A diagnostic: where
+/// the driver gives no binary or the folder cannot be written, says so on stderr and goes on.
+fn dump_program(shader: &ComputeShader, dir: &std::path::Path, name: &str, defines: &str) {
+    let mut file = name.to_string();
+    for d in defines.lines() {
+        let mut w = d.split_whitespace().skip(1);
+        match (w.next(), w.next()) {
+            (Some(k), Some(v)) => file.push_str(&format!("+{k}={v}")),
+            (Some(k), None) => file.push_str(&format!("+{k}")),
+            _ => {}
+        }
+    }
+    let written = shader
+        .get_binary()
+        .map_err(|e| format!("no binary from the driver ({e:?})"))
+        .and_then(|b| {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            let tmp = dir.join(format!(".{file}.bin.tmp"));
+            std::fs::write(&tmp, &b.content).map_err(|e| e.to_string())?;
+            std::fs::rename(&tmp, dir.join(format!("{file}.bin"))).map_err(|e| e.to_string())
+        });
+    if let Err(e) = written {
+        eprintln!("PLUME_GPU_DUMP_PROGRAMS: {file}: {e}");
     }
 }
 

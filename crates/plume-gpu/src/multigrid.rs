@@ -210,7 +210,7 @@ impl Engine {
         };
         let top = self.cycle(mg, 0, finish, how);
         if top != At::Q {
-            self.mg_op(&self.k.mg, mg, 5, 0, top, At::Q, At::R, 0, 0.0);
+            self.mg_op(false, mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
         self.tuner.end(t);
         how.tiled.then(|| tile_count(mg.levels[0].dims))
@@ -222,14 +222,14 @@ impl Engine {
         let lv = &mg.levels[l];
         if mg.fuse_from(how.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch.
-            self.mg_op(&self.k.mg, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            self.mg_op(false, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
         }
         if l + 1 == mg.levels.len() {
             // The CPU's sweeps, all in one dispatch of one work group (the level has a few
             // dozen cells): the first from zero into x, then y, x, … (the coarsest level is
             // never the finest, so both are in the cell velocity's buffer).
-            self.mg_op(&self.k.mg, mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            self.mg_op(false, mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return if coarsest_sweeps(lv.dims.map(|v| v as usize)).is_multiple_of(2) {
                 lv.y
             } else {
@@ -248,29 +248,25 @@ impl Engine {
             // and the three sweeps after (into y: the finest level's y is `q`, where the
             // result belongs).
             self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None, false);
-            self.mg_op(&self.k.mg, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+            self.mg_op(false, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
             let e = self.cycle(mg, l + 1, false, how);
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
         // (the passes a sweep one cell an invocation or several: `mg.comp`'s sweep_cells)
-        let k = if how.sweep_cells > 1 {
-            &self.k.mg_wide
-        } else {
-            &self.k.mg
-        };
-        self.mg_op(k, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
+        let wide = how.sweep_cells > 1;
+        self.mg_op(wide, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
         let (mut cur, mut other) = (lv.x, lv.y);
         for &wk in &w[1..] {
-            self.mg_op(k, mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op(wide, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
-        self.mg_op(k, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
-        self.mg_op(&self.k.mg, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+        self.mg_op(wide, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
+        self.mg_op(false, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
-        self.mg_op(&self.k.mg, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
+        self.mg_op(false, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for &wk in &w {
-            self.mg_op(k, mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op(wide, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
         cur
@@ -365,12 +361,12 @@ impl Engine {
     }
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
-    /// from) with the kernel `k`: `mg.comp` compiled one cell an invocation (`self.k.mg`), or
-    /// several for ops 0 to 2 only (`self.k.mg_wide`).
+    /// from) with the part of it that works `op` (`Kernels::mg_for`): ops 0 to 2 several
+    /// cells an invocation where `wide`.
     #[allow(clippy::too_many_arguments)]
     fn mg_op(
         &self,
-        k: &crate::kernels::Kernel,
+        wide: bool,
         mg: &Multigrid,
         op: u32,
         l: usize,
@@ -380,10 +376,7 @@ impl Engine {
         other: usize,
         omega: f32,
     ) {
-        assert!(
-            k.per == 1 || op <= 2,
-            "op {op} of mg.comp several cells an invocation"
-        );
+        let k = self.k.mg_for(op, wide);
         let lv = &mg.levels[l];
         let ol = &mg.levels[other];
         // The transfers read the other level from Dst's buffer (`mg.comp`).
@@ -398,7 +391,7 @@ impl Engine {
         let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(spacing, o != 0));
         // The coarsest level's sweeps and the fused cycle run in one work group.
         let items = if op >= 6 {
-            self.k.mg.wg as usize
+            k.wg as usize
         } else {
             lv.n as usize
         };
