@@ -37,7 +37,14 @@ uniform uint last_axis;    // the items running through each one's faces in turn
 uniform float kt;       // cells per unit velocity, negative: backwards
 uniform vec3 air_lo;    // velocity of the air beyond side 0 of each axis (along that axis)
 uniform vec3 air_hi;
-uniform uint phase;
+// Phase 2 is compiled on its own (FINISH: MacCormack's last step, with its forward trace
+// and second gather), so that the semi-Lagrangian passes, the default, do not carry its
+// registers (a program takes those of its widest path).
+#ifdef FINISH
+const uint phase = 2u;
+#else
+uniform uint phase;     // 0 or 1 (2: the FINISH variant)
+#endif
 uniform uvec3 fixed_lo;  // 1 where the minimum / maximum end of an axis is a wall or an
 uniform uvec3 fixed_hi;  // inflow
 uniform vec3 speed_lo;   // their normal velocity
@@ -176,11 +183,11 @@ float advected(uint n, out uint m) {
     if (air_axis >= 0) {
         o = uint(air_axis) == axis ? (air_side == 0 ? air_lo[axis] : air_hi[axis]) : 0.0;
     }
-    if (phase != 2u) {
-        float val = lerp8(s, l.t);
-        precise float blended = val + wgt * (o - val);
-        return air_axis >= 0 ? blended : val;
-    }
+#ifndef FINISH
+    float val = lerp8(s, l.t);
+    precise float blended = val + wgt * (o - val);
+    return air_axis >= 0 ? blended : val;
+#else
     // MacCormack's last step (`kt` is the backward trace's, so forwards is −kt).
     vec3 fwd = rk2(start, u0, -kt);
     vec3 qf = fwd - shift;
@@ -203,6 +210,7 @@ float advected(uint n, out uint m) {
     precise float v = hat[n] + 0.5 * (face(axis, p) - tilde);
     v = v > r.x ? v : r.x;
     return v < r.y ? v : r.y;
+#endif
 }
 
 #include "cells.glsl"

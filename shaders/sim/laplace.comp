@@ -3,6 +3,7 @@
 // Without `residual` it is an iteration of the solve: each work group also writes its
 // Σ x·(A·x) (p·q, for α) to PartialSum at its number, and it does nothing once the solve
 // has converged (Scalars[4]: the card decides; a batch's later iterations change nothing).
+// Compiled with RESIDUAL it is the residual (`residual` 1), else an iteration (0).
 // Compiled with DIRECTION, an iteration's new search direction comes first, in the same
 // pass: x is the last direction p and Z the preconditioned residual z, each value the
 // stencil reads is p' = z + β·p (z where β is 0: the first direction), as `cg_step.comp`'s
@@ -28,7 +29,14 @@ layout(std430) readonly buffer Z { float z[]; };
 layout(std430) writeonly buffer PNew { float p_new[]; };
 #endif
 
-uniform uint residual;
+// The residual (once a solve) is compiled on its own (RESIDUAL), so that an iteration's
+// pass does not carry its code's registers (a program takes those of its widest path).
+uniform uint residual;   // 1 in the RESIDUAL variant (for the byte model)
+#ifdef RESIDUAL
+const bool RESIDUAL_PASS = true;
+#else
+const bool RESIDUAL_PASS = false;
+#endif
 uniform uint direction;  // 1 in the DIRECTION variant (for the byte model)
 uniform uint finish;     // 1: the last work group finishes op 1 (or op 0 after the residual)
 uniform uint fin_groups; // op 0: the right-hand side's partial maxima
@@ -60,7 +68,7 @@ float value(uint m) {
 void main() {
     uint n = gid();
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (residual == 0u) {
+    if (!RESIDUAL_PASS) {
         // (the same for every invocation: none is left waiting at a barrier)
         if (scalars[4] == 0.0) {
 #ifdef DIRECTION

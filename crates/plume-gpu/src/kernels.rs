@@ -259,6 +259,10 @@ pub(crate) struct Kernels {
     pub advect_faces: Kernel,
     /// The same, [`WIDE_CELLS`] faces an invocation.
     pub advect_faces_wide: Kernel,
+    /// Its phase 2 (MacCormack's last step) compiled on its own (`FINISH`), one face an
+    /// invocation and [`WIDE_CELLS`].
+    pub advect_faces_finish: Kernel,
+    pub advect_faces_finish_wide: Kernel,
     pub advect_cells: Kernel,
     /// The same, its traces taking the cell-centred velocity from the faces.
     pub advect_cells_from_faces: Kernel,
@@ -276,6 +280,8 @@ pub(crate) struct Kernels {
     pub laplace: Kernel,
     /// The same, an iteration's new search direction worked out in the pass (`DIRECTION`).
     pub laplace_direction: Kernel,
+    /// The same, b − A·x: the solve's residual (`RESIDUAL`; the others are an iteration's).
+    pub laplace_residual: Kernel,
     pub cg_step: Kernel,
     /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
     pub cg_step_wide: Kernel,
@@ -396,6 +402,8 @@ impl Kernels {
             cell_velocity_wide: wide("cell_velocity.comp")?,
             advect_faces: k!("advect_faces.comp"),
             advect_faces_wide: wide("advect_faces.comp")?,
+            advect_faces_finish: make_with("advect_faces.comp", per_item, "#define FINISH\n")?,
+            advect_faces_finish_wide: wide_with("advect_faces.comp", "#define FINISH\n")?,
             advect_cells: k!("advect_cells.comp"),
             advect_cells_from_faces: make_with(
                 "advect_cells.comp",
@@ -413,6 +421,7 @@ impl Kernels {
             add_constant: k!("add_constant.comp"),
             laplace: k!("laplace.comp", DOT_WG),
             laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,
+            laplace_residual: make_with("laplace.comp", DOT_WG, "#define RESIDUAL\n")?,
             cg_step: k!("cg_step.comp"),
             cg_step_wide: wide("cg_step.comp")?,
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),

@@ -236,6 +236,8 @@ impl Engine {
             run(
                 if direction.is_some() {
                     &self.k.laplace_direction
+                } else if residual == 1 {
+                    &self.k.laplace_residual
                 } else {
                     &self.k.laplace
                 },

@@ -137,7 +137,11 @@ impl Engine {
                         }
                     };
                     run(
-                        [&self.k.advect_faces, &self.k.advect_faces_wide][way],
+                        if phase == 2 {
+                            [&self.k.advect_faces_finish, &self.k.advect_faces_finish_wide][way]
+                        } else {
+                            [&self.k.advect_faces, &self.k.advect_faces_wide][way]
+                        },
                         self.dims(),
                         items,
                         uniform! {
