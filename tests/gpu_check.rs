@@ -441,28 +441,41 @@ print(json.dumps({"a": a, "md": "\n".join(m.against_lines(a))}))
 #[test]
 fn the_card_check_reads_registers_from_a_programs_elf() {
     // A driver's binary as NVIDIA's are laid out: a header, then an ELF whose `.text.main`
-    // section has the registers in its sh_info's top byte, and 3 KiB of shared memory.
+    // section has the registers in its sh_info's top byte, and 3 KiB of shared memory; and
+    // one whose registers are said only by an `.nv.info` attribute (EIATTR_REGCOUNT).
     let j = script_says(
         r#"
 import struct
-names = b"\0.shstrtab\0.text.main\0.nv.shared.main\0"
-def sec(name, size, info):
-    return struct.pack("<IIQQQQIIQQ", name, 1, 0, 0, 0, size, 0, info, 0, 0)
-heads = [sec(0, 0, 0), sec(1, len(names), 0), sec(11, 96, (40 << 24) | 7), sec(22, 3072, 0)]
-heads[1] = struct.pack("<IIQQQQIIQQ", 1, 3, 0, 0, 64, len(names), 0, 0, 0, 0)
-elf = bytearray(64)
-elf[0:6] = b"\x7fELF\x02\x01"
-struct.pack_into("<Q", elf, 0x28, 64 + len(names))
-struct.pack_into("<HHH", elf, 0x3A, 64, len(heads), 1)
-elf += names + b"".join(heads)
-blob = b"driver header!!" + bytes(elf)
-print(json.dumps([m.program_figures(blob), m.program_figures(b"no code here")]))
+def elf(secs):
+    names = b"\0.shstrtab\0" + b"".join(n.encode() + b"\0" for n, _, _ in secs)
+    body, heads, at, off = b"", [bytes(64)], 11, 64 + len(names)
+    heads.append(struct.pack("<IIQQQQIIQQ", 1, 3, 0, 0, 64, len(names), 0, 0, 0, 0))
+    for name, data, info in secs:
+        size = data if isinstance(data, int) else len(data)
+        put = b"" if isinstance(data, int) else data
+        heads.append(struct.pack("<IIQQQQIIQQ", at, 1, 0, 0, off + len(body), size, 0, info,
+                                 0, 0))
+        body += put
+        at += len(name) + 1
+    e = bytearray(64)
+    e[0:6] = b"\x7fELF\x02\x01"
+    struct.pack_into("<Q", e, 0x28, 64 + len(names) + len(body))
+    struct.pack_into("<HHH", e, 0x3A, 64, len(heads), 1)
+    return bytes(e) + names + body + b"".join(heads)
+one = elf([(".text.main", 96, (40 << 24) | 7), (".nv.shared.main", 3072, 0)])
+info = bytes([4, 0x0A, 8, 0]) + bytes(8) + bytes([4, 0x2F, 8, 0]) + struct.pack("<II", 3, 72)
+two = elf([(".text.main", 96, 7), (".nv.info.main", info, 0)])
+print(json.dumps([m.program_figures(b"driver header!!" + one),
+                  m.program_figures(b"another" + two),
+                  m.program_figures(b"no code here")]))
 "#,
         &[],
     );
     assert_eq!(j[0]["registers"], 40, "{j}");
     assert_eq!(j[0]["shared_bytes"], 3072, "{j}");
     assert_eq!(j[0]["elves"], 1, "{j}");
-    assert!(j[1]["registers"].is_null(), "{j}");
-    assert_eq!(j[1]["elves"], 0, "{j}");
+    assert_eq!(j[1]["registers"], 72, "{j}");
+    assert_eq!(j[1]["elves"], 1, "{j}");
+    assert!(j[2]["registers"].is_null(), "{j}");
+    assert_eq!(j[2]["elves"], 0, "{j}");
 }

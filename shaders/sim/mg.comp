@@ -320,11 +320,13 @@ void sweep_cells() {
     }
 }
 
-// The kernel is compiled in parts (`MG_PART`, see `kernels::MgPart`), each with only the
+// The kernel is compiled in parts (`MG_PART`, see `Kernels::mg_for`), each with only the
 // code of its ops: a program's registers are those of its widest path, so the passes over
 // the finest level, which are most of a V-cycle's time, do not carry the fused cycle's or
 // the restriction's (a card runs fewer of its invocations at once the more registers each
-// takes). 0: ops 0 to 2 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7.
+// takes). 0: ops 0 to 2 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7; 9: every
+// op in one program, as it was before (compiled only for `PLUME_GPU_DUMP_PROGRAMS`, so
+// that a card's registers can be compared with the parts').
 #ifndef MG_PART
 #define MG_PART 0
 #endif
@@ -333,10 +335,7 @@ void main() {
     if (scalars[4] != 0.0) {
         return;
     }
-#if MG_PART == 0
-    // Ops 0 to 2 (the host dispatches no other from this part).
-    sweep_cells();
-#elif MG_PART == 5
+#if MG_PART == 5 || MG_PART == 9
     if (op == 6u) {
         coarsest_at(ld, mo, scale, dso, so, bo);
         return;
@@ -345,25 +344,38 @@ void main() {
         fused();
         return;
     }
-    // Op 5: a copy.
-    uint c = gid();
-    if (c < count) {
-        dst[dso + c] = src[so + c];
+#endif
+#if MG_PART == 0 || MG_PART == 9
+    // Ops 0 to 2 (the host dispatches no other from part 0).
+    if (op <= 2u) {
+        sweep_cells();
+        return;
     }
-#else
-    // (ops 3 and 4: one cell an invocation; the host dispatches them from a kernel compiled
+#endif
+#if MG_PART != 0
+    // (ops 3 to 5: one cell an invocation; the host dispatches them from a kernel compiled
     // with PER 1 only)
     uint c = gid();
     if (c >= count) {
         return;
     }
+#if MG_PART == 5 || MG_PART == 9
+    if (op == 5u) {
+        dst[dso + c] = src[so + c];
+        return;
+    }
+#endif
     // Both transfers read the other level in Dst: every level's arrays but the finest's
     // right-hand side and result are in the cell velocity's buffer (the host checks).
-#if MG_PART == 3
-    // Restrict: coarse cell c (of ld) sums the fine residual (of cd) with P's weights.
-    uvec3 pc = coords(ld, c);
-    dst[dso + c] = fluid_in(ld, mo, pc) ? restricted(pc, ld, cd, cmo, so, end_lo, end_hi) : 0.0;
-#else
+#if MG_PART == 3 || MG_PART == 9
+    if (op == 3u) {
+        // Restrict: coarse cell c (of ld) sums the fine residual (of cd) with P's weights.
+        uvec3 pc = coords(ld, c);
+        dst[dso + c] = fluid_in(ld, mo, pc) ? restricted(pc, ld, cd, cmo, so, end_lo, end_hi) : 0.0;
+        return;
+    }
+#endif
+#if MG_PART == 4 || MG_PART == 9
     // Prolong: fine cell c (of ld) adds the coarse correction (of cd) with P's weights.
     uvec3 pf = coords(ld, c);
     if (fluid_in(ld, mo, pf)) {

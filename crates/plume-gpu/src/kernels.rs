@@ -389,6 +389,11 @@ impl Kernels {
         let wide = |file: &str| wide_with(file, "");
         let mg_part =
             |part: u32| make_with("mg.comp", per_item, &format!("#define MG_PART {part}\n"));
+        if dump.is_some() {
+            // (for the dump only: `mg.comp` whole, every op in one program as before it was
+            // compiled in parts, so that a card's registers can be compared with the parts')
+            mg_part(9)?;
+        }
         macro_rules! k {
             ($file:literal) => {
                 make($file, per_item)?

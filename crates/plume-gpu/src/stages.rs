@@ -138,7 +138,10 @@ impl Engine {
                     };
                     run(
                         if phase == 2 {
-                            [&self.k.advect_faces_finish, &self.k.advect_faces_finish_wide][way]
+                            [
+                                &self.k.advect_faces_finish,
+                                &self.k.advect_faces_finish_wide,
+                            ][way]
                         } else {
                             [&self.k.advect_faces, &self.k.advect_faces_wide][way]
                         },
