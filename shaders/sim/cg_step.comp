@@ -123,7 +123,7 @@ void main() {
         }
     }
     merge_largest(bits);
-    if (finish != 0u && last_group(gl_NumWorkGroups.x * gl_NumWorkGroups.y)) {
+    if (LAST_GROUP_ON && finish != 0u && last_group(gl_NumWorkGroups.x * gl_NumWorkGroups.y)) {
         if (gl_LocalInvocationID.x == 0u) {
             cg_figures(6u, 0.0lf, 0u, atomicMax(largest[0], 0u));
         }

@@ -141,7 +141,7 @@ void main() {
         partial_max[g] = top.x;
         partial_max[groups + g] = top.y;
     }
-    if (finish != 0u && last_group(groups)) {
+    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
         uint m = partial_top(0u, groups);
         uint mr = partial_top(groups, groups);
         if (gl_LocalInvocationID.x == 0u) {

@@ -86,7 +86,7 @@ void main() {
             }
             write_group_sum(pq, gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
         }
-        if (finish != 0u && last_group(groups)) {
+        if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
             double s = cg_sum(groups);
             if (gl_LocalInvocationID.x == 0u) {
                 cg_figures(1u, s, 0u, 0u);
@@ -102,7 +102,7 @@ void main() {
         bits = floatBitsToUint(v) & 0x7fffffffu;
     }
     merge_largest(bits);
-    if (finish != 0u && last_group(groups)) {
+    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
         uint m = partial_top(0u, fin_groups);
         if (gl_LocalInvocationID.x == 0u) {
             cg_figures(0u, 0.0lf, m, atomicMax(largest[0], 0u));

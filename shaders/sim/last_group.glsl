@@ -12,6 +12,15 @@
 #define LAST_GROUP_GLSL
 layout(std430) coherent buffer Done { uint done[]; };
 
+// Compiled with NO_LAST_GROUP (`PLUME_GPU_LAST_GROUP=0`: the host finishes by dispatches of
+// their own), the kernels leave the last group's code out (`LAST_GROUP_ON && …` at each
+// call), and with it the registers it takes: a program takes those of its widest path.
+#ifdef NO_LAST_GROUP
+#define LAST_GROUP_ON false
+#else
+#define LAST_GROUP_ON true
+#endif
+
 shared bool group_is_last;
 
 bool last_group(uint groups) {

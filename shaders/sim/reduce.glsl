@@ -112,7 +112,7 @@ void main() {
 #endif
     }
 #ifdef REDUCE_BOOKS
-    if (book != 0u && last_group(REDUCE_GROUPS_NOW)) {
+    if (LAST_GROUP_ON && book != 0u && last_group(REDUCE_GROUPS_NOW)) {
         if (t == 0u) {
             keep_books(book - 1u, book_slot, REDUCE_GROUPS_NOW, book_groups2, book_k,
                 book_fade, book_swept, book_bounds);

@@ -320,12 +320,18 @@ pub(crate) struct Kernels {
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
-/// with its includes put in.
+/// with its includes put in. Without [`finish_in_last_group`], `NO_LAST_GROUP` leaves the last work group's code out
+/// of every kernel (`last_group.glsl`).
 pub(crate) fn source(kernel: &str, wg: u32) -> String {
     let mut body = String::new();
     expand(kernel, &mut body, 0);
+    let last = if finish_in_last_group() {
+        ""
+    } else {
+        "#define NO_LAST_GROUP\n"
+    };
     format!(
-        "#version 430\n#define WG {wg}\n#define REDUCE_WG {REDUCE_WG}\nlayout(local_size_x = WG) in;\n{COMMON}\n{body}"
+        "#version 430\n#define WG {wg}\n#define REDUCE_WG {REDUCE_WG}\n{last}layout(local_size_x = WG) in;\n{COMMON}\n{body}"
     )
 }
 

@@ -455,8 +455,10 @@ impl GpuSolver {
     /// Finishes the pressure solve's figures (its dot products, α, β, the stopping rule) in
     /// the last work group of the kernel before each, or in a dispatch of one work group of
     /// their own. The same results either way (the default: in the last work group, unless
-    /// `PLUME_GPU_LAST_GROUP=0`).
+    /// `PLUME_GPU_LAST_GROUP=0`, which compiles the kernels without that code: then they
+    /// stay in dispatches of their own, whatever `on` says).
     pub fn set_scalars_in_last_group(&mut self, on: bool) {
+        let on = on && kernels::finish_in_last_group();
         self.call(move |e| e.folds.scalars_in_last_group = on);
     }
 
@@ -502,8 +504,10 @@ impl GpuSolver {
     /// Keeps a step's books (the smoke before the sources and before advection, the
     /// outflow, the mass correction) in the last work group of the reduction each follows,
     /// or in a dispatch of its own. The same results either way (the default: in the last
-    /// work group, unless `PLUME_GPU_LAST_GROUP=0`).
+    /// work group, unless `PLUME_GPU_LAST_GROUP=0`, which compiles the kernels without that
+    /// code: then they stay in dispatches of their own, whatever `on` says).
     pub fn set_books_in_last_group(&mut self, on: bool) {
+        let on = on && kernels::finish_in_last_group();
         self.call(move |e| e.folds.books_in_last_group = on);
     }
 
