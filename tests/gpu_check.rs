@@ -206,13 +206,33 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
             .find(|p| p["program"] == name)
             .unwrap_or_else(|| panic!("{name} missing from {programs:?}"));
         assert!(p["bytes"].as_u64() > Some(0), "{p}");
-        let file = out_dir.join("programs").join(format!("{name}.bin"));
-        assert_eq!(
-            std::fs::metadata(&file).map(|m| m.len()).ok(),
-            p["bytes"].as_u64(),
-            "{file:?}"
+    }
+    // ... and the binaries themselves in one archive, every one the JSON names.
+    let listed = Command::new("tar")
+        .arg("-tzf")
+        .arg(out_dir.join("programs.tar.gz"))
+        .output()
+        .expect("tar runs");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    for p in programs {
+        let name = p["program"].as_str().expect("a name");
+        assert!(
+            listed.lines().any(|l| l == format!("programs/{name}.bin")),
+            "{name} not in the archive:\n{listed}"
         );
     }
+    // The two pictures the render check compares, side by side (CPU | GPU), twice as wide
+    // as one (320 × 200).
+    let png = std::fs::read(out_dir.join("render.png")).expect("render.png");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(
+        u32::from_be_bytes([png[16], png[17], png[18], png[19]]),
+        640
+    );
+    assert_eq!(
+        u32::from_be_bytes([png[20], png[21], png[22], png[23]]),
+        200
+    );
     assert!(
         md.contains("The kernels' programs as the driver compiled them"),
         "{md}"
@@ -229,9 +249,8 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
             "gpu-check.json",
             "gpu-check.log",
             "gpu-check.md",
-            "programs",
-            "render-cpu.png",
-            "render-gpu.png",
+            "programs.tar.gz",
+            "render.png",
             "view-16.png"
         ],
         "{files:?}"
