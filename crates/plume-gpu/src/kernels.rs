@@ -393,8 +393,12 @@ impl Kernels {
             })
         };
         let wide = |file: &str| wide_with(file, "");
-        let mg_part =
-            |part: u32| make_with("mg.comp", per_item, &format!("#define MG_PART {part}\n"));
+        // (every part the whole kernel where `mg_whole`)
+        let whole = mg_whole();
+        let mg_part = |part: u32| {
+            let part = if whole { 9 } else { part };
+            make_with("mg.comp", per_item, &format!("#define MG_PART {part}\n"))
+        };
         if dump.is_some() {
             // (for the dump only: `mg.comp` whole, every op in one program as before it was
             // compiled in parts, so that a card's registers can be compared with the parts')
@@ -452,7 +456,10 @@ impl Kernels {
             mg_restrict: mg_part(3)?,
             mg_prolong: mg_part(4)?,
             mg_group: mg_part(5)?,
-            mg_wide: wide_with("mg.comp", "#define MG_PART 0\n")?,
+            mg_wide: wide_with(
+                "mg.comp",
+                &format!("#define MG_PART {}\n", if whole { 9 } else { 0 }),
+            )?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),

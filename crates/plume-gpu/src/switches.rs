@@ -194,3 +194,11 @@ pub(crate) fn dump_programs_dir() -> Option<std::path::PathBuf> {
         .filter(|v| !v.is_empty())
         .map(std::path::PathBuf::from)
 }
+
+/// `PLUME_GPU_MG_WHOLE=1`: `mg.comp` compiled whole (every op in one program, `MG_PART` 9)
+/// for each of its parts, as before it was compiled in parts: for the card check to time
+/// both in one run (`MGWHOLE="0 1"`). The same results either way.
+pub(crate) fn mg_whole() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_switch("PLUME_GPU_MG_WHOLE", false))
+}
