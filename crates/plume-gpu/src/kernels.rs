@@ -320,8 +320,8 @@ pub(crate) struct Kernels {
 }
 
 /// The full source of a kernel: version, work-group size, the common header, the kernel
-/// with its includes put in. Without [`finish_in_last_group`], `NO_LAST_GROUP` leaves the last work group's code out
-/// of every kernel (`last_group.glsl`).
+/// with its includes put in. Without [`finish_in_last_group`], `NO_LAST_GROUP` leaves the
+/// last work group's code out of every kernel (`last_group.glsl`).
 pub(crate) fn source(kernel: &str, wg: u32) -> String {
     let mut body = String::new();
     expand(kernel, &mut body, 0);
@@ -393,16 +393,16 @@ impl Kernels {
             })
         };
         let wide = |file: &str| wide_with(file, "");
-        // (every part the whole kernel where `mg_whole`)
-        let whole = mg_whole();
-        let mg_part = |part: u32| {
-            let part = if whole { 9 } else { part };
-            make_with("mg.comp", per_item, &format!("#define MG_PART {part}\n"))
+        // `mg.comp`'s part (every part the whole kernel, 9, where `mg_whole`).
+        let part_define = |part: u32| {
+            let part = if mg_whole() { 9 } else { part };
+            format!("#define MG_PART {part}\n")
         };
+        let mg_part = |part: u32| make_with("mg.comp", per_item, &part_define(part));
         if dump.is_some() {
             // (for the dump only: `mg.comp` whole, every op in one program as before it was
             // compiled in parts, so that a card's registers can be compared with the parts')
-            mg_part(9)?;
+            make_with("mg.comp", per_item, "#define MG_PART 9\n")?;
         }
         macro_rules! k {
             ($file:literal) => {
@@ -456,10 +456,7 @@ impl Kernels {
             mg_restrict: mg_part(3)?,
             mg_prolong: mg_part(4)?,
             mg_group: mg_part(5)?,
-            mg_wide: wide_with(
-                "mg.comp",
-                &format!("#define MG_PART {}\n", if whole { 9 } else { 0 }),
-            )?,
+            mg_wide: wide_with("mg.comp", &part_define(0))?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -468,9 +465,7 @@ impl Kernels {
             active: k!("active.comp"),
         })
     }
-}
 
-impl Kernels {
     /// The part of `mg.comp` that works op `op`; for the sweeps and residual (ops 0 to 2)
     /// [`WIDE_CELLS`] cells an invocation where `wide`.
     pub fn mg_for(&self, op: u32, wide: bool) -> &Kernel {
