@@ -1,7 +1,8 @@
 //! The GPU backend's kernels that can take four cells an invocation (`cells.glsl`'s `PER`:
 //! the conjugate gradients' updates, the pressure gradient, the cell-centred velocity, the
 //! velocity's advection, four faces, the V-cycle's passes a sweep) give the bits of one cell
-//! an invocation (on Mesa's llvmpipe in
+//! an invocation, and the V-cycle's first two sweeps in one pass those of two (on Mesa's
+//! llvmpipe in
 //! CI; a test that cannot get an OpenGL context fails). On a card `scripts/gpu-check`
 //! checks the same (`PLUME_GPU_CELLS_PER_INVOCATION=4`).
 
@@ -72,10 +73,11 @@ fn the_v_cycles_sweeps_four_cells_an_invocation_give_the_same_bits() {
         for step in 1..=5 {
             tiles.step().expect("step");
             let (a, i1, i4) = step_alike(&mut one, &mut four, &format!("{name}, step {step}"));
-            // Each V-cycle sweeps the finest level seven times (six sweeps and the
-            // residual), each pass three quarters of its invocations fewer.
+            // Each V-cycle passes over the finest level six times (the first two sweeps
+            // in one, four more and the residual), each pass three quarters of its
+            // invocations fewer.
             let cells = scene.grid.dims.iter().product::<usize>() as u64;
-            let passes = 7 * u64::from(a.pressure_iterations);
+            let passes = 6 * u64::from(a.pressure_iterations);
             assert!(
                 i4 + passes * cells / 2 <= i1,
                 "{name}, step {step}: {i4} invocations against {i1}"
@@ -150,6 +152,74 @@ fn the_updates_gradient_and_cell_velocity_four_cells_an_invocation_give_the_same
                 one.state() == four.state(),
                 "{name}, step {step}: the fields"
             );
+        }
+    }
+}
+
+/// The V-cycle's first two sweeps in one pass (`mg.comp`'s op 8,
+/// `set_first_sweeps_together`: the first sweep's values worked out where the second reads
+/// them) give the bits of two passes (ops 0 and 1), one cell an invocation and four: an
+/// open top, a closed box, three open sides and obstacles (the levels' masks); step by step,
+/// the solve's figures and the fields, with a pass fewer over each level a V-cycle sweeps.
+#[test]
+fn the_v_cycles_first_two_sweeps_in_one_pass_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(20);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let cases = [
+        ("plume", Scene::default_plume().with_resolution(19), false),
+        ("closed box", closed, true),
+        (
+            "jets",
+            Scene::preset("jets").expect("jets").with_resolution(17),
+            false,
+        ),
+        (
+            "chimney",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(18),
+            true,
+        ),
+    ];
+    for (name, scene, wide) in cases {
+        let mut apart = gpu(&scene);
+        let mut together = gpu(&scene);
+        for (g, on) in [(&mut apart, false), (&mut together, true)] {
+            g.set_tiled_smoothing(false);
+            g.set_wide_sweeps(wide);
+            g.set_first_sweeps_together(on);
+        }
+        for step in 1..=4 {
+            let what = format!("{name}, step {step}");
+            let (va, vt) = (apart.v_cycles_issued(), together.v_cycles_issued());
+            let a = apart.step().expect("step").clone();
+            let t = together.step().expect("step").clone();
+            assert!(a.pressure_iterations > 0, "{what}: a solve");
+            assert_eq!(
+                (
+                    a.pressure_iterations,
+                    a.pressure_initial_residual,
+                    a.pressure_residual
+                ),
+                (
+                    t.pressure_iterations,
+                    t.pressure_initial_residual,
+                    t.pressure_residual
+                ),
+                "{what}: the solve's figures"
+            );
+            let v = apart.v_cycles_issued() - va;
+            assert_eq!(v, together.v_cycles_issued() - vt, "{what}: V-cycles");
+            // (llvmpipe fuses no level: every level but the coarsest goes a pass a sweep,
+            // a pass fewer each)
+            let (ha, ht) = (a.host.expect("host"), t.host.expect("host"));
+            assert!(
+                ht.dispatches + v as u32 <= ha.dispatches,
+                "{what}: {} dispatches against {} in {v} V-cycles",
+                ht.dispatches,
+                ha.dispatches
+            );
+            assert!(apart.state() == together.state(), "{what}: the fields");
         }
     }
 }

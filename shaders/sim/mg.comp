@@ -10,13 +10,15 @@
 // 1 and 2 read x and b and write the result; op 3 (an item a coarse cell) reads its eight
 // fine cells' residual and writes one value; op 4 reads and writes the fine cell (the
 // coarse correction, an eighth, not counted); op 5 copies; ops 6 and 7 (one work group)
-// work levels of a few thousand cells at most, not counted.
+// work levels of a few thousand cells at most, not counted; op 8 reads b (its neighbours'
+// too, from cache) and writes the second sweep's value.
 // bytes when op=0: B r, Dst w
 // bytes when op=1: Src r, B r, Dst w
 // bytes when op=2: Src r, B r, Dst w
 // bytes when op=3: Dst r ×8, Dst w
 // bytes when op=4: Dst rw
 // bytes when op=5: Src r, Dst w
+// bytes when op=8: B r, Dst w
 // bytes: none
 layout(std430) readonly buffer Src { float src[]; };
 layout(std430) buffer Dst { float dst[]; };
@@ -31,7 +33,8 @@ layout(std430) readonly buffer Scalars { double scalars[]; };
 
 uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy,
                         // 6 the coarsest level's `sweeps` sweeps (one work group), 7 the whole
-                        // cycle from level `first` down (one work group; see `fused`)
+                        // cycle from level `first` down (one work group; see `fused`), 8 the
+                        // sweep from zero and the one after it in one pass (`omega` the second's)
 uniform uint sweeps;
 uniform uvec3 ld;       // this level's cells (3: the coarse level's; 4: the fine level's)
 uniform uvec3 cd;       // 3, 4: the other level's cells
@@ -44,7 +47,7 @@ uniform float scale;    // 2^level
 uniform float omega;
 uniform uint first;     // 7: the first level of the fused cycle (the coarsest is `last`)
 uniform uint last;
-uniform vec3 weights;   // 7: the smoother's three weights
+uniform vec3 weights;   // 7, 8: the smoother's three weights
 uniform vec3 end_lo;    // 3, 4: the transfers' end weights (1 past a wall, less towards an
 uniform vec3 end_hi;    // open face), as the CPU's
 
@@ -53,12 +56,33 @@ uniform vec3 end_hi;    // open face), as the CPU's
 #include "levels.glsl"
 
 // The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
-// Σ of its fluid neighbours' values at `off` in ARR: DIAG_AND_SUM(name, ARR) makes the
+// Σ `s` of its fluid neighbours' values `v` (−x, +x, −y, +y, −z, +z; one past the level's
+// end any value, unused), added or not by a select, in one order. (Adding +0 for a
+// neighbour left out changes no bits: a sum from +0 is never −0.) The diagonal is summed as
+// level_diag (levels.glsl) sums it.
+float diag_and_sum_of(uvec3 d, uint m, float sc, uvec3 p, float v[6], out float s) {
+    s = 0.0;
+    float n = 0.0;
+    for (int a = 0; a < 3; a++) {
+        for (int side = 0; side < 2; side++) {
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a];
+            uvec3 q = p;
+            if (inside) {
+                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
+            }
+            bool f = inside && fluid_in(d, m, q);
+            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u;
+            n += f ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0);
+            s += f ? v[2 * a + side] : 0.0;
+        }
+    }
+    return n;
+}
+
+// The same of the neighbours' values at `off` in ARR: DIAG_AND_SUM(name, ARR) makes the
 // function for an array. Every neighbour's value is read before the first is added (one
-// past the level's end reads p's own, unused), and added or not by a select, in one
-// order: the reads in flight together, not each waited on behind a branch. (Adding +0 for
-// a neighbour left out changes no bits: a sum from +0 is never −0.) The diagonal is summed
-// as level_diag (levels.glsl) sums it.
+// past the level's end reads p's own, unused): the reads in flight together, not each
+// waited on behind a branch.
 #define DIAG_AND_SUM(NAME, ARR) \
 float NAME(uvec3 d, uint m, float sc, uvec3 p, uint off, out float s) { \
     uint c = at(d, p); \
@@ -68,28 +92,50 @@ float NAME(uvec3 d, uint m, float sc, uvec3 p, uint off, out float s) { \
         v[2 * a] = ARR[off + (p[a] > 0u ? c - st[a] : c)]; \
         v[2 * a + 1] = ARR[off + (p[a] + 1u < d[a] ? c + st[a] : c)]; \
     } \
-    s = 0.0; \
-    float n = 0.0; \
-    for (int a = 0; a < 3; a++) { \
-        for (int side = 0; side < 2; side++) { \
-            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a]; \
-            uvec3 q = p; \
-            if (inside) { \
-                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u; \
-            } \
-            bool f = inside && fluid_in(d, m, q); \
-            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u; \
-            n += f ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0); \
-            s += f ? v[2 * a + side] : 0.0; \
-        } \
-    } \
-    return n; \
+    return diag_and_sum_of(d, m, sc, p, v, s); \
 }
 
 // Of `src` (ops 1 and 2) and of the values in Dst (the coarsest level's sweeps and the
 // fused cycle work there).
 DIAG_AND_SUM(diag_and_sum_src, src)
 DIAG_AND_SUM(diag_and_sum_dst, dst)
+
+// Op 8, the first two sweeps in one pass: the first sweep's value at each neighbour q (op
+// 0's: from zero, with the smoother's first weight) worked out where the second needs it,
+// from q's right-hand side and diagonal by the functions op 0 works it out with (`jacobi`
+// is `precise`; the diagonal a sum of small whole numbers and the open sides' weight), so
+// the same bits as op 0 writing it and op 1 reading it back, and a pass over the level
+// fewer. Every right-hand side is read before any is worked (one past the level's end reads
+// p's own, unused).
+float first_sweep_at(uvec3 d, uint m, float sc, uvec3 q, float rhs) {
+    return jacobi(level_diag(d, m, sc, q), 0.0, 0.0, rhs, sc, weights[0], true);
+}
+
+float diag_and_sum_first(uvec3 d, uint m, float sc, uvec3 p, out float s) {
+    // (each neighbour by name: no array of places indexed in a loop, which a compiler
+    // might keep in memory)
+    uvec3 lo = uvec3(p.x > 0u ? p.x - 1u : p.x, p.y > 0u ? p.y - 1u : p.y,
+                     p.z > 0u ? p.z - 1u : p.z);
+    uvec3 hi = uvec3(p.x + 1u < d.x ? p.x + 1u : p.x, p.y + 1u < d.y ? p.y + 1u : p.y,
+                     p.z + 1u < d.z ? p.z + 1u : p.z);
+    uvec3 q0 = uvec3(lo.x, p.y, p.z);
+    uvec3 q1 = uvec3(hi.x, p.y, p.z);
+    uvec3 q2 = uvec3(p.x, lo.y, p.z);
+    uvec3 q3 = uvec3(p.x, hi.y, p.z);
+    uvec3 q4 = uvec3(p.x, p.y, lo.z);
+    uvec3 q5 = uvec3(p.x, p.y, hi.z);
+    float r0 = b[bo + at(d, q0)];
+    float r1 = b[bo + at(d, q1)];
+    float r2 = b[bo + at(d, q2)];
+    float r3 = b[bo + at(d, q3)];
+    float r4 = b[bo + at(d, q4)];
+    float r5 = b[bo + at(d, q5)];
+    // (a neighbour that is not fluid, or past the end, is not added: its value is unused)
+    float v[6] = float[6](first_sweep_at(d, m, sc, q0, r0), first_sweep_at(d, m, sc, q1, r1),
+                          first_sweep_at(d, m, sc, q2, r2), first_sweep_at(d, m, sc, q3, r3),
+                          first_sweep_at(d, m, sc, q4, r4), first_sweep_at(d, m, sc, q5, r5));
+    return diag_and_sum_of(d, m, sc, p, v, s);
+}
 
 // Op 6: the coarsest level's damped Jacobi sweeps, the first from zero into Dst at `dso`,
 // then back and forth between `dso` and `so` (both in Dst's buffer), in one work group:
@@ -276,9 +322,9 @@ void fused() {
 
 #include "cells.glsl"
 
-// Ops 0 to 2 on PER cells an invocation (cells.glsl): every cell's values are loaded before
-// the first is stored (more loads in flight; Src, B and Dst are different arrays in these
-// ops), each cell worked out as with one.
+// Ops 0 to 2 and 8 on PER cells an invocation (cells.glsl): every cell's values are loaded
+// before the first is stored (more loads in flight; Src, B and Dst are different arrays in
+// these ops), each cell worked out as with one.
 void sweep_cells() {
     float ds[PER];
     float ss[PER];
@@ -298,6 +344,12 @@ void sweep_cells() {
                     // (the sweep from zero reads no values: the diagonal alone, summed as
                     // DIAG_AND_SUM sums it)
                     ds[k] = level_diag(ld, mo, scale, p);
+                } else if (op == 8u) {
+                    // (the first two sweeps: this cell's first as op 0 works it out)
+                    float s;
+                    ds[k] = diag_and_sum_first(ld, mo, scale, p, s);
+                    ss[k] = s;
+                    xs[k] = jacobi(ds[k], 0.0, 0.0, rhs[k], scale, weights[0], true);
                 } else {
                     float s;
                     ds[k] = diag_and_sum_src(ld, mo, scale, p, so, s);
@@ -347,8 +399,8 @@ void main() {
     }
 #endif
 #if MG_PART == 0 || MG_PART == 9
-    // Ops 0 to 2 (the host dispatches no other from part 0).
-    if (op <= 2u) {
+    // Ops 0 to 2 and 8 (the host dispatches no other from part 0).
+    if (op <= 2u || op == 8u) {
         sweep_cells();
         return;
     }

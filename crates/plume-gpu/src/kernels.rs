@@ -470,8 +470,8 @@ impl Kernels {
     /// [`WIDE_CELLS`] cells an invocation where `wide`.
     pub fn mg_for(&self, op: u32, wide: bool) -> &Kernel {
         match op {
-            0..=2 if wide => &self.mg_wide,
-            0..=2 => &self.mg_sweeps,
+            0..=2 | 8 if wide => &self.mg_wide,
+            0..=2 | 8 => &self.mg_sweeps,
             3 => &self.mg_restrict,
             4 => &self.mg_prolong,
             _ => &self.mg_group,

@@ -417,6 +417,13 @@ impl GpuSolver {
         });
     }
 
+    /// Works the V-cycle's first two sweeps in one pass where it goes a pass a sweep
+    /// (`mg.comp`'s op 8), or in two (`PLUME_GPU_FIRST_SWEEPS_TOGETHER` sets the default,
+    /// one). The same results either way.
+    pub fn set_first_sweeps_together(&mut self, on: bool) {
+        self.call(move |e| e.folds.first_sweeps_together = on);
+    }
+
     /// Works out the vorticity's curl and confinement in one pass by tiles
     /// (`vorticity.comp`: ω kept in shared memory, the faces read once and written once) or
     /// in two (the curl's four fields stored, then the confinement), instead of the default

@@ -191,6 +191,9 @@ pub(crate) struct Folds {
     /// A step's books kept by the last work group of the reduction before them, not by a
     /// dispatch of `ledger.comp` (`reduce.glsl`'s `book`).
     pub books_in_last_group: bool,
+    /// The V-cycle's first two sweeps in one pass where it goes a pass a sweep (`mg.comp`'s
+    /// op 8), not in two (ops 0 and 1).
+    pub first_sweeps_together: bool,
 }
 
 impl Default for Folds {
@@ -201,6 +204,7 @@ impl Default for Folds {
             buoyancy_in_advection: true,
             scalars_in_last_group: crate::kernels::finish_in_last_group(),
             books_in_last_group: crate::kernels::finish_in_last_group(),
+            first_sweeps_together: crate::kernels::first_sweeps_together(),
         }
     }
 }

@@ -253,11 +253,19 @@ impl Engine {
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
-        // (the passes a sweep one cell an invocation or several: `mg.comp`'s sweep_cells)
+        // (the passes a sweep one cell an invocation or several: `mg.comp`'s sweep_cells;
+        // the first two sweeps in one pass, op 8, where `first_sweeps_together`)
         let wide = how.sweep_cells > 1;
-        self.mg_op(wide, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
         let (mut cur, mut other) = (lv.x, lv.y);
-        for &wk in &w[1..] {
+        let mut done = 1;
+        if self.folds.first_sweeps_together {
+            self.mg_op(wide, mg, 8, l, lv.x, lv.y, lv.b, 0, w[1]);
+            (cur, other) = (lv.y, lv.x);
+            done = 2;
+        } else {
+            self.mg_op(wide, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
+        }
+        for &wk in &w[done..] {
             self.mg_op(wide, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
@@ -390,7 +398,7 @@ impl Engine {
         let spacing = 1usize << l.min(other);
         let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(spacing, o != 0));
         // The coarsest level's sweeps and the fused cycle run in one work group.
-        let items = if op >= 6 {
+        let items = if (6..=7).contains(&op) {
             k.wg as usize
         } else {
             lv.n as usize

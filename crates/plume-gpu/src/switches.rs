@@ -195,6 +195,15 @@ pub(crate) fn dump_programs_dir() -> Option<std::path::PathBuf> {
         .map(std::path::PathBuf::from)
 }
 
+/// Whether the V-cycle's passes a sweep work its first two sweeps (the first from zero) in
+/// one pass (`mg.comp`'s op 8: a pass over each level fewer, the first sweep's values worked
+/// out where the second reads them) or in two (ops 0 and 1): `PLUME_GPU_FIRST_SWEEPS_TOGETHER`
+/// (0 or 1) where set, else in one. The same results either way.
+pub(crate) fn first_sweeps_together() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_switch("PLUME_GPU_FIRST_SWEEPS_TOGETHER", true))
+}
+
 /// `PLUME_GPU_MG_WHOLE=1`: `mg.comp` compiled whole (every op in one program, `MG_PART` 9)
 /// for each of its parts, as before it was compiled in parts: for the card check to time
 /// both in one run (`MGWHOLE="0 1"`). The same results either way.
