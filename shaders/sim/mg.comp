@@ -376,7 +376,7 @@ void sweep_cells() {
 // code of its ops: a program's registers are those of its widest path, so the passes over
 // the finest level, which are most of a V-cycle's time, do not carry the fused cycle's or
 // the restriction's (a card runs fewer of its invocations at once the more registers each
-// takes). 0: ops 0 to 2 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7; 9: every
+// takes). 0: ops 0 to 2 and 8 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7; 9: every
 // op in one program, as it was before (compiled only for `PLUME_GPU_DUMP_PROGRAMS` and
 // `PLUME_GPU_MG_WHOLE`, so that a card's registers and times can be compared with the
 // parts').

@@ -301,7 +301,7 @@ pub(crate) struct Kernels {
     pub gather: Kernel,
     pub diffuse: Kernel,
     /// `mg.comp` in its parts (`MG_PART`), each compiled with its ops' code only: the
-    /// sweeps and residual (ops 0 to 2), the restriction (3), the prolongation (4), and the
+    /// sweeps and residual (ops 0 to 2 and 8), the restriction (3), the prolongation (4), and the
     /// copy with the one-group ops (5 to 7); see [`Kernels::mg_for`].
     pub mg_sweeps: Kernel,
     pub mg_restrict: Kernel,
@@ -466,7 +466,7 @@ impl Kernels {
         })
     }
 
-    /// The part of `mg.comp` that works op `op`; for the sweeps and residual (ops 0 to 2)
+    /// The part of `mg.comp` that works op `op`; for the sweeps and residual (ops 0 to 2 and 8)
     /// [`WIDE_CELLS`] cells an invocation where `wide`.
     pub fn mg_for(&self, op: u32, wide: bool) -> &Kernel {
         match op {

@@ -405,7 +405,7 @@ impl GpuSolver {
         });
     }
 
-    /// Runs the V-cycle's passes a sweep (`mg.comp`'s ops 0 to 2, where the smoother does
+    /// Runs the V-cycle's passes a sweep (`mg.comp`'s ops 0 to 2 and 8, where the smoother does
     /// not go by tiles) four cells an invocation (`kernels::WIDE_CELLS`) or one,
     /// instead of the tuner's pick (`PLUME_GPU_CELLS_PER_INVOCATION` fixes it with the other
     /// kernels that can take several). The same results either way.

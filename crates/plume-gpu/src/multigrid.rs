@@ -168,7 +168,7 @@ fn table(levels: &[Level], lo: [u32; 3], hi: [u32; 3]) -> Vec<u32> {
 struct VCycleWay {
     tiled: bool,
     fused_cells: u32,
-    /// Cells an invocation of the passes a sweep (ops 0 to 2).
+    /// Cells an invocation of the passes a sweep (ops 0 to 2 and 8).
     sweep_cells: u32,
     /// By tiles below the finest level (a pass a sweep on it).
     tiled_coarse: bool,
@@ -369,7 +369,7 @@ impl Engine {
     }
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
-    /// from) with the part of it that works `op` (`Kernels::mg_for`): ops 0 to 2 several
+    /// from) with the part of it that works `op` (`Kernels::mg_for`): ops 0 to 2 and 8 several
     /// cells an invocation where `wide`.
     #[allow(clippy::too_many_arguments)]
     fn mg_op(

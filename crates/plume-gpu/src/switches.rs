@@ -157,7 +157,7 @@ pub(crate) fn finish_in_last_group() -> bool {
 /// Cells an invocation of the kernels that can take several (the conjugate gradients'
 /// updates, `cg_step.comp`, the pressure gradient's, `gradient.comp`, the cell-centred
 /// velocity, `cell_velocity.comp`, the velocity's advection, `advect_faces.comp` (faces),
-/// and the V-cycle's passes a sweep, `mg.comp`'s ops 0 to 2) where the tuner (`tune.rs`)
+/// and the V-cycle's passes a sweep, `mg.comp`'s ops 0 to 2 and 8) where the tuner (`tune.rs`)
 /// or [`cells_per_invocation`] says so: each a whole dispatch's invocations past the last,
 /// all loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;

@@ -67,7 +67,7 @@ const SITE_COUNT: usize = 6;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct VWay {
     pub name: &'static str,
-    /// The smoother by tiles (`smooth.comp`), else a pass a sweep (`mg.comp`'s ops 0 to 2).
+    /// The smoother by tiles (`smooth.comp`), else a pass a sweep (`mg.comp`'s ops 0 to 2 and 8).
     pub tiled: bool,
     /// The most cells of a coarse level its one fused dispatch works (op 7; 0: none).
     pub fused_cells: u32,
