@@ -29,7 +29,11 @@ layout(std430) readonly buffer B { float b[]; };
 layout(std430) readonly buffer Table { uint table[]; };
 // The solve's figures: once it has converged (Scalars[4]) a V-cycle is not needed (the
 // iterations a batch issues past that point do nothing).
+#ifdef RZ_SUMS
+layout(std430) buffer Scalars { double scalars[]; };
+#else
 layout(std430) readonly buffer Scalars { double scalars[]; };
+#endif
 
 uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict, 4 prolong and add, 5 copy,
                         // 6 the coarsest level's `sweeps` sweeps (one work group), 7 the whole
@@ -372,6 +376,48 @@ void sweep_cells() {
     }
 }
 
+#ifdef RZ_SUMS
+// The finest level's last sweep (op 1, one cell an invocation; compiled with RZ_SUMS, in
+// groups of DOT_WG) with r·z's partial sums, as `smooth.comp`'s tiles write theirs: each
+// work group's Σ b·result (b is r there) in a fixed tree into PartialSum at its number, and
+// with `finish` the last group to finish (`last_group.glsl`) works out op 2 (β) from them as
+// `cg_scalars.comp` would next: the reduction of r·z and that dispatch saved.
+// (b and the cell's own value read again, from the cache: not in the byte model.) Scalars
+// is writable in this variant, for cg_figures.glsl.
+layout(std430) coherent buffer PartialSum { double partial_sum[]; };
+layout(std430) buffer Largest { uint largest[]; };
+uniform uint finish;
+#include "last_group.glsl"
+#include "cg_sum.glsl"
+#include "cg_figures.glsl"
+shared double rz_tree[WG];
+
+void last_sweep() {
+    sweep_cells();
+    uint c = gid();
+    uint t = gl_LocalInvocationID.x;
+    // (its own value read back: the sweep's bits, whatever the compiler keeps)
+    rz_tree[t] = c < count ? double(b[bo + c]) * double(dst[dso + c]) : 0.0;
+    barrier();
+    for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
+        if (t < h) {
+            rz_tree[t] += rz_tree[t + h];
+        }
+        barrier();
+    }
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    if (t == 0u) {
+        partial_sum[gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x] = rz_tree[0];
+    }
+    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
+        double s = cg_sum(groups);
+        if (t == 0u) {
+            cg_figures(2u, s, 0u, 0u);
+        }
+    }
+}
+#endif
+
 // The kernel is compiled in parts (`MG_PART`, see `Kernels::mg_for`), each with only the
 // code of its ops: a program's registers are those of its widest path, so the passes over
 // the finest level, which are most of a V-cycle's time, do not carry the fused cycle's or
@@ -388,6 +434,10 @@ void main() {
     if (scalars[4] != 0.0) {
         return;
     }
+#ifdef RZ_SUMS
+    last_sweep();
+    return;
+#endif
 #if MG_PART == 5 || MG_PART == 9
     if (op == 6u) {
         coarsest_at(ld, mo, scale, dso, so, bo);

@@ -309,6 +309,9 @@ pub(crate) struct Kernels {
     pub mg_group: Kernel,
     /// The sweeps and residual, [`WIDE_CELLS`] cells an invocation.
     pub mg_wide: Kernel,
+    /// The finest level's last sweep with r·z's partial sums, in groups of [`DOT_WG`]
+    /// (`RZ_SUMS`; the host's ops 9 and 10 in `mg_for`).
+    pub mg_last: Kernel,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
     pub publish: Kernel,
@@ -457,6 +460,11 @@ impl Kernels {
             mg_prolong: mg_part(4)?,
             mg_group: mg_part(5)?,
             mg_wide: wide_with("mg.comp", &part_define(0))?,
+            mg_last: make_with(
+                "mg.comp",
+                DOT_WG,
+                &format!("{}#define RZ_SUMS\n", part_define(0)),
+            )?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -470,6 +478,7 @@ impl Kernels {
     /// [`WIDE_CELLS`] cells an invocation where `wide`.
     pub fn mg_for(&self, op: u32, wide: bool) -> &Kernel {
         match op {
+            9 | 10 => &self.mg_last,
             0..=2 | 8 if wide => &self.mg_wide,
             0..=2 | 8 => &self.mg_sweeps,
             3 => &self.mg_restrict,

@@ -18,7 +18,7 @@ use glium::uniform;
 
 use crate::engine::{Engine, Site};
 use crate::fields::Field;
-use crate::kernels::{run, tile_count, TILE, TILE_WG};
+use crate::kernels::{groups_of, run, tile_count, TILE, TILE_WG};
 use crate::lists::{At, Level, Multigrid};
 use plume_core::sim::pressure::multigrid::{
     coarsest_sweeps, smoother_weights, transfer_end_weight, COARSEST_OMEGA,
@@ -182,14 +182,14 @@ impl Engine {
     }
 
     /// z = M·r into `q`: one V-cycle (its last sweep writes `q`; a copy where it would not).
-    /// By tiles the last sweep also writes r·z's partial sums: returns how many (`None`:
-    /// none written, for a reduction to work out), and with `finish` its last work group
+    /// The last sweep also writes r·z's partial sums (by tiles one a tile, else one a work
+    /// group: `mg.comp`'s RZ_SUMS): returns how many; with `finish` its last work group
     /// finishes op 2 (β) of the conjugate gradients (`last_group.glsl`).
     ///
     /// How it goes (the smoother by tiles or not, the coarse levels fused) is the tuner's
     /// pick, or as `tiled_smoothing` and `fused_cells` say where set from outside; timed for
     /// the tuner where `timed`. The same results every way.
-    pub(crate) fn precondition(&self, mg: &Multigrid, finish: bool, timed: bool) -> Option<u32> {
+    pub(crate) fn precondition(&self, mg: &Multigrid, finish: bool, timed: bool) -> u32 {
         self.v_cycles.set(self.v_cycles.get() + 1);
         let (way, t) = self.tuner.begin(Site::VCycle, timed);
         let how = if self.tuner.fixed(Site::VCycle) {
@@ -213,7 +213,12 @@ impl Engine {
             self.mg_op(false, mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
         self.tuner.end(t);
-        how.tiled.then(|| tile_count(mg.levels[0].dims))
+        // (by tiles a partial sum a tile, else one a work group of the last sweep: ops 9, 10)
+        if how.tiled {
+            tile_count(mg.levels[0].dims)
+        } else {
+            groups_of(mg.levels[0].n as usize, self.k.mg_last.wg)
+        }
     }
 
     /// The V-cycle from level `l` down; returns where its result is. (`finish`: see
@@ -273,8 +278,15 @@ impl Engine {
         self.mg_op(false, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
         self.mg_op(false, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
-        for &wk in &w {
-            self.mg_op(wide, mg, 1, l, cur, other, lv.b, 0, wk);
+        for (i, &wk) in w.iter().enumerate() {
+            // (the finest level's last sweep with r·z's partial sums, and with `finish` β
+            // from them in its last work group: ops 9 and 10)
+            let op = match (l == 0 && i + 1 == w.len(), finish) {
+                (false, _) => 1,
+                (true, false) => 9,
+                (true, true) => 10,
+            };
+            self.mg_op(wide, mg, op, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
         cur
@@ -385,6 +397,11 @@ impl Engine {
         omega: f32,
     ) {
         let k = self.k.mg_for(op, wide);
+        // (ops 9 and 10 are op 1 in the RZ_SUMS variant, 10 with β finished)
+        let (op, finish) = match op {
+            9 | 10 => (1, u32::from(op == 10)),
+            op => (op, 0),
+        };
         let lv = &mg.levels[l];
         let ol = &mg.levels[other];
         // The transfers read the other level from Dst's buffer (`mg.comp`).
@@ -434,6 +451,11 @@ impl Engine {
                 open_hi: hi,
                 Solid: &self.solid_bits,
                 solids: self.solids_flag(),
+                PartialSum: &self.f.partial_sum,
+                Largest: &self.f.largest,
+                Done: &self.f.done,
+                tol: self.params.pressure_tolerance,
+                finish: finish,
             },
         );
     }

@@ -203,20 +203,14 @@ impl Engine {
         let precond = u32::from(mg.is_some());
         let folded = self.folds.scalars_in_last_group;
         let finish = u32::from(folded);
-        // z = M·r: the V-cycle into q (ρ = r·q: its partial sums from the last sweep by
-        // tiles, or a reduction), or the diagonal worked out inline (ρ = Σ r²/diagonal).
-        // Returns whether the last sweep finished op 2 (β) too.
+        // z = M·r: the V-cycle into q (ρ = r·q: its partial sums from the last sweep), or
+        // the diagonal worked out inline (ρ = Σ r²/diagonal). Returns whether the last sweep
+        // finished op 2 (β) too.
         let rz = |timed: bool| match mg {
-            Some(m) => match self.precondition(m, folded, timed) {
-                Some(groups) => {
-                    self.last_groups.set(groups);
-                    folded
-                }
-                None => {
-                    self.reduce(1, &f.r, &f.q, n, false);
-                    false
-                }
-            },
+            Some(m) => {
+                self.last_groups.set(self.precondition(m, folded, timed));
+                folded
+            }
             None => {
                 self.reduce(2, &f.r, &f.r, n, false);
                 false
