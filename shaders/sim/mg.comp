@@ -379,39 +379,29 @@ void sweep_cells() {
 #ifdef RZ_SUMS
 // The finest level's last sweep (op 1, one cell an invocation; compiled with RZ_SUMS, in
 // groups of DOT_WG) with r·z's partial sums, as `smooth.comp`'s tiles write theirs: each
-// work group's Σ b·result (b is r there) in a fixed tree into PartialSum at its number, and
-// with `finish` the last group to finish (`last_group.glsl`) works out op 2 (β) from them as
-// `cg_scalars.comp` would next: the reduction of r·z and that dispatch saved.
+// work group's Σ b·result (b is r there) in a fixed tree into PartialSum at its number
+// (`group_sum.glsl`, as the Laplacian's p·q), and with `finish` the last group to finish
+// (`last_group.glsl`) works out op 2 (β) from them as `cg_scalars.comp` would next: the
+// reduction of r·z and that dispatch saved.
 // (b and the cell's own value read again, from the cache: not in the byte model.) Scalars
 // is writable in this variant, for cg_figures.glsl.
-layout(std430) coherent buffer PartialSum { double partial_sum[]; };
 layout(std430) buffer Largest { uint largest[]; };
 uniform uint finish;
+#include "group_sum.glsl"
 #include "last_group.glsl"
 #include "cg_sum.glsl"
 #include "cg_figures.glsl"
-shared double rz_tree[WG];
 
 void last_sweep() {
     sweep_cells();
     uint c = gid();
-    uint t = gl_LocalInvocationID.x;
     // (its own value read back: the sweep's bits, whatever the compiler keeps)
-    rz_tree[t] = c < count ? double(b[bo + c]) * double(dst[dso + c]) : 0.0;
-    barrier();
-    for (uint h = uint(WG) / 2u; h > 0u; h /= 2u) {
-        if (t < h) {
-            rz_tree[t] += rz_tree[t + h];
-        }
-        barrier();
-    }
+    write_group_sum(c < count ? double(b[bo + c]) * double(dst[dso + c]) : 0.0,
+                    gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (t == 0u) {
-        partial_sum[gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x] = rz_tree[0];
-    }
     if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
         double s = cg_sum(groups);
-        if (t == 0u) {
+        if (gl_LocalInvocationID.x == 0u) {
             cg_figures(2u, s, 0u, 0u);
         }
     }

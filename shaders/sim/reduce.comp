@@ -5,7 +5,6 @@
 // In the byte model both modes read A only.
 // bytes: A r
 layout(std430) readonly buffer A { float a[]; };
-layout(std430) readonly buffer B { float b[]; };
 
 uniform uint mode;
 

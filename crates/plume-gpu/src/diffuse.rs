@@ -107,7 +107,7 @@ impl Engine {
         };
         let largest = |phase: u32| {
             pass(phase, 0);
-            self.reduce(0, out, out, items, true)
+            self.reduce(0, out, items, true)
                 .map_or(0.0, |r| r.max_abs())
         };
         pass(0, 0);

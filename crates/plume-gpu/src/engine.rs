@@ -496,7 +496,7 @@ impl Engine {
     /// Σ density·h³.
     pub fn total_density(&self) -> f64 {
         let n = self.cells();
-        let r = self.reduce(0, &self.f.density, &self.f.density, n, true);
+        let r = self.reduce(0, &self.f.density, n, true);
         r.map_or(0.0, |r| r.sum) * f64::from(self.grid.h).powi(3)
     }
 

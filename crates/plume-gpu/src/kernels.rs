@@ -402,7 +402,7 @@ impl Kernels {
             format!("#define MG_PART {part}\n")
         };
         let mg_part = |part: u32| make_with("mg.comp", per_item, &part_define(part));
-        if dump.is_some() {
+        if dump.is_some() && !mg_whole() {
             // (for the dump only: `mg.comp` whole, every op in one program as before it was
             // compiled in parts, so that a card's registers can be compared with the parts')
             make_with("mg.comp", per_item, "#define MG_PART 9\n")?;

@@ -222,7 +222,7 @@ impl Engine {
             ..Book::op(0)
         };
         let f = &self.f.density;
-        let groups = self.reduce_in(0, 0, f, f, n, None, self.kept(book));
+        let groups = self.reduce_in(0, 0, f, n, None, self.kept(book));
         self.last_groups.set(groups);
         self.books_apart(book, groups);
     }
@@ -249,7 +249,7 @@ impl Engine {
                     ..Book::op(5)
                 };
                 let f = &self.f.density;
-                (self.reduce_in(0, 0, f, f, n, None, self.kept(smoke)), smoke)
+                (self.reduce_in(0, 0, f, n, None, self.kept(smoke)), smoke)
             }
         };
         self.books_apart(book, groups);
@@ -275,7 +275,7 @@ impl Engine {
             swept,
             ..Book::op(3)
         };
-        let groups = self.reduce_in(0, 0, density, density, n, region, self.kept(book));
+        let groups = self.reduce_in(0, 0, density, n, region, self.kept(book));
         self.last_groups.set(groups);
         self.books_apart(book, groups);
         self.ledger_in(4, [0, 0], 1.0, (fade, swept), density, n, 0, region);

@@ -155,7 +155,7 @@ impl Engine {
         let n = self.cells();
         let f = &self.f;
         let fluid = n - self.obs.solids.as_ref().map_or(0, |s| s.host.cells.len());
-        let sum = self.reduce(0, &f.r, &f.r, n, true).map_or(0.0, |r| r.sum);
+        let sum = self.reduce(0, &f.r, n, true).map_or(0.0, |r| r.sum);
         let mean = (sum / fluid.max(1) as f64) as f32;
         run(
             &self.k.add_constant,
@@ -212,7 +212,7 @@ impl Engine {
                 folded
             }
             None => {
-                self.reduce(2, &f.r, &f.r, n, false);
+                self.reduce(2, &f.r, n, false);
                 false
             }
         };
@@ -321,7 +321,7 @@ impl Engine {
         // by a constant each iteration: its Σ now, to put the mean back afterwards.
         let closed = !self.boundaries.any_open();
         if closed {
-            self.reduce(0, &f.pressure, &f.pressure, n, false);
+            self.reduce(0, &f.pressure, n, false);
             scalars(3, self.last_groups.get());
         }
         if let Some(s) = started {
@@ -332,7 +332,7 @@ impl Engine {
             }
         } else {
             // max|rhs|'s partial results, for the stopping rule (op 0 keeps it on the card).
-            self.reduce(0, &f.r, &f.r, n, false);
+            self.reduce(0, &f.r, n, false);
             // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
             // |value| merged where the divergence's pass set 0), checked.
             laplace(&f.pressure, &f.r, 1, None, self.last_groups.get());
@@ -398,7 +398,7 @@ impl Engine {
             batch = if self.software { 1 } else { (last / 8).max(1) };
         };
         if closed {
-            self.reduce(0, &f.pressure, &f.pressure, n, false);
+            self.reduce(0, &f.pressure, n, false);
             scalars(4, self.last_groups.get());
             step(2, &f.p, &f.q, false);
         }

@@ -11,11 +11,11 @@ use crate::ledger::{run_booked, Book};
 use crate::lists::Reduced;
 
 impl Engine {
-    /// Σ and the largest |value| of the first `n` values of `a` (mode 0), of Σ a·b (mode 1)
-    /// or of Σ a²/diagonal (mode 2, with `b` = `a`); partial results stay on the card when
-    /// `read` is false (the conjugate gradients finish them there).
-    pub fn reduce(&self, mode: u32, a: &Field, b: &Field, n: usize, read: bool) -> Option<Reduced> {
-        let groups = self.reduce_at(0, mode, a, b, n);
+    /// Σ and the largest |value| of the first `n` values of `a` (mode 0) or of Σ a²/diagonal
+    /// (mode 2); partial results stay on the card when `read` is false (the conjugate
+    /// gradients finish them there).
+    pub fn reduce(&self, mode: u32, a: &Field, n: usize, read: bool) -> Option<Reduced> {
+        let groups = self.reduce_at(0, mode, a, n);
         self.last_groups.set(groups);
         read.then(|| self.read_partials(groups))
     }
@@ -114,21 +114,19 @@ impl Engine {
     }
 
     /// Runs a reduction writing its partial results from `base` on; returns how many.
-    pub(crate) fn reduce_at(&self, base: u32, mode: u32, a: &Field, b: &Field, n: usize) -> u32 {
-        self.reduce_in(base, mode, a, b, n, None, Book::NONE)
+    pub(crate) fn reduce_at(&self, base: u32, mode: u32, a: &Field, n: usize) -> u32 {
+        self.reduce_in(base, mode, a, n, None, Book::NONE)
     }
 
     /// [`Engine::reduce_at`] of the advected density, reading only the scalars' region
     /// whose spans are at `region` (the cells outside hold +0: the same sums), where given.
     /// (Every call sets the region's uniforms: a program keeps the last ones it was given.)
     /// With a `book` its last work group keeps the books from its partial sums (from 0).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn reduce_in(
         &self,
         base: u32,
         mode: u32,
         a: &Field,
-        b: &Field,
         n: usize,
         region: Option<u32>,
         book: Book,
@@ -141,7 +139,6 @@ impl Engine {
             n,
             uniform! {
                 A: a,
-                B: b,
                 PartialSum: &self.f.partial_sum,
                 PartialMax: &self.f.partial_max,
                 base: base,

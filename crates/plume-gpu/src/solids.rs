@@ -231,7 +231,7 @@ impl Engine {
             cells.len(),
             uniform! { Index: &index, Field: field, Out: &self.f.r },
         );
-        self.reduce(0, &self.f.r, &self.f.r, cells.len(), true)
+        self.reduce(0, &self.f.r, cells.len(), true)
             .map_or(0.0, |r| r.sum)
     }
 }

@@ -512,7 +512,7 @@ impl Engine {
                 smoke: p.smoke,
             },
         );
-        self.reduce(0, &self.f.r, &self.f.r, n, false);
+        self.reduce(0, &self.f.r, n, false);
         self.book_burned(self.last_groups.get(), self.fire.smoke);
     }
 

@@ -143,10 +143,9 @@ pub(crate) fn tuning(software: bool) -> bool {
 
 /// Whether what a dispatch of one work group would finish after a kernel is finished by
 /// that kernel's last work group (`last_group.glsl`): the conjugate gradients' figures
-/// (`cg_scalars.comp`: a dispatch fewer a solve and two or three an iteration, three where
-/// the V-cycle goes by tiles) and a step's books (`ledger.comp`'s ops after a reduction:
-/// three fewer a sub-step). `PLUME_GPU_LAST_GROUP` (0 or 1) where set, else yes. The same
-/// results either way. Where no, the kernels are compiled without the last group's code
+/// (`cg_scalars.comp`: a dispatch fewer a solve and three an iteration) and a step's books
+/// (`ledger.comp`'s ops after a reduction: three fewer a sub-step). `PLUME_GPU_LAST_GROUP`
+/// (0 or 1) where set, else yes. The same results either way. Where no, the kernels are compiled without the last group's code
 /// (`NO_LAST_GROUP`), so a card's run with 0 shows what that code costs them in registers
 /// as well as what the dispatches cost.
 pub(crate) fn finish_in_last_group() -> bool {
