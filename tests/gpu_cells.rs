@@ -223,3 +223,77 @@ fn the_v_cycles_first_two_sweeps_in_one_pass_give_the_same_bits() {
         }
     }
 }
+
+/// The V-cycle's passes a sweep in rows of four cells an invocation, loaded and stored as
+/// `vec4`s (`mg_rows.comp`, `set_sweep_rows`), give the bits of one cell an invocation
+/// (`mg.comp`): on grids whose cells along x are a multiple of four (every level in rows
+/// down to the coarsest) and grids where only some levels are (the others one cell an
+/// invocation), an open top, a closed box, three open sides, obstacles (the levels' masks),
+/// the first two sweeps in one pass and in two, and the solve in batches (its β finished by
+/// the last work group of the last sweep, whose r·z partial sums the rows write in the same
+/// tree); step by step the solve's figures and the fields. The same dispatches, and fewer
+/// invocations where rows are whole.
+#[test]
+fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(24);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let jets = Scene::preset("jets").expect("jets").with_resolution(16);
+    let odd = Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30));
+    let cases = [
+        // (the scene, the first two sweeps together, the solve in batches)
+        (
+            "plume, 16×24×16",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(16, 24, 16)),
+            true,
+            false,
+        ),
+        ("closed box", closed, true, true),
+        ("jets", jets, false, false),
+        (
+            "chimney",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(20),
+            true,
+            true,
+        ),
+        (
+            "plume, 30×40×30: rows on its third level only",
+            odd,
+            true,
+            false,
+        ),
+    ];
+    for (name, scene, together, batched) in cases {
+        let whole = scene.grid.dims[0] % 4 == 0;
+        eprintln!("{name}: {:?}", scene.grid.dims);
+        let mut one = gpu(&scene);
+        let mut rows = gpu(&scene);
+        for (g, on) in [(&mut one, false), (&mut rows, true)] {
+            g.set_tiled_smoothing(false);
+            g.set_sweep_rows(on);
+            g.set_first_sweeps_together(together);
+            g.set_batched_solve(batched);
+        }
+        for step in 1..=4 {
+            let what = format!("{name}, step {step}");
+            let (a, i1, ir) = step_alike(&mut one, &mut rows, &what);
+            assert!(
+                one.state() == rows.state(),
+                "{what}: the fields ({} pressure iterations)",
+                a.pressure_iterations
+            );
+            if whole {
+                // (a pass over the finest level in rows launches a quarter of the
+                // invocations: six such passes a V-cycle, at least one V-cycle a step)
+                let cells = scene.grid.dims.iter().product::<usize>() as u64;
+                assert!(
+                    ir + 6 * cells / 2 <= i1,
+                    "{what}: {ir} invocations in rows against {i1}"
+                );
+            } else {
+                assert!(ir < i1, "{what}: {ir} invocations against {i1}");
+            }
+        }
+    }
+}

@@ -145,6 +145,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         "same bits: the conjugate gradients' updates, the gradient, the cell velocity",
         "same bits: the V-cycle's kernel whole",
         "same bits: the V-cycle's first two sweeps in two passes",
+        "same bits: the V-cycle's passes a sweep in rows of four",
         "same bits: the tuner on",
         "the vorticity by tiles against two passes",
         "render --backend gpu",

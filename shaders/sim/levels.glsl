@@ -63,6 +63,38 @@ float level_diag(uvec3 d, uint m, float sc, uvec3 p) {
     }
     return n;
 }
+// The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
+// Σ `s` of its fluid neighbours' values `v` (−x, +x, −y, +y, −z, +z; one past the level's
+// end any value, unused), added or not by a select, in one order: the one neighbour sum of
+// every pass a sweep (`mg.comp`, `mg_rows.comp`). (Adding +0 for a neighbour left out
+// changes no bits: a sum from +0 is never −0.) The diagonal is summed as level_diag sums it
+// (the same terms in the same order, +0 where it adds none: the same bits).
+float diag_and_sum_of(uvec3 d, uint m, float sc, uvec3 p, float v[6], out float s) {
+    s = 0.0;
+    float n = 0.0;
+    for (int a = 0; a < 3; a++) {
+        for (int side = 0; side < 2; side++) {
+            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a];
+            uvec3 q = p;
+            if (inside) {
+                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
+            }
+            bool f = inside && fluid_in(d, m, q);
+            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u;
+            n += f ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0);
+            s += f ? v[2 * a + side] : 0.0;
+        }
+    }
+    return n;
+}
+
+// The first sweep's value at q (from zero, weight `w`: what `mg.comp`'s op 0 writes) from
+// q's right-hand side, where the first two sweeps go in one pass and the second needs it at
+// a neighbour (`mg.comp`'s op 8, `mg_rows.comp`).
+float first_sweep_at(uvec3 d, uint m, float sc, uvec3 q, float rhs, float w) {
+    return jacobi(level_diag(d, m, sc, q), 0.0, 0.0, rhs, sc, w, true);
+}
+
 // Weight of coarse index `ci` in the interpolation to fine index `i` along axis `a` of `n`
 // fine cells and `cn` coarse ones: ¾ for its parent and ¼ for the parent's neighbour on its
 // side, or the end's weight for the parent where that neighbour does not exist.
@@ -77,7 +109,8 @@ float weight_at(vec3 elo, vec3 ehi, int a, uint i, uint n, uint ci, uint cn) {
     return (has && int(ci) == other) ? 0.25 : 0.0;
 }
 
-// Prolongation (needs LEVEL_VALUES defined as the array the levels' values are in): what
+#ifdef LEVEL_VALUES
+// Prolongation (where LEVEL_VALUES is defined as the array the levels' values are in): what
 // fine cell `pf` (of `d`) gets from the coarse correction at `from` in LEVEL_VALUES (of
 // `cdim`, mask `cm`) with P's weights (ends `elo`, `ehi`). The eight coarse values are read
 // before any is added (a corner past the level's end reads the parent's, unused), then
@@ -115,4 +148,5 @@ float prolonged(uvec3 pf, uvec3 d, uvec3 cdim, uint cm, uint from, vec3 elo, vec
     }
     return v;
 }
+#endif
 #endif

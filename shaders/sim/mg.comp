@@ -59,30 +59,6 @@ uniform vec3 end_hi;    // open face), as the CPU's
 #define LEVEL_VALUES dst
 #include "levels.glsl"
 
-// The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
-// Σ `s` of its fluid neighbours' values `v` (−x, +x, −y, +y, −z, +z; one past the level's
-// end any value, unused), added or not by a select, in one order. (Adding +0 for a
-// neighbour left out changes no bits: a sum from +0 is never −0.) The diagonal is summed as
-// level_diag (levels.glsl) sums it.
-float diag_and_sum_of(uvec3 d, uint m, float sc, uvec3 p, float v[6], out float s) {
-    s = 0.0;
-    float n = 0.0;
-    for (int a = 0; a < 3; a++) {
-        for (int side = 0; side < 2; side++) {
-            bool inside = side == 0 ? p[a] > 0u : p[a] + 1u < d[a];
-            uvec3 q = p;
-            if (inside) {
-                q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
-            }
-            bool f = inside && fluid_in(d, m, q);
-            bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u;
-            n += f ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0);
-            s += f ? v[2 * a + side] : 0.0;
-        }
-    }
-    return n;
-}
-
 // The same of the neighbours' values at `off` in ARR: DIAG_AND_SUM(name, ARR) makes the
 // function for an array. Every neighbour's value is read before the first is added (one
 // past the level's end reads p's own, unused): the reads in flight together, not each
@@ -110,11 +86,7 @@ DIAG_AND_SUM(diag_and_sum_dst, dst)
 // is `precise`; the diagonal a sum of small whole numbers and the open sides' weight), so
 // the same bits as op 0 writing it and op 1 reading it back, and a pass over the level
 // fewer. Every right-hand side is read before any is worked (one past the level's end reads
-// p's own, unused).
-float first_sweep_at(uvec3 d, uint m, float sc, uvec3 q, float rhs) {
-    return jacobi(level_diag(d, m, sc, q), 0.0, 0.0, rhs, sc, weights[0], true);
-}
-
+// p's own, unused). (`first_sweep_at`: levels.glsl.)
 float diag_and_sum_first(uvec3 d, uint m, float sc, uvec3 p, out float s) {
     // (each neighbour by name: no array of places indexed in a loop, which a compiler
     // might keep in memory)
@@ -135,9 +107,10 @@ float diag_and_sum_first(uvec3 d, uint m, float sc, uvec3 p, out float s) {
     float r4 = b[bo + at(d, q4)];
     float r5 = b[bo + at(d, q5)];
     // (a neighbour that is not fluid, or past the end, is not added: its value is unused)
-    float v[6] = float[6](first_sweep_at(d, m, sc, q0, r0), first_sweep_at(d, m, sc, q1, r1),
-                          first_sweep_at(d, m, sc, q2, r2), first_sweep_at(d, m, sc, q3, r3),
-                          first_sweep_at(d, m, sc, q4, r4), first_sweep_at(d, m, sc, q5, r5));
+    float w = weights[0];
+    float v[6] = float[6](first_sweep_at(d, m, sc, q0, r0, w), first_sweep_at(d, m, sc, q1, r1, w),
+                          first_sweep_at(d, m, sc, q2, r2, w), first_sweep_at(d, m, sc, q3, r3, w),
+                          first_sweep_at(d, m, sc, q4, r4, w), first_sweep_at(d, m, sc, q5, r5, w));
     return diag_and_sum_of(d, m, sc, p, v, s);
 }
 

@@ -81,7 +81,9 @@ fn declarations(source: &str) -> Vec<(String, Decl)> {
         if SMALL_BUFFERS.contains(&name) {
             continue;
         }
-        let scalar = if decl.contains("double ") || decl.contains("vec2 ") {
+        let scalar = if decl.contains("vec4 ") {
+            16
+        } else if decl.contains("double ") || decl.contains("vec2 ") {
             8
         } else {
             4
@@ -337,6 +339,15 @@ layout(std430) coherent buffer Done { uint done[]; };
         let m = ByteModel::of(src).expect("no cases");
         assert!(!m.needs_uniforms());
         assert_eq!(m.bytes(7, 1000, &HashMap::new()), 28);
+    }
+
+    #[test]
+    fn a_vec4_is_sixteen_bytes_an_element() {
+        // (`mg_rows.comp`: an item a row of four cells, a vec4 of each array)
+        let src = "layout(std430) readonly buffer Q { vec4 q[]; };
+                   layout(std430) writeonly buffer O { vec4 o[]; };
+";
+        assert_eq!(bytes_per_item(src), 32);
     }
 
     #[test]

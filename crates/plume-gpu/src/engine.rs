@@ -68,6 +68,9 @@ pub(crate) struct Engine {
     /// Cells an invocation of the V-cycle's passes a sweep (1 or `kernels::WIDE_CELLS`),
     /// where its way is set from outside (else the tuner's).
     pub sweep_cells: u32,
+    /// The V-cycle's passes a sweep in rows of four cells, `vec4`s (`mg_rows.comp`), where
+    /// its way is set from outside (else the tuner's).
+    pub sweep_rows: bool,
     /// Which stages' work is folded into another's pass (all, but where a test compares).
     pub folds: crate::lists::Folds,
     /// Picks between the ways of doing a piece of work that give the same bits (one cell
@@ -144,6 +147,7 @@ impl Engine {
                 crate::kernels::tiled_smoothing(software),
                 crate::kernels::fused_cells(software),
                 crate::kernels::cells_per_invocation().unwrap_or(1),
+                crate::kernels::sweep_rows(),
             );
         }
         let sub_dt = params.dt;
@@ -192,6 +196,7 @@ impl Engine {
             fused_cells: crate::kernels::fused_cells(software),
             tiled_smoothing: crate::kernels::tiled_smoothing(software),
             sweep_cells: crate::kernels::cells_per_invocation().unwrap_or(1),
+            sweep_rows: crate::kernels::sweep_rows(),
             folds: Default::default(),
             tuner,
             copies_warmed: false,

@@ -4,6 +4,7 @@
 
 use glium::backend::Context;
 use glium::buffer::{Buffer, BufferMode, BufferType};
+use glium::uniforms::{AsUniformValue, LayoutMismatchError, UniformBlock, UniformValue};
 use plume_core::sim::Dims;
 use std::rc::Rc;
 
@@ -11,6 +12,27 @@ use crate::kernels::{groups_of, tile_count, DOT_WG, REDUCE_GROUPS};
 
 /// A field of floats on the card.
 pub(crate) type Field = Buffer<[f32]>;
+
+/// A field bound to a kernel as its array of floats, or (`vec4`) of `vec4`s: the same bytes,
+/// four floats a load (`mg_rows.comp`). glium checks a block's layout against the buffer's
+/// type; this says which layout to check.
+pub(crate) struct Bound<'a> {
+    pub field: &'a Field,
+    pub vec4: bool,
+}
+
+impl AsUniformValue for Bound<'_> {
+    fn as_uniform_value(&self) -> UniformValue<'_> {
+        fn floats(block: &glium::program::UniformBlock) -> Result<(), LayoutMismatchError> {
+            <[f32] as UniformBlock>::matches(&block.layout, 0)
+        }
+        fn vec4s(block: &glium::program::UniformBlock) -> Result<(), LayoutMismatchError> {
+            <[[f32; 4]] as UniformBlock>::matches(&block.layout, 0)
+        }
+        let check = if self.vec4 { vec4s } else { floats };
+        UniformValue::Block(self.field.as_slice_any(), check)
+    }
+}
 
 /// The conjugate gradients' figures (see `cg_scalars.comp`).
 pub(crate) const SCALARS: usize = 12;

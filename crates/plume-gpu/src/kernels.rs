@@ -177,7 +177,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 32] = [
+const SOURCES: [(&str, &str); 33] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -235,6 +235,7 @@ const SOURCES: [(&str, &str); 32] = [
     ("gather", include_str!("../../../shaders/sim/gather.comp")),
     ("diffuse", include_str!("../../../shaders/sim/diffuse.comp")),
     ("mg", include_str!("../../../shaders/sim/mg.comp")),
+    ("mg_rows", include_str!("../../../shaders/sim/mg_rows.comp")),
     ("smooth", include_str!("../../../shaders/sim/smooth.comp")),
     ("publish", include_str!("../../../shaders/sim/publish.comp")),
     (
@@ -312,6 +313,11 @@ pub(crate) struct Kernels {
     /// The finest level's last sweep with r·z's partial sums, in groups of [`DOT_WG`]
     /// (`RZ_SUMS`; the host's ops 9 and 10 in `mg_for`).
     pub mg_last: Kernel,
+    /// The sweeps and residual in rows of four cells, `vec4`s (`mg_rows.comp`), and its
+    /// last sweep with r·z's partial sums (`RZ_SUMS`, in groups of a quarter of [`DOT_WG`]
+    /// rows: [`DOT_WG`] cells, as `mg_last`'s); see [`Kernels::mg_rows_for`].
+    pub mg_rows: Kernel,
+    pub mg_rows_last: Kernel,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
     pub publish: Kernel,
@@ -465,6 +471,12 @@ impl Kernels {
                 DOT_WG,
                 &format!("{}#define RZ_SUMS\n", part_define(0)),
             )?,
+            mg_rows: k!("mg_rows.comp"),
+            mg_rows_last: make_with(
+                "mg_rows.comp",
+                DOT_WG / ROW_CELLS,
+                &format!("#define RZ_SUMS\n#define SUM_PER {ROW_CELLS}\n"),
+            )?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -484,6 +496,16 @@ impl Kernels {
             3 => &self.mg_restrict,
             4 => &self.mg_prolong,
             _ => &self.mg_group,
+        }
+    }
+
+    /// The kernel in rows (`mg_rows.comp`) that works op `op` (0 to 2, 8, and the last
+    /// sweep's 9 and 10), `None` for the others.
+    pub fn mg_rows_for(&self, op: u32) -> Option<&Kernel> {
+        match op {
+            9 | 10 => Some(&self.mg_rows_last),
+            0..=2 | 8 => Some(&self.mg_rows),
+            _ => None,
         }
     }
 }
@@ -673,9 +695,9 @@ mod tests {
                 "{ways:?}"
             );
             assert_eq!(ways[0].sweep_cells, 1, "{ways:?}");
-            // Different ways (six on llvmpipe, four on a card: none by tiles there), each
+            // Different ways (seven on llvmpipe, five on a card: none by tiles there), each
             // named for what it does, one of them the passes a sweep four cells an
-            // invocation.
+            // invocation, one in rows of four.
             for (i, w) in ways.iter().enumerate() {
                 assert_eq!(w.name.starts_with("tiles"), w.tiled, "{w:?}");
                 let fused = match w.fused_cells {
@@ -690,13 +712,23 @@ mod tests {
                 );
                 assert!(!w.tiled || w.sweep_cells == 1, "{w:?}");
                 assert_eq!(w.name.contains("tiles below"), w.tiled_coarse, "{w:?}");
-                let how =
-                    |v: &crate::tune::VWay| (v.tiled, v.fused_cells, v.sweep_cells, v.tiled_coarse);
+                assert_eq!(w.name.contains("rows of 4"), w.rows, "{w:?}");
+                assert!(!w.rows || (!w.tiled && w.sweep_cells == 1), "{w:?}");
+                let how = |v: &crate::tune::VWay| {
+                    (
+                        v.tiled,
+                        v.fused_cells,
+                        v.sweep_cells,
+                        v.tiled_coarse,
+                        v.rows,
+                    )
+                };
                 assert!(ways[..i].iter().all(|v| how(v) != how(w)), "{ways:?}");
             }
-            assert_eq!(ways.len(), if software { 6 } else { 4 }, "{ways:?}");
+            assert_eq!(ways.len(), if software { 7 } else { 5 }, "{ways:?}");
             assert!(software || ways.iter().all(|w| !w.tiled && !w.tiled_coarse));
             assert!(ways.iter().any(|w| w.sweep_cells == WIDE_CELLS));
+            assert!(ways.iter().any(|w| w.rows));
         }
     }
 }

@@ -17,8 +17,8 @@ use glium::buffer::{Buffer, BufferMode, BufferType};
 use glium::uniform;
 
 use crate::engine::{Engine, Site};
-use crate::fields::Field;
-use crate::kernels::{groups_of, run, tile_count, TILE, TILE_WG};
+use crate::fields::{Bound, Field};
+use crate::kernels::{groups_of, run, tile_count, ROW_CELLS, TILE, TILE_WG};
 use crate::lists::{At, Level, Multigrid};
 use plume_core::sim::pressure::multigrid::{
     coarsest_sweeps, smoother_weights, transfer_end_weight, COARSEST_OMEGA,
@@ -172,6 +172,31 @@ struct VCycleWay {
     sweep_cells: u32,
     /// By tiles below the finest level (a pass a sweep on it).
     tiled_coarse: bool,
+    /// The passes a sweep in rows of four cells, `vec4`s, where a level's rows are whole.
+    rows: bool,
+}
+
+/// How one pass of `mg.comp` goes: a cell an invocation, [`crate::kernels::WIDE_CELLS`] a
+/// dispatch apart (ops 0 to 2 and 8), or in rows of four, `vec4`s (`mg_rows.comp`: those ops
+/// and the last sweep's 9 and 10, on a level whose rows are whole vec4s, else one cell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pass {
+    One,
+    Wide,
+    Rows,
+}
+
+impl VCycleWay {
+    /// How its passes a sweep go.
+    fn pass(self) -> Pass {
+        if self.rows {
+            Pass::Rows
+        } else if self.sweep_cells > 1 {
+            Pass::Wide
+        } else {
+            Pass::One
+        }
+    }
 }
 
 impl Engine {
@@ -198,6 +223,7 @@ impl Engine {
                 fused_cells: self.fused_cells,
                 sweep_cells: self.sweep_cells,
                 tiled_coarse: false,
+                rows: self.sweep_rows,
             }
         } else {
             let w = self.tuner.v_cycle(way);
@@ -206,14 +232,16 @@ impl Engine {
                 fused_cells: w.fused_cells,
                 sweep_cells: w.sweep_cells,
                 tiled_coarse: w.tiled_coarse,
+                rows: w.rows,
             }
         };
         let top = self.cycle(mg, 0, finish, how);
         if top != At::Q {
-            self.mg_op(false, mg, 5, 0, top, At::Q, At::R, 0, 0.0);
+            self.mg_op(Pass::One, mg, 5, 0, top, At::Q, At::R, 0, 0.0);
         }
         self.tuner.end(t);
-        // (by tiles a partial sum a tile, else one a work group of the last sweep: ops 9, 10)
+        // (by tiles a partial sum a tile, else one a work group of the last sweep: ops 9,
+        // 10; in rows a group of a quarter as many rows, as many groups)
         if how.tiled {
             tile_count(mg.levels[0].dims)
         } else {
@@ -227,14 +255,14 @@ impl Engine {
         let lv = &mg.levels[l];
         if mg.fuse_from(how.fused_cells) == Some(l) {
             // Every pass below, as this function would issue them, in one dispatch.
-            self.mg_op(false, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            self.mg_op(Pass::One, mg, 7, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return lv.y;
         }
         if l + 1 == mg.levels.len() {
             // The CPU's sweeps, all in one dispatch of one work group (the level has a few
             // dozen cells): the first from zero into x, then y, x, … (the coarsest level is
             // never the finest, so both are in the cell velocity's buffer).
-            self.mg_op(false, mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
+            self.mg_op(Pass::One, mg, 6, l, lv.y, lv.x, lv.b, 0, COARSEST_OMEGA);
             return if coarsest_sweeps(lv.dims.map(|v| v as usize)).is_multiple_of(2) {
                 lv.y
             } else {
@@ -253,14 +281,14 @@ impl Engine {
             // and the three sweeps after (into y: the finest level's y is `q`, where the
             // result belongs).
             self.smooth(mg, l, lv.b, lv.x, lv.t, lv.b, None, false);
-            self.mg_op(false, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+            self.mg_op(Pass::One, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
             let e = self.cycle(mg, l + 1, false, how);
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
         // (the passes a sweep one cell an invocation or several: `mg.comp`'s sweep_cells;
         // the first two sweeps in one pass, op 8, where `first_sweeps_together`)
-        let wide = how.sweep_cells > 1;
+        let wide = how.pass();
         let (mut cur, mut other) = (lv.x, lv.y);
         let mut done = 1;
         if self.folds.first_sweeps_together {
@@ -275,9 +303,9 @@ impl Engine {
             std::mem::swap(&mut cur, &mut other);
         }
         self.mg_op(wide, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
-        self.mg_op(false, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+        self.mg_op(Pass::One, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
-        self.mg_op(false, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
+        self.mg_op(Pass::One, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for (i, &wk) in w.iter().enumerate() {
             // (the finest level's last sweep with r·z's partial sums, and with `finish` β
             // from them in its last work group: ops 9 and 10)
@@ -382,11 +410,13 @@ impl Engine {
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
     /// from) with the part of it that works `op` (`Kernels::mg_for`): ops 0 to 2 and 8 several
-    /// cells an invocation where `wide`.
+    /// cells an invocation, or they and 9 and 10 in rows (`mg_rows.comp`), as `pass` says
+    /// (in rows only where the level's rows are whole vec4s: its cells along x and every
+    /// array's offset multiples of four; one cell an invocation elsewhere, the same bits).
     #[allow(clippy::too_many_arguments)]
     fn mg_op(
         &self,
-        wide: bool,
+        pass: Pass,
         mg: &Multigrid,
         op: u32,
         l: usize,
@@ -396,27 +426,36 @@ impl Engine {
         other: usize,
         omega: f32,
     ) {
-        let k = self.k.mg_for(op, wide);
+        let lv = &mg.levels[l];
+        let ol = &mg.levels[other];
+        let ((sb, so), (db, dso), (bb, bo)) = (self.at(src), self.at(dst), self.at(b));
+        let whole_rows =
+            lv.dims[0] % ROW_CELLS == 0 && [so, dso, bo].iter().all(|o| o % ROW_CELLS == 0);
+        let rows = self
+            .k
+            .mg_rows_for(op)
+            .filter(|_| pass == Pass::Rows && whole_rows);
+        let k = rows.unwrap_or_else(|| self.k.mg_for(op, pass == Pass::Wide));
         // (ops 9 and 10 are op 1 in the RZ_SUMS variant, 10 with β finished)
         let (op, finish) = match op {
             9 | 10 => (1, u32::from(op == 10)),
             op => (op, 0),
         };
-        let lv = &mg.levels[l];
-        let ol = &mg.levels[other];
         // The transfers read the other level from Dst's buffer (`mg.comp`).
         assert!(
             !(3..=4).contains(&op) || (matches!(src, At::Cell(_)) && matches!(dst, At::Cell(_))),
             "a transfer outside the cell velocity's buffer"
         );
-        let ((sb, so), (db, dso), (bb, bo)) = (self.at(src), self.at(dst), self.at(b));
         let (lo, hi) = self.open_flags();
         // The transfers' end weights (the CPU's), from the finer level's spacing.
         let spacing = 1usize << l.min(other);
         let ends = |open: [u32; 3]| open.map(|o| transfer_end_weight(spacing, o != 0));
         // The coarsest level's sweeps and the fused cycle run in one work group.
+        // In rows an item is a row.
         let items = if (6..=7).contains(&op) {
             k.wg as usize
+        } else if rows.is_some() {
+            (lv.n / ROW_CELLS) as usize
         } else {
             lv.n as usize
         };
@@ -432,9 +471,9 @@ impl Engine {
                 weights: smoother_weights(),
                 end_lo: ends(lo),
                 end_hi: ends(hi),
-                Src: sb,
-                Dst: db,
-                B: bb,
+                Src: Bound { field: sb, vec4: rows.is_some() },
+                Dst: Bound { field: db, vec4: rows.is_some() },
+                B: Bound { field: bb, vec4: rows.is_some() },
                 Levels: &mg.bits,
                 Scalars: &self.f.scalars,
                 op: op,

@@ -72,12 +72,13 @@ pub(crate) fn fused_cells(software: bool) -> u32 {
 }
 
 /// Whether the environment sets how the V-cycle goes (`PLUME_GPU_FUSE_CELLS` a whole
-/// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1, `PLUME_GPU_CELLS_PER_INVOCATION` for its passes
-/// a sweep): then the tuner leaves it so.
+/// number, `PLUME_GPU_TILED_SMOOTH` 0 or 1, `PLUME_GPU_CELLS_PER_INVOCATION` or
+/// `PLUME_GPU_SWEEP_ROWS` for its passes a sweep): then the tuner leaves it so.
 pub(crate) fn v_cycle_set() -> bool {
     fused_cells_set().is_some()
         || env_flag("PLUME_GPU_TILED_SMOOTH").is_some()
         || cells_per_invocation().is_some()
+        || env_flag("PLUME_GPU_SWEEP_ROWS").is_some()
 }
 
 /// Cells along a tile's side in `smooth.comp`, and its work group (a tile: 8³ invocations).
@@ -161,6 +162,9 @@ pub(crate) fn finish_in_last_group() -> bool {
 /// all loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
 
+/// Cells in a row of the V-cycle's passes in rows (`mg_rows.comp`: a `vec4`).
+pub(crate) const ROW_CELLS: u32 = 4;
+
 /// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
 /// where it is 1 or [`WIDE_CELLS`], else `None`: the tuner times both on the card and keeps
 /// the faster for each kernel (`tune.rs`; one cell where it does not time). An H100's copy
@@ -209,4 +213,12 @@ pub(crate) fn first_sweeps_together() -> bool {
 pub(crate) fn mg_whole() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_switch("PLUME_GPU_MG_WHOLE", false))
+}
+
+/// Whether the V-cycle's passes a sweep go in rows of four cells an invocation, loaded and
+/// stored as `vec4`s (`mg_rows.comp`, on the levels whose rows are whole vec4s; `mg.comp`
+/// on the others), where the environment fixes its way: `PLUME_GPU_SWEEP_ROWS` (0 or 1)
+/// where set, else not (the tuner times them on a card). The same results either way.
+pub(crate) fn sweep_rows() -> bool {
+    env_flag("PLUME_GPU_SWEEP_ROWS").unwrap_or(false)
 }

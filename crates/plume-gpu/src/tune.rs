@@ -76,6 +76,9 @@ pub(crate) struct VWay {
     /// A pass a sweep on the finest level only, by tiles on the coarser ones (where
     /// `tiled` is not set).
     pub tiled_coarse: bool,
+    /// The passes a sweep in rows of four cells an invocation, `vec4`s (`mg_rows.comp`, on
+    /// the levels whose rows are whole vec4s; `sweep_cells` on the others).
+    pub rows: bool,
 }
 
 /// The ways of the V-cycle, the renderer's default first (`kernels::tiled_smoothing`,
@@ -89,7 +92,9 @@ pub(crate) struct VWay {
 /// pass a sweep with up to 4 × `FUSED_CELLS` fused (on the H200 no faster than 1024, twice),
 /// and a pass a sweep on the finest level with the coarser ones by tiles: three passes a
 /// level instead of nine, the fastest at 64³ on the H200 (270.8 µs a V-cycle against 291.9
-/// a pass a sweep), slower from 128³ up.
+/// a pass a sweep), slower from 128³ up. Then a pass a sweep in rows of four cells an
+/// invocation as `vec4`s, fused as the default (`mg_rows.comp`: on the H200 a copy moved
+/// 4127 GB/s as vec4s, 1530 a float an invocation; no card has timed it yet).
 ///
 /// On a card the ways by tiles (all levels or those below the finest) are left out: the
 /// tuner may mix only ways that give the same bits, and on the H200 (driver 580, second run
@@ -125,6 +130,7 @@ pub(crate) fn v_cycles(software: bool) -> Vec<VWay> {
         fused_cells: c,
         sweep_cells: w,
         tiled_coarse: false,
+        rows: false,
     });
     let hybrid = VWay {
         name: "a pass a sweep on the finest level, tiles below, fused up to 1024 cells",
@@ -132,9 +138,22 @@ pub(crate) fn v_cycles(software: bool) -> Vec<VWay> {
         fused_cells: FUSED_CELLS,
         sweep_cells: 1,
         tiled_coarse: true,
+        rows: false,
+    };
+    let rows = VWay {
+        name: if fused == 0 {
+            "a pass a sweep in rows of 4 (vec4), none fused"
+        } else {
+            "a pass a sweep in rows of 4 (vec4), fused up to 1024 cells"
+        },
+        tiled: false,
+        fused_cells: fused,
+        sweep_cells: 1,
+        tiled_coarse: false,
+        rows: true,
     };
     ways.into_iter()
-        .chain([hybrid])
+        .chain([hybrid, rows])
         .filter(|w| software || !(w.tiled || w.tiled_coarse))
         .collect()
 }
@@ -260,14 +279,22 @@ impl Tuner {
         self.v_ways[way.min(self.v_ways.len() - 1)]
     }
 
-    /// Fixes the V-cycle to go as `tiled`, `fused_cells` and `sweep_cells` say (set from
-    /// outside), reported as the way that goes so (the first where none does).
-    pub fn fix_v_cycle(&self, tiled: bool, fused_cells: u32, sweep_cells: u32) {
-        // (by tiles the passes a sweep are not used: their cells do not count)
-        let cells = if tiled { 1 } else { sweep_cells };
+    /// Fixes the V-cycle to go as `tiled`, `fused_cells`, `sweep_cells` and `rows` say (set
+    /// from outside), reported as the way that goes so (the first where none does).
+    pub fn fix_v_cycle(&self, tiled: bool, fused_cells: u32, sweep_cells: u32, rows: bool) {
+        // (by tiles the passes a sweep are not used: their cells do not count; in rows
+        // they are one cell an invocation where a level's rows are not whole vec4s)
+        let (cells, rows) = if tiled {
+            (1, false)
+        } else if rows {
+            (1, true)
+        } else {
+            (sweep_cells, false)
+        };
         let way = self.v_ways.iter().position(|w| {
             !w.tiled_coarse
-                && (w.tiled, w.fused_cells, w.sweep_cells) == (tiled, fused_cells, cells)
+                && (w.tiled, w.fused_cells, w.sweep_cells, w.rows)
+                    == (tiled, fused_cells, cells, rows)
         });
         self.fix(Site::VCycle, way.unwrap_or(0));
     }

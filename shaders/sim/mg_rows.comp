@@ -1,0 +1,203 @@
+// The V-cycle's passes a sweep (`mg.comp`'s ops 0 to 2 and 8; with RZ_SUMS its finest
+// level's last sweep, ops 9 and 10 on the host) in rows: an item is a row of four cells
+// along x, from cell 4·item, loaded as `vec4`s (its values, its right-hand sides, the rows
+// beside it along y and z, and the vec4s left and right of it for the two cells past its
+// ends) and stored as one. On the H200 a copy moved 1530 GB/s a float an invocation and
+// 4127 as `vec4`s. Each cell is worked out by the functions `mg.comp`'s passes use
+// (levels.glsl: `diag_and_sum_of`, `jacobi`, `residual`, `first_sweep_at`) from the same
+// values in the same order: the same bits. Only for a level whose rows are whole vec4s (its
+// cells along x a multiple of four, every array's offset too): the host checks and takes
+// `mg.comp` elsewhere (`Engine::mg_op`).
+// In the byte model an item is a row, a vec4 of each array (the same bytes a cell as
+// `mg.comp`'s ops).
+// bytes when op=0: B r, Dst w
+// bytes when op=1: Src r, B r, Dst w
+// bytes when op=2: Src r, B r, Dst w
+// bytes when op=8: B r, Dst w
+// bytes: none
+layout(std430) readonly buffer Src { vec4 src[]; };
+layout(std430) buffer Dst { vec4 dst[]; };
+layout(std430) readonly buffer B { vec4 b[]; };
+// The solve's figures: once it has converged (Scalars[4]) a V-cycle is not needed.
+#ifdef RZ_SUMS
+layout(std430) buffer Scalars { double scalars[]; };
+#else
+layout(std430) readonly buffer Scalars { double scalars[]; };
+#endif
+
+uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 8 the first two sweeps
+uniform uvec3 ld;       // this level's cells (ld.x a multiple of 4)
+uniform uint so;        // offsets in floats (multiples of 4): source, destination,
+uniform uint dso;       // right-hand side
+uniform uint bo;
+uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xffffffff: level 0
+uniform float scale;    // 2^level
+uniform float omega;
+uniform vec3 weights;   // 8: the smoother's three weights (the first's for the first sweep)
+
+#include "levels.glsl"
+
+// The row at `r` (in vec4s from the array's start) and its neighbours': which vec4 holds
+// each, its own where past the level's end (unused).
+struct Around {
+    uint xl, xh, yl, yh, zl, zh;
+};
+
+Around around(uint r, uvec3 p) {
+    uint sy = ld.x / 4u;
+    uint sz = sy * ld.y;
+    Around a;
+    a.xl = p.x > 0u ? r - 1u : r;
+    a.xh = p.x + 4u < ld.x ? r + 1u : r;
+    a.yl = p.y > 0u ? r - sy : r;
+    a.yh = p.y + 1u < ld.y ? r + sy : r;
+    a.zl = p.z > 0u ? r - sz : r;
+    a.zh = p.z + 1u < ld.z ? r + sz : r;
+    return a;
+}
+
+// The values `mg.comp` reads around the row's cells: the row's own `o`, the cell before it
+// (`lo`) and after it (`hi`) along x, and the rows beside it.
+struct Row {
+    vec4 o;
+    float lo, hi;
+    vec4 yl, yh, zl, zh;
+};
+
+#define ROW_OF(NAME, ARR) \
+Row NAME(uint off, uint r, Around a) { \
+    Row w; \
+    w.o = ARR[off + r]; \
+    w.lo = ARR[off + a.xl].w; \
+    w.hi = ARR[off + a.xh].x; \
+    w.yl = ARR[off + a.yl]; \
+    w.yh = ARR[off + a.yh]; \
+    w.zl = ARR[off + a.zl]; \
+    w.zh = ARR[off + a.zh]; \
+    return w; \
+}
+ROW_OF(row_of_src, src)
+ROW_OF(row_of_b, b)
+
+// Cell k's six neighbours' values (−x, +x, −y, +y, −z, +z) from a row's.
+float[6] neighbours(Row w, int k) {
+    return float[6](k > 0 ? w.o[k - 1] : w.lo, k < 3 ? w.o[k + 1] : w.hi, w.yl[k], w.yh[k],
+                    w.zl[k], w.zh[k]);
+}
+
+// Op 8: the first sweep's values where the second reads them (as `mg.comp`'s
+// `diag_and_sum_first`: each by `first_sweep_at` from its cell's right-hand side; the
+// row's own four are the cells' own first sweeps, `own`, worked out as `mg.comp` works out
+// a cell's). The cells past the row's ends and past the level's are clamped to the row's
+// (their values unused).
+Row first_sweeps(Row rb, uvec3 p, vec4 own) {
+    float w0 = weights[0];
+    Row f;
+    f.o = own;
+    uvec3 qlo = uvec3(p.x > 0u ? p.x - 1u : p.x, p.y, p.z);
+    uvec3 qhi = uvec3(p.x + 4u < ld.x ? p.x + 4u : p.x + 3u, p.y, p.z);
+    f.lo = first_sweep_at(ld, mo, scale, qlo, rb.lo, w0);
+    f.hi = first_sweep_at(ld, mo, scale, qhi, rb.hi, w0);
+    uint yl = p.y > 0u ? p.y - 1u : p.y;
+    uint yh = p.y + 1u < ld.y ? p.y + 1u : p.y;
+    uint zl = p.z > 0u ? p.z - 1u : p.z;
+    uint zh = p.z + 1u < ld.z ? p.z + 1u : p.z;
+    for (int k = 0; k < 4; k++) {
+        uint x = p.x + uint(k);
+        f.yl[k] = first_sweep_at(ld, mo, scale, uvec3(x, yl, p.z), rb.yl[k], w0);
+        f.yh[k] = first_sweep_at(ld, mo, scale, uvec3(x, yh, p.z), rb.yh[k], w0);
+        f.zl[k] = first_sweep_at(ld, mo, scale, uvec3(x, p.y, zl), rb.zl[k], w0);
+        f.zh[k] = first_sweep_at(ld, mo, scale, uvec3(x, p.y, zh), rb.zh[k], w0);
+    }
+    return f;
+}
+
+// The row `r`'s new values (0 in a cell that is not fluid), as `mg.comp`'s `sweep_cells`
+// works out each cell.
+vec4 sweep_row(uint r) {
+    uvec3 p = coords(ld, 4u * r);
+    Around a = around(r, p);
+    Row rb = row_of_b(bo / 4u, r, a);
+    vec4 rhs = rb.o;
+    bool fl[4];
+    for (int k = 0; k < 4; k++) {
+        fl[k] = fluid_in(ld, mo, p + uvec3(uint(k), 0u, 0u));
+    }
+    vec4 v = vec4(0.0);
+    if (op == 0u) {
+        for (int k = 0; k < 4; k++) {
+            // (the sweep from zero reads no values: the diagonal alone)
+            float d = level_diag(ld, mo, scale, p + uvec3(uint(k), 0u, 0u));
+            v[k] = fl[k] ? jacobi(d, 0.0, 0.0, rhs[k], scale, omega, true) : 0.0;
+        }
+        return v;
+    }
+    // The values the cells' sums read: the source's, or (op 8) the first sweep's.
+    Row x;
+    float ds[4];
+    if (op == 8u) {
+        // (each cell's own first sweep from its diagonal, as `mg.comp` works it out)
+        vec4 own = vec4(0.0);
+        for (int k = 0; k < 4; k++) {
+            float s0[6] = float[6](0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            float unused;
+            ds[k] = diag_and_sum_of(ld, mo, scale, p + uvec3(uint(k), 0u, 0u), s0, unused);
+            own[k] = jacobi(ds[k], 0.0, 0.0, rhs[k], scale, weights[0], true);
+        }
+        x = first_sweeps(rb, p, own);
+    } else {
+        x = row_of_src(so / 4u, r, a);
+    }
+    for (int k = 0; k < 4; k++) {
+        if (!fl[k]) {
+            continue;
+        }
+        float s;
+        float d = diag_and_sum_of(ld, mo, scale, p + uvec3(uint(k), 0u, 0u), neighbours(x, k), s);
+        v[k] = op == 2u ? residual(d, s, x.o[k], rhs[k], scale)
+                        : jacobi(d, s, x.o[k], rhs[k], scale, omega, false);
+    }
+    return v;
+}
+
+#ifdef RZ_SUMS
+// The finest level's last sweep (op 1) with r·z's partial sums, as `mg.comp`'s RZ_SUMS
+// variant writes them: in groups of DOT_WG / 4 rows, each group's Σ b·result over its
+// DOT_WG cells in the tree a group of DOT_WG cells makes (`group_sum.glsl`'s SUM_PER 4),
+// so the same partial sums, one a work group; with `finish` the last group works out op 2
+// (β) from them.
+layout(std430) buffer Largest { uint largest[]; };
+uniform uint finish;
+#include "group_sum.glsl"
+#include "last_group.glsl"
+#include "cg_sum.glsl"
+#include "cg_figures.glsl"
+#endif
+
+void main() {
+    if (scalars[4] != 0.0) {
+        return;
+    }
+    uint r = gid();
+    bool in_level = r < count;
+    if (in_level) {
+        dst[dso / 4u + r] = sweep_row(r);
+    }
+#ifdef RZ_SUMS
+    // (its own values read back: the sweep's bits, whatever the compiler keeps)
+    vec4 z = in_level ? dst[dso / 4u + r] : vec4(0.0);
+    vec4 rr = in_level ? b[bo / 4u + r] : vec4(0.0);
+    double sums[4];
+    for (int k = 0; k < 4; k++) {
+        sums[k] = double(rr[k]) * double(z[k]);
+    }
+    write_group_sums(sums, gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
+        double s = cg_sum(groups);
+        if (gl_LocalInvocationID.x == 0u) {
+            cg_figures(2u, s, 0u, 0u);
+        }
+    }
+#endif
+}
