@@ -297,3 +297,72 @@ fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
         }
     }
 }
+
+/// An iteration's A·p (and its new direction) in rows of four cells an invocation, loaded
+/// and stored as `vec4`s (`laplace_rows.comp`, `set_laplace_rows`), gives the bits of one
+/// cell an invocation (`laplace.comp`): with the V-cycle (the new direction in the pass)
+/// and without it (a grid too flat for its levels: the plain A·p), an open top, a closed
+/// box, three open sides, obstacles, the solve in batches (α finished by the last work
+/// group from the rows' partial sums, written in the same tree) and a grid whose cells
+/// along x are not a multiple of four (a cell an invocation there); step by step the
+/// solve's figures and the fields. The same dispatches, and fewer invocations where the
+/// rows are whole.
+#[test]
+fn the_laplacian_in_rows_of_four_gives_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(24);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let cases = [
+        // (the scene, the solve in batches)
+        (
+            "plume, 16×24×16",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(16, 24, 16)),
+            false,
+        ),
+        ("closed box", closed, true),
+        (
+            "jets",
+            Scene::preset("jets").expect("jets").with_resolution(16),
+            true,
+        ),
+        (
+            "chimney",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(20),
+            false,
+        ),
+        (
+            "plume, 12×4×12: no V-cycle",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(12, 4, 12)),
+            true,
+        ),
+        (
+            "plume, 30×40×30: a cell an invocation",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
+            false,
+        ),
+    ];
+    for (name, scene, batched) in cases {
+        let whole = scene.grid.dims[0] % 4 == 0;
+        let mut one = gpu(&scene);
+        let mut rows = gpu(&scene);
+        for (g, on) in [(&mut one, false), (&mut rows, true)] {
+            g.set_laplace_rows(on);
+            g.set_batched_solve(batched);
+        }
+        for step in 1..=4 {
+            let what = format!("{name}, step {step}");
+            let (a, i1, ir) = step_alike(&mut one, &mut rows, &what);
+            assert!(one.state() == rows.state(), "{what}: the fields");
+            // (each iteration's pass in rows launches a quarter of the invocations, or,
+            // where the rows are not whole, as many)
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            let fewer = u64::from(a.pressure_iterations) * cells / 2;
+            if whole {
+                assert!(ir + fewer <= i1, "{what}: {ir} invocations against {i1}");
+            } else {
+                assert_eq!(ir, i1, "{what}");
+            }
+        }
+    }
+}

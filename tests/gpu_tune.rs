@@ -43,7 +43,8 @@ fn the_tuner_times_every_way_keeps_the_fastest_and_changes_no_bit() {
                 "cg_step",
                 "vorticity",
                 "v_cycle",
-                "advect_faces"
+                "advect_faces",
+                "laplace"
             ],
             "{name}"
         );
@@ -107,6 +108,7 @@ fn a_way_set_from_outside_is_kept_and_not_timed() {
     g.set_cells_per_invocation(4);
     g.set_tiled_vorticity(false);
     g.set_tiled_smoothing(true);
+    g.set_laplace_rows(true);
     for _ in 0..12 {
         g.step().expect("step");
     }
@@ -116,8 +118,8 @@ fn a_way_set_from_outside_is_kept_and_not_timed() {
             c.ways.iter().all(|w| w.samples == 0 && w.best_us.is_none()),
             "{c:?}"
         );
-        // Four cells (the second way) for the kernels, two passes for the vorticity; the
-        // V-cycle as its switches say (reported as its first way).
+        // Four cells (the second way) for the kernels, two passes for the vorticity, rows
+        // for the Laplacian; the V-cycle as its switches say (reported as its first way).
         let way = if c.site == "v_cycle" { 0 } else { 1 };
         assert_eq!(c.picked, Some(way), "{c:?}");
     }
@@ -147,7 +149,7 @@ fn a_solve_with_nothing_to_do_gives_the_tuner_no_time() {
         let timed = c.ways.iter().any(|w| w.samples > 0);
         match c.site {
             // (a solve's first iteration, dropped where it did nothing)
-            "v_cycle" | "cg_step" => assert!(!timed, "{c:?}"),
+            "v_cycle" | "cg_step" | "laplace" => assert!(!timed, "{c:?}"),
             // (the gradient's pass and the cell velocity do their work whatever the solve)
             "gradient" | "cell_velocity" | "advect_faces" => assert!(timed, "{c:?}"),
             _ => {}

@@ -37,53 +37,11 @@ uniform vec3 weights;   // 8: the smoother's three weights (the first's for the 
 
 #include "levels.glsl"
 
-// The row at `r` (in vec4s from the array's start) and its neighbours': which vec4 holds
-// each, its own where past the level's end (unused).
-struct Around {
-    uint xl, xh, yl, yh, zl, zh;
-};
-
-Around around(uint r, uvec3 p) {
-    uint sy = ld.x / 4u;
-    uint sz = sy * ld.y;
-    Around a;
-    a.xl = p.x > 0u ? r - 1u : r;
-    a.xh = p.x + 4u < ld.x ? r + 1u : r;
-    a.yl = p.y > 0u ? r - sy : r;
-    a.yh = p.y + 1u < ld.y ? r + sy : r;
-    a.zl = p.z > 0u ? r - sz : r;
-    a.zh = p.z + 1u < ld.z ? r + sz : r;
-    return a;
-}
-
-// The values `mg.comp` reads around the row's cells: the row's own `o`, the cell before it
-// (`lo`) and after it (`hi`) along x, and the rows beside it.
-struct Row {
-    vec4 o;
-    float lo, hi;
-    vec4 yl, yh, zl, zh;
-};
-
-#define ROW_OF(NAME, ARR) \
-Row NAME(uint off, uint r, Around a) { \
-    Row w; \
-    w.o = ARR[off + r]; \
-    w.lo = ARR[off + a.xl].w; \
-    w.hi = ARR[off + a.xh].x; \
-    w.yl = ARR[off + a.yl]; \
-    w.yh = ARR[off + a.yh]; \
-    w.zl = ARR[off + a.zl]; \
-    w.zh = ARR[off + a.zh]; \
-    return w; \
-}
-ROW_OF(row_of_src, src)
-ROW_OF(row_of_b, b)
-
-// Cell k's six neighbours' values (−x, +x, −y, +y, −z, +z) from a row's.
-float[6] neighbours(Row w, int k) {
-    return float[6](k > 0 ? w.o[k - 1] : w.lo, k < 3 ? w.o[k + 1] : w.hi, w.yl[k], w.yh[k],
-                    w.zl[k], w.zh[k]);
-}
+#include "rows.glsl"
+vec4 src_at(uint i) { return src[i]; }
+vec4 b_at(uint i) { return b[i]; }
+ROW_OF(row_of_src, src_at)
+ROW_OF(row_of_b, b_at)
 
 // Op 8: the first sweep's values where the second reads them (as `mg.comp`'s
 // `diag_and_sum_first`: each by `first_sweep_at` from its cell's right-hand side; the
@@ -116,7 +74,7 @@ Row first_sweeps(Row rb, uvec3 p, vec4 own) {
 // works out each cell.
 vec4 sweep_row(uint r) {
     uvec3 p = coords(ld, 4u * r);
-    Around a = around(r, p);
+    Around a = around(ld, r, p);
     Row rb = row_of_b(bo / 4u, r, a);
     vec4 rhs = rb.o;
     bool fl[4];

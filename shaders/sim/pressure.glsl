@@ -20,13 +20,26 @@ float diagonal(uvec3 p) {
     return n;
 }
 
+// (A·x) at cell n (at p), its value `here`, its neighbours' `v` (−x, +x, −y, +y, −z, +z) and
+// whether each is in the grid and not solid (`on`): the neighbours added or not by a
+// select, in the order the CPU adds them (adding +0 for a neighbour left out changes no
+// bits: a sum from +0 is never −0), and `precise`, so that every kernel working it out
+// (`laplace.comp` a cell an invocation, `laplace_rows.comp` four) gives the same bits.
+float applied(uint n, uvec3 p, float here, float v[6], bool on[6]) {
+    float s = 0.0;
+    for (int k = 0; k < 6; k++) {
+        s += on[k] ? v[k] : 0.0;
+    }
+    precise float r = diagonal(p) * here - s;
+    return solid_at(n) ? 0.0 : r;
+}
+
 #ifdef STENCIL_VALUE
 // (A·x)[n] with x's values from STENCIL_VALUE(m), which the including kernel defines first:
 // the stored x, or a value worked out as it is read (laplace.comp's DIRECTION).
 // Every value is read before the first is added (a neighbour past the grid's end reads the
-// cell itself, unused), and added or not by a select, in the order the CPU adds them: the
-// reads are in flight together, not each waited on behind a branch. (Adding +0 for a
-// neighbour left out changes no bits: a sum from +0 is never −0.)
+// cell itself, unused): the reads are in flight together, not each waited on behind a
+// branch.
 float apply(uint n) {
     uvec3 p = coords(dims, n);
     uint st[3] = uint[3](1u, dims.x, dims.x * dims.y);
@@ -43,11 +56,6 @@ float apply(uint n) {
         on[2 * a] = lo && !solid_at(ml);
         on[2 * a + 1] = hi && !solid_at(mh);
     }
-    float here = STENCIL_VALUE(n);
-    float s = 0.0;
-    for (int k = 0; k < 6; k++) {
-        s += on[k] ? v[k] : 0.0;
-    }
-    return solid_at(n) ? 0.0 : diagonal(p) * here - s;
+    return applied(n, p, STENCIL_VALUE(n), v, on);
 }
 #endif

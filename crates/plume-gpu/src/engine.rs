@@ -138,6 +138,9 @@ impl Engine {
                 tuner.fix(site, usize::from(cells == crate::kernels::WIDE_CELLS));
             }
         }
+        if let Some(rows) = crate::kernels::laplace_rows() {
+            tuner.fix(Site::Laplace, usize::from(rows));
+        }
         if let Some(tiles) = crate::kernels::tiled_vorticity(software) {
             tuner.fix(Site::Vorticity, usize::from(!tiles));
         }

@@ -14,7 +14,7 @@ pub(crate) use crate::switches::*;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 21] = [
+const INCLUDES: [(&str, &str); 22] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -96,6 +96,7 @@ const INCLUDES: [(&str, &str); 21] = [
         "cells.glsl",
         include_str!("../../../shaders/sim/cells.glsl"),
     ),
+    ("rows.glsl", include_str!("../../../shaders/sim/rows.glsl")),
 ];
 
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
@@ -177,7 +178,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 33] = [
+const SOURCES: [(&str, &str); 34] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -236,6 +237,10 @@ const SOURCES: [(&str, &str); 33] = [
     ("diffuse", include_str!("../../../shaders/sim/diffuse.comp")),
     ("mg", include_str!("../../../shaders/sim/mg.comp")),
     ("mg_rows", include_str!("../../../shaders/sim/mg_rows.comp")),
+    (
+        "laplace_rows",
+        include_str!("../../../shaders/sim/laplace_rows.comp"),
+    ),
     ("smooth", include_str!("../../../shaders/sim/smooth.comp")),
     ("publish", include_str!("../../../shaders/sim/publish.comp")),
     (
@@ -283,6 +288,11 @@ pub(crate) struct Kernels {
     pub laplace_direction: Kernel,
     /// The same, b − A·x: the solve's residual (`RESIDUAL`; the others are an iteration's).
     pub laplace_residual: Kernel,
+    /// An iteration's A·p in rows of four cells, `vec4`s, without the new direction and with
+    /// it (`laplace_rows.comp`; in groups of a quarter of [`DOT_WG`] rows: as many partial
+    /// sums as `laplace`'s).
+    pub laplace_rows: Kernel,
+    pub laplace_rows_direction: Kernel,
     pub cg_step: Kernel,
     /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
     pub cg_step_wide: Kernel,
@@ -413,6 +423,8 @@ impl Kernels {
             // compiled in parts, so that a card's registers can be compared with the parts')
             make_with("mg.comp", per_item, "#define MG_PART 9\n")?;
         }
+        // (a kernel in rows writing a partial sum a group of DOT_WG cells, in their tree)
+        let rows_sums = format!("#define SUM_PER {ROW_CELLS}\n");
         macro_rules! k {
             ($file:literal) => {
                 make($file, per_item)?
@@ -446,6 +458,12 @@ impl Kernels {
             laplace: k!("laplace.comp", DOT_WG),
             laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,
             laplace_residual: make_with("laplace.comp", DOT_WG, "#define RESIDUAL\n")?,
+            laplace_rows: make_with("laplace_rows.comp", DOT_WG / ROW_CELLS, &rows_sums)?,
+            laplace_rows_direction: make_with(
+                "laplace_rows.comp",
+                DOT_WG / ROW_CELLS,
+                &format!("{rows_sums}#define DIRECTION\n"),
+            )?,
             cg_step: k!("cg_step.comp"),
             cg_step_wide: wide("cg_step.comp")?,
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
@@ -475,7 +493,7 @@ impl Kernels {
             mg_rows_last: make_with(
                 "mg_rows.comp",
                 DOT_WG / ROW_CELLS,
-                &format!("#define RZ_SUMS\n#define SUM_PER {ROW_CELLS}\n"),
+                &format!("#define RZ_SUMS\n{rows_sums}"),
             )?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),

@@ -429,8 +429,8 @@ impl Engine {
         let lv = &mg.levels[l];
         let ol = &mg.levels[other];
         let ((sb, so), (db, dso), (bb, bo)) = (self.at(src), self.at(dst), self.at(b));
-        let whole_rows =
-            lv.dims[0] % ROW_CELLS == 0 && [so, dso, bo].iter().all(|o| o % ROW_CELLS == 0);
+        let whole_rows = lv.dims[0].is_multiple_of(ROW_CELLS)
+            && [so, dso, bo].iter().all(|o| o.is_multiple_of(ROW_CELLS));
         let rows = self
             .k
             .mg_rows_for(op)

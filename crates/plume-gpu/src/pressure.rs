@@ -10,7 +10,8 @@ use glium::uniform;
 use plume_core::sim::StepStats;
 
 use crate::engine::{Engine, Site};
-use crate::kernels::{groups_of, run};
+use crate::fields::Bound;
+use crate::kernels::{groups_of, run, ROW_CELLS};
 
 /// A solve whose last took at most this many iterations issues that many before its first
 /// read-back: a wait a solve where the count holds (the default scene's 2 a sub-step at 128³
@@ -221,44 +222,59 @@ impl Engine {
         // stencil reads it (`laplace.comp`'s DIRECTION variant; without it Z and PNew are
         // bound to arrays it does not declare). With `finish` its last work group finishes
         // op 1 (an iteration) or op 0 (the residual, from `fin_groups` partial maxima).
+        // An iteration's pass goes in rows of four cells (`laplace_rows.comp`) where the
+        // tuner (or a setter) says and the grid's cells along x are a multiple of four;
+        // timed for the tuner where `timed`.
+        let whole_rows = dims[0].is_multiple_of(ROW_CELLS);
         let laplace = |x: &crate::fields::Field,
                        out: &crate::fields::Field,
                        residual: u32,
                        direction: Option<(&crate::fields::Field, &crate::fields::Field)>,
-                       fin_groups: u32| {
+                       fin_groups: u32,
+                       timed: bool| {
             let (z, p_new) = direction.unwrap_or((x, out));
-            run(
-                if direction.is_some() {
-                    &self.k.laplace_direction
-                } else if residual == 1 {
-                    &self.k.laplace_residual
-                } else {
-                    &self.k.laplace
-                },
-                dims,
-                n,
-                uniform! {
-                    X: x,
-                    B: &f.r,
-                    Out: out,
-                    Z: z,
-                    PNew: p_new,
-                    Scalars: &f.scalars,
-                    Largest: &f.largest,
-                    PartialSum: &f.partial_sum,
-                    PartialMax: &f.partial_max,
-                    Done: &f.done,
-                    finish: finish,
-                    fin_groups: fin_groups,
-                    tol: tol,
-                    residual: residual,
-                    direction: u32::from(direction.is_some()),
-                    open_lo: lo,
-                    open_hi: hi,
-                    Solid: &self.solid_bits,
-                    solids: solids,
-                },
-            );
+            let pass = |rows: bool| {
+                let k = match (rows, direction.is_some(), residual == 1) {
+                    (true, true, _) => &self.k.laplace_rows_direction,
+                    (true, false, _) => &self.k.laplace_rows,
+                    (false, true, _) => &self.k.laplace_direction,
+                    (false, false, true) => &self.k.laplace_residual,
+                    (false, false, false) => &self.k.laplace,
+                };
+                let bound = |field| Bound { field, vec4: rows };
+                run(
+                    k,
+                    dims,
+                    if rows { n / ROW_CELLS as usize } else { n },
+                    uniform! {
+                        X: bound(x),
+                        B: &f.r,
+                        Out: bound(out),
+                        Z: bound(z),
+                        PNew: bound(p_new),
+                        Scalars: &f.scalars,
+                        Largest: &f.largest,
+                        PartialSum: &f.partial_sum,
+                        PartialMax: &f.partial_max,
+                        Done: &f.done,
+                        finish: finish,
+                        fin_groups: fin_groups,
+                        tol: tol,
+                        residual: residual,
+                        direction: u32::from(direction.is_some()),
+                        open_lo: lo,
+                        open_hi: hi,
+                        Solid: &self.solid_bits,
+                        solids: solids,
+                    },
+                );
+            };
+            // (the residual, once a solve, a cell an invocation)
+            if residual == 1 {
+                pass(false);
+            } else {
+                self.tuned(Site::Laplace, timed, |way| pass(way == 1 && whole_rows));
+            }
         };
         // With the V-cycle, an iteration's new search direction is worked out in the
         // Laplacian's pass (`laplace.comp`'s DIRECTION): the directions alternate between p
@@ -335,7 +351,7 @@ impl Engine {
             self.reduce(0, &f.r, n, false);
             // r = b − A·x (b is in r: each cell reads its own before writing it; its largest
             // |value| merged where the divergence's pass set 0), checked.
-            laplace(&f.pressure, &f.r, 1, None, self.last_groups.get());
+            laplace(&f.pressure, &f.r, 1, None, self.last_groups.get(), false);
             if !folded {
                 scalars(0, self.last_groups.get());
             }
@@ -373,12 +389,12 @@ impl Engine {
                         // array of the two, q beside them: z is in f.q)
                         let (old, new) =
                             (dirs[issued as usize % 2], dirs[(issued as usize + 1) % 2]);
-                        laplace(old, q_aside, 0, Some((&f.q, new)), 0);
+                        laplace(old, q_aside, 0, Some((&f.q, new)), 0, issued == 0);
                         (new, q_aside)
                     }
                     None => {
                         step(1, &f.p, &f.q, false);
-                        laplace(&f.p, &f.q, 0, None, 0);
+                        laplace(&f.p, &f.q, 0, None, 0, issued == 0);
                         (&f.p, &f.q)
                     }
                 };
@@ -412,7 +428,8 @@ impl Engine {
         } as u32;
         self.last_pressure_iterations = it.max(1);
         if it == 0 {
-            self.tuner.drop_since(mark, &[Site::VCycle, Site::CgStep]);
+            self.tuner
+                .drop_since(mark, &[Site::VCycle, Site::CgStep, Site::Laplace]);
         }
         let bmax = f32::from_bits(figures[11] as u32);
         if !(bmax > 0.0 && bmax.is_finite()) {

@@ -222,3 +222,11 @@ pub(crate) fn mg_whole() -> bool {
 pub(crate) fn sweep_rows() -> bool {
     env_flag("PLUME_GPU_SWEEP_ROWS").unwrap_or(false)
 }
+
+/// Whether an iteration's A·p goes in rows of four cells as `vec4`s (`laplace_rows.comp`)
+/// or a cell an invocation, where the environment fixes it: `PLUME_GPU_LAPLACE_ROWS` (0
+/// or 1) where set, else `None` (the tuner's pick on a card, a cell an invocation where it
+/// does not time). The same results either way.
+pub(crate) fn laplace_rows() -> Option<bool> {
+    env_flag("PLUME_GPU_LAPLACE_ROWS")
+}

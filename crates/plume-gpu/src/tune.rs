@@ -49,6 +49,11 @@ pub(crate) enum Site {
     /// each other). On the H200 one face moved 438 GB/s in the byte model (3.4 ms of a
     /// 256³ step), and four were slower at every size (2700 µs against 1653 at 256³).
     AdvectFaces = 5,
+    /// An iteration's A·p (`laplace.comp`, with the new direction): one cell an invocation,
+    /// or in rows of four as `vec4`s (`laplace_rows.comp`, where the grid's cells along x
+    /// are a multiple of four; timed in a solve's first iteration only). On the H200 one
+    /// cell moved 426 GB/s in the byte model (630 µs a pass at 256³).
+    Laplace = 6,
 }
 
 /// The sites of the kernels that take one cell (or face) an invocation or
@@ -61,7 +66,7 @@ pub(crate) const CELL_SITES: [Site; 4] = [
 ];
 
 /// How many sites there are.
-const SITE_COUNT: usize = 6;
+const SITE_COUNT: usize = 7;
 
 /// A way of the V-cycle (see [`v_cycles`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +176,7 @@ fn sites(software: bool) -> [(&'static str, Vec<&'static str>); SITE_COUNT] {
             v_cycles(software).iter().map(|w| w.name).collect(),
         ),
         ("advect_faces", vec!["1 face", "4 faces"]),
+        ("laplace", vec!["1 cell", "rows of 4"]),
     ]
 }
 

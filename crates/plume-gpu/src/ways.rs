@@ -85,6 +85,15 @@ impl GpuSolver {
         });
     }
 
+    /// Works out an iteration's A·p (and the new direction) in rows of four cells an
+    /// invocation, loaded and stored as `vec4`s (`laplace_rows.comp`, where the grid's cells
+    /// along x are a multiple of four; one cell an invocation elsewhere), or a cell an
+    /// invocation, instead of the tuner's pick (`PLUME_GPU_LAPLACE_ROWS` 0 or 1 fixes it).
+    /// The same results either way.
+    pub fn set_laplace_rows(&mut self, on: bool) {
+        self.call(move |e| e.tuner.fix(tune::Site::Laplace, usize::from(on)));
+    }
+
     /// Works the V-cycle's first two sweeps in one pass where it goes a pass a sweep
     /// (`mg.comp`'s op 8), or in two (`PLUME_GPU_FIRST_SWEEPS_TOGETHER` sets the default,
     /// one). The same results either way.
