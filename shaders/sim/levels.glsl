@@ -63,6 +63,7 @@ float level_diag(uvec3 d, uint m, float sc, uvec3 p) {
     }
     return n;
 }
+
 // The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
 // Σ `s` of its fluid neighbours' values `v` (−x, +x, −y, +y, −z, +z; one past the level's
 // end any value, unused), added or not by a select, in one order: the one neighbour sum of

@@ -14,7 +14,7 @@ use crate::kernels::{groups_of, tile_count, DOT_WG, REDUCE_GROUPS};
 pub(crate) type Field = Buffer<[f32]>;
 
 /// A field bound to a kernel as its array of floats, or (`vec4`) of `vec4`s: the same bytes,
-/// four floats a load (`mg_rows.comp`). glium checks a block's layout against the buffer's
+/// four floats a load (`mg_rows.comp`, `laplace_rows.comp`). glium checks a block's layout against the buffer's
 /// type; this says which layout to check.
 pub(crate) struct Bound<'a> {
     pub field: &'a Field,

@@ -241,7 +241,7 @@ impl Engine {
         }
         self.tuner.end(t);
         // (by tiles a partial sum a tile, else one a work group of the last sweep: ops 9,
-        // 10; in rows a group of a quarter as many rows, as many groups)
+        // 10; in rows one a group of a quarter as many rows, so as many groups)
         if how.tiled {
             tile_count(mg.levels[0].dims)
         } else {
@@ -286,23 +286,24 @@ impl Engine {
             self.smooth(mg, l, lv.x, lv.y, lv.t, lv.b, Some(e), finish && l == 0);
             return lv.y;
         }
-        // (the passes a sweep one cell an invocation or several: `mg.comp`'s sweep_cells;
-        // the first two sweeps in one pass, op 8, where `first_sweeps_together`)
-        let wide = how.pass();
+        // (the passes a sweep one cell an invocation or several, `mg.comp`'s sweep_cells, or
+        // in rows, `mg_rows.comp`; the first two sweeps in one pass, op 8, where
+        // `first_sweeps_together`)
+        let pass = how.pass();
         let (mut cur, mut other) = (lv.x, lv.y);
         let mut done = 1;
         if self.folds.first_sweeps_together {
-            self.mg_op(wide, mg, 8, l, lv.x, lv.y, lv.b, 0, w[1]);
+            self.mg_op(pass, mg, 8, l, lv.x, lv.y, lv.b, 0, w[1]);
             (cur, other) = (lv.y, lv.x);
             done = 2;
         } else {
-            self.mg_op(wide, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
+            self.mg_op(pass, mg, 0, l, lv.x, lv.x, lv.b, 0, w[0]);
         }
         for &wk in &w[done..] {
-            self.mg_op(wide, mg, 1, l, cur, other, lv.b, 0, wk);
+            self.mg_op(pass, mg, 1, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
-        self.mg_op(wide, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
+        self.mg_op(pass, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
         self.mg_op(Pass::One, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
         self.mg_op(Pass::One, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
@@ -314,7 +315,7 @@ impl Engine {
                 (true, false) => 9,
                 (true, true) => 10,
             };
-            self.mg_op(wide, mg, op, l, cur, other, lv.b, 0, wk);
+            self.mg_op(pass, mg, op, l, cur, other, lv.b, 0, wk);
             std::mem::swap(&mut cur, &mut other);
         }
         cur

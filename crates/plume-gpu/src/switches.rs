@@ -162,7 +162,8 @@ pub(crate) fn finish_in_last_group() -> bool {
 /// all loaded before the first is stored (`cells.glsl`).
 pub(crate) const WIDE_CELLS: u32 = 4;
 
-/// Cells in a row of the V-cycle's passes in rows (`mg_rows.comp`: a `vec4`).
+/// Cells in a row of the kernels in rows (`mg_rows.comp`, `laplace_rows.comp`): a `vec4`,
+/// not a setting.
 pub(crate) const ROW_CELLS: u32 = 4;
 
 /// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
