@@ -200,6 +200,18 @@ impl VCycleWay {
 }
 
 impl Engine {
+    /// Fixes the V-cycle's way (the tuner times it no more) to what the engine's fields say
+    /// (`tiled_smoothing`, `fused_cells`, `sweep_cells`, `sweep_rows`), after a setter
+    /// changed one.
+    pub(crate) fn fix_v_cycle(&self) {
+        self.tuner.fix_v_cycle(
+            self.tiled_smoothing,
+            self.fused_cells,
+            self.sweep_cells,
+            self.sweep_rows,
+        );
+    }
+
     /// The preconditioner's levels for the grid and the solid cells `solid` (`None`: no
     /// obstacles).
     pub(crate) fn rebuild_multigrid(&mut self, solid: Option<&[u8]>) {

@@ -19,12 +19,7 @@ impl GpuSolver {
     pub fn set_fused_cells(&mut self, cells: u32) {
         self.call(move |e| {
             e.fused_cells = cells;
-            e.tuner.fix_v_cycle(
-                e.tiled_smoothing,
-                e.fused_cells,
-                e.sweep_cells,
-                e.sweep_rows,
-            );
+            e.fix_v_cycle();
         });
     }
 
@@ -43,12 +38,7 @@ impl GpuSolver {
     pub fn set_tiled_smoothing(&mut self, on: bool) {
         self.call(move |e| {
             e.tiled_smoothing = on;
-            e.tuner.fix_v_cycle(
-                e.tiled_smoothing,
-                e.fused_cells,
-                e.sweep_cells,
-                e.sweep_rows,
-            );
+            e.fix_v_cycle();
         });
     }
 
@@ -59,12 +49,7 @@ impl GpuSolver {
     pub fn set_wide_sweeps(&mut self, on: bool) {
         self.call(move |e| {
             e.sweep_cells = if on { kernels::WIDE_CELLS } else { 1 };
-            e.tuner.fix_v_cycle(
-                e.tiled_smoothing,
-                e.fused_cells,
-                e.sweep_cells,
-                e.sweep_rows,
-            );
+            e.fix_v_cycle();
         });
     }
 
@@ -76,12 +61,7 @@ impl GpuSolver {
     pub fn set_sweep_rows(&mut self, on: bool) {
         self.call(move |e| {
             e.sweep_rows = on;
-            e.tuner.fix_v_cycle(
-                e.tiled_smoothing,
-                e.fused_cells,
-                e.sweep_cells,
-                e.sweep_rows,
-            );
+            e.fix_v_cycle();
         });
     }
 
