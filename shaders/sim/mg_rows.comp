@@ -1,5 +1,6 @@
 // The V-cycle's passes a sweep (`mg.comp`'s ops 0 to 2 and 8; with RZ_SUMS its finest
-// level's last sweep, ops 9 and 10 on the host) in rows: an item is a row of four cells
+// level's last sweep, ops 9 and 10 on the host) and the coarse correction's prolongation
+// (op 4) in rows: an item is a row of four cells
 // along x, from cell 4·item, loaded as `vec4`s (its values, its right-hand sides, the rows
 // beside it along y and z, and the vec4s left and right of it for the two cells past its
 // ends) and stored as one. On the H200 a copy moved 1530 GB/s a float an invocation and
@@ -13,11 +14,15 @@
 // bytes when op=0: B r, Dst w
 // bytes when op=1: Src r, B r, Dst w
 // bytes when op=2: Src r, B r, Dst w
+// bytes when op=4: Dst rw
 // bytes when op=8: B r, Dst w
 // bytes: none
 layout(std430) readonly buffer Src { vec4 src[]; };
 layout(std430) buffer Dst { vec4 dst[]; };
 layout(std430) readonly buffer B { vec4 b[]; };
+// Op 4: the coarse level's correction, a float at a time (its cells' eight values a fine
+// cell, the same buffer as Src's).
+layout(std430) readonly buffer Coarse { float coarse[]; };
 // The solve's figures: once it has converged (Scalars[4]) a V-cycle is not needed.
 #ifdef RZ_SUMS
 layout(std430) buffer Scalars { double scalars[]; };
@@ -25,16 +30,23 @@ layout(std430) buffer Scalars { double scalars[]; };
 layout(std430) readonly buffer Scalars { double scalars[]; };
 #endif
 
-uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 8 the first two sweeps
+uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 4 prolong and add, 8 the
+                        // first two sweeps
 uniform uvec3 ld;       // this level's cells (ld.x a multiple of 4)
-uniform uint so;        // offsets in floats (multiples of 4): source, destination,
-uniform uint dso;       // right-hand side
+uniform uint so;        // offsets in floats (multiples of 4): source (4: the coarse
+uniform uint dso;       // correction, in Coarse), destination, right-hand side
 uniform uint bo;
 uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xffffffff: level 0
 uniform float scale;    // 2^level
 uniform float omega;
 uniform vec3 weights;   // 8: the smoother's three weights (the first's for the first sweep)
+uniform uvec3 cd;       // 4: the coarse level's cells, its mask bits, and the transfers'
+uniform uint cmo;       // end weights, as `mg.comp`'s
+uniform vec3 end_lo;
+uniform vec3 end_hi;
 
+// (the prolongation reads the coarse level's values from Coarse: levels.glsl's `prolonged`)
+#define LEVEL_VALUES coarse
 #include "levels.glsl"
 
 #include "rows.glsl"
@@ -138,6 +150,25 @@ void main() {
     }
     uint r = gid();
     bool in_level = r < count;
+#ifndef RZ_SUMS
+    if (op == 4u) {
+        // Prolong: each fluid cell of the row adds the coarse correction with P's weights,
+        // as `mg.comp`'s op 4 (a cell not fluid keeps its value).
+        if (in_level) {
+            uvec3 p = coords(ld, 4u * r);
+            vec4 x = dst[dso / 4u + r];
+            for (int k = 0; k < 4; k++) {
+                uvec3 pf = p + uvec3(uint(k), 0u, 0u);
+                if (fluid_in(ld, mo, pf)) {
+                    precise float v = x[k] + prolonged(pf, ld, cd, cmo, so, end_lo, end_hi);
+                    x[k] = v;
+                }
+            }
+            dst[dso / 4u + r] = x;
+        }
+        return;
+    }
+#endif
     if (in_level) {
         dst[dso / 4u + r] = sweep_row(r);
     }

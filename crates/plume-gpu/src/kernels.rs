@@ -517,12 +517,12 @@ impl Kernels {
         }
     }
 
-    /// The kernel in rows (`mg_rows.comp`) that works op `op` (0 to 2, 8, and the last
-    /// sweep's 9 and 10), `None` for the others.
+    /// The kernel in rows (`mg_rows.comp`) that works op `op` (0 to 2, the prolongation 4,
+    /// 8, and the last sweep's 9 and 10), `None` for the others.
     pub fn mg_rows_for(&self, op: u32) -> Option<&Kernel> {
         match op {
             9 | 10 => Some(&self.mg_rows_last),
-            0..=2 | 8 => Some(&self.mg_rows),
+            0..=2 | 4 | 8 => Some(&self.mg_rows),
             _ => None,
         }
     }

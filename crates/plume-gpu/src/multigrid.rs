@@ -177,8 +177,9 @@ struct VCycleWay {
 }
 
 /// How one pass of `mg.comp` goes: a cell an invocation, [`crate::kernels::WIDE_CELLS`] a
-/// dispatch apart (ops 0 to 2 and 8), or in rows of four, `vec4`s (`mg_rows.comp`: those ops
-/// and the last sweep's 9 and 10, on a level whose rows are whole vec4s, else one cell).
+/// dispatch apart (ops 0 to 2 and 8), or in rows of four, `vec4`s (`mg_rows.comp`: those ops,
+/// the prolongation's 4 and the last sweep's 9 and 10, on a level whose rows are whole
+/// vec4s, else one cell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pass {
     One,
@@ -318,7 +319,7 @@ impl Engine {
         self.mg_op(pass, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
         self.mg_op(Pass::One, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
-        self.mg_op(Pass::One, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
+        self.mg_op(pass, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for (i, &wk) in w.iter().enumerate() {
             // (the finest level's last sweep with r·z's partial sums, and with `finish` β
             // from them in its last work group: ops 9 and 10)
@@ -423,7 +424,7 @@ impl Engine {
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
     /// from) with the part of it that works `op` (`Kernels::mg_for`): ops 0 to 2 and 8 several
-    /// cells an invocation, or they and 9 and 10 in rows (`mg_rows.comp`), as `pass` says
+    /// cells an invocation, or they, 4, 9 and 10 in rows (`mg_rows.comp`), as `pass` says
     /// (in rows only where the level's rows are whole vec4s: its cells along x and every
     /// array's offset multiples of four; one cell an invocation elsewhere, the same bits).
     #[allow(clippy::too_many_arguments)]
@@ -487,6 +488,7 @@ impl Engine {
                 Src: Bound { field: sb, vec4: rows.is_some() },
                 Dst: Bound { field: db, vec4: rows.is_some() },
                 B: Bound { field: bb, vec4: rows.is_some() },
+                Coarse: Bound { field: sb, vec4: false },
                 Levels: &mg.bits,
                 Scalars: &self.f.scalars,
                 op: op,

@@ -53,11 +53,12 @@ impl GpuSolver {
         });
     }
 
-    /// Runs the V-cycle's passes a sweep (where the smoother does not go by tiles) in rows
-    /// of four cells an invocation, loaded and stored as `vec4`s (`mg_rows.comp`, on the
-    /// levels whose cells along x are a multiple of four; one cell an invocation on the
-    /// others), or as [`GpuSolver::set_wide_sweeps`] says, instead of the tuner's pick
-    /// (`PLUME_GPU_SWEEP_ROWS` 0 or 1 fixes it). The same results either way.
+    /// Runs the V-cycle's passes a sweep and its prolongation (where the smoother does not
+    /// go by tiles) in rows of four cells an invocation, loaded and stored as `vec4`s
+    /// (`mg_rows.comp`, on the levels whose cells along x are a multiple of four; one cell
+    /// an invocation on the others), or as [`GpuSolver::set_wide_sweeps`] says, instead of
+    /// the tuner's pick (`PLUME_GPU_SWEEP_ROWS` 0 or 1 fixes it). The same results either
+    /// way.
     pub fn set_sweep_rows(&mut self, on: bool) {
         self.call(move |e| {
             e.sweep_rows = on;
