@@ -67,4 +67,20 @@ void cg_figures(uint op, double s, uint m, uint rbits) {
         }
     }
 }
+
+#if defined(LAST_GROUP_GLSL) && defined(CG_SUM_GLSL)
+// A dot product finished in the kernel that wrote its `groups` partial sums, with `finish`:
+// the work group that finishes last (`last_group.glsl`) sums them (`cg_sum`) and works out
+// op `op` from the Σ (1: α from p·q, 2: β from r·z), as `cg_scalars.comp` would next. Every
+// invocation of every group must call it (it waits at barriers); compiled with
+// NO_LAST_GROUP it does nothing.
+void finish_dot(uint op, uint groups, bool finish) {
+    if (LAST_GROUP_ON && finish && last_group(groups)) {
+        double s = cg_sum(groups);
+        if (gl_LocalInvocationID.x == 0u) {
+            cg_figures(op, s, 0u, 0u);
+        }
+    }
+}
+#endif
 #endif

@@ -98,10 +98,5 @@ void main() {
         }
         write_group_sums(pq, gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
     }
-    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
-        double s = cg_sum(groups);
-        if (gl_LocalInvocationID.x == 0u) {
-            cg_figures(1u, s, 0u, 0u);
-        }
-    }
+    finish_dot(1u, groups, finish != 0u);
 }

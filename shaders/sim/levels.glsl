@@ -64,14 +64,11 @@ float level_diag(uvec3 d, uint m, float sc, uvec3 p) {
     return n;
 }
 
-// The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`) and the
-// Σ `s` of its fluid neighbours' values `v` (−x, +x, −y, +y, −z, +z; one past the level's
-// end any value, unused), added or not by a select, in one order: the one neighbour sum of
-// every pass a sweep (`mg.comp`, `mg_rows.comp`). (Adding +0 for a neighbour left out
-// changes no bits: a sum from +0 is never −0.) The diagonal is summed as level_diag sums it
-// (the same terms in the same order, +0 where it adds none: the same bits).
-float diag_and_sum_of(uvec3 d, uint m, float sc, uvec3 p, float v[6], out float s) {
-    s = 0.0;
+// The rediscretised diagonal at p of a level of `d` cells (mask `m`, 2^level `sc`), and
+// which of its neighbours (−x, +x, −y, +y, −z, +z) are fluid (`f`; one past the level's end
+// is not). The diagonal is summed as level_diag sums it (the same terms in the same order,
+// +0 where it adds none: the same bits).
+float couplings_of(uvec3 d, uint m, float sc, uvec3 p, out bool f[6]) {
     float n = 0.0;
     for (int a = 0; a < 3; a++) {
         for (int side = 0; side < 2; side++) {
@@ -80,12 +77,32 @@ float diag_and_sum_of(uvec3 d, uint m, float sc, uvec3 p, float v[6], out float 
             if (inside) {
                 q[a] = side == 0 ? p[a] - 1u : p[a] + 1u;
             }
-            bool f = inside && fluid_in(d, m, q);
+            bool on = inside && fluid_in(d, m, q);
             bool open = !inside && (side == 0 ? open_lo[a] : open_hi[a]) != 0u;
-            n += f ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0);
-            s += f ? v[2 * a + side] : 0.0;
+            n += on ? 1.0 : (open ? 2.0 * sc / (sc + 1.0) : 0.0);
+            f[2 * a + side] = on;
         }
     }
+    return n;
+}
+
+// The Σ of the fluid neighbours' values `v` (`f` as couplings_of gives it; a value left out
+// any, unused), added or not by a select, in one order: the one neighbour sum of every pass
+// a sweep (`mg.comp`, `mg_rows.comp`). (Adding +0 for a neighbour left out changes no bits:
+// a sum from +0 is never −0.)
+float fluid_sum(bool f[6], float v[6]) {
+    float s = 0.0;
+    for (int k = 0; k < 6; k++) {
+        s += f[k] ? v[k] : 0.0;
+    }
+    return s;
+}
+
+// Both at once: the diagonal, and into `s` the Σ.
+float diag_and_sum_of(uvec3 d, uint m, float sc, uvec3 p, float v[6], out float s) {
+    bool f[6];
+    float n = couplings_of(d, m, sc, p, f);
+    s = fluid_sum(f, v);
     return n;
 }
 

@@ -372,12 +372,7 @@ void last_sweep() {
     write_group_sum(c < count ? double(b[bo + c]) * double(dst[dso + c]) : 0.0,
                     gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
-        double s = cg_sum(groups);
-        if (gl_LocalInvocationID.x == 0u) {
-            cg_figures(2u, s, 0u, 0u);
-        }
-    }
+    finish_dot(2u, groups, finish != 0u);
 }
 #endif
 

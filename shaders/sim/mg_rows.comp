@@ -5,8 +5,8 @@
 // beside it along y and z, and the vec4s left and right of it for the two cells past its
 // ends) and stored as one. On the H200 a copy moved 1530 GB/s a float an invocation and
 // 4127 as `vec4`s. Each cell is worked out by the functions `mg.comp`'s passes use
-// (levels.glsl: `diag_and_sum_of`, `jacobi`, `residual`, `first_sweep_at`) from the same
-// values in the same order: the same bits. Only for a level whose rows are whole vec4s (its
+// (levels.glsl: `couplings_of`, `fluid_sum`, `jacobi`, `residual`, `first_sweep_at`) from
+// the same values in the same order: the same bits. Only for a level whose rows are whole vec4s (its
 // cells along x a multiple of four, every array's offset too): the host checks and takes
 // `mg.comp` elsewhere (`Engine::mg_op`).
 // In the byte model an item is a row, a vec4 of each array (the same bytes a cell as
@@ -90,28 +90,28 @@ vec4 sweep_row(uint r) {
     Row rb = row_of_b(bo / 4u, r, a);
     vec4 rhs = rb.o;
     bool fl[4];
+    // Each cell's diagonal and fluid neighbours, worked out once (`couplings_of`).
+    float ds[4];
+    bool fs[4][6];
     for (int k = 0; k < 4; k++) {
-        fl[k] = fluid_in(ld, mo, p + uvec3(uint(k), 0u, 0u));
+        uvec3 q = p + uvec3(uint(k), 0u, 0u);
+        fl[k] = fluid_in(ld, mo, q);
+        ds[k] = couplings_of(ld, mo, scale, q, fs[k]);
     }
     vec4 v = vec4(0.0);
     if (op == 0u) {
+        // (the sweep from zero reads no values: the diagonal alone)
         for (int k = 0; k < 4; k++) {
-            // (the sweep from zero reads no values: the diagonal alone)
-            float d = level_diag(ld, mo, scale, p + uvec3(uint(k), 0u, 0u));
-            v[k] = fl[k] ? jacobi(d, 0.0, 0.0, rhs[k], scale, omega, true) : 0.0;
+            v[k] = fl[k] ? jacobi(ds[k], 0.0, 0.0, rhs[k], scale, omega, true) : 0.0;
         }
         return v;
     }
     // The values the cells' sums read: the source's, or (op 8) the first sweep's.
     Row x;
-    float ds[4];
     if (op == 8u) {
         // (each cell's own first sweep from its diagonal, as `mg.comp` works it out)
         vec4 own = vec4(0.0);
         for (int k = 0; k < 4; k++) {
-            float s0[6] = float[6](0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-            float unused;
-            ds[k] = diag_and_sum_of(ld, mo, scale, p + uvec3(uint(k), 0u, 0u), s0, unused);
             own[k] = jacobi(ds[k], 0.0, 0.0, rhs[k], scale, weights[0], true);
         }
         x = first_sweeps(rb, p, own);
@@ -122,10 +122,9 @@ vec4 sweep_row(uint r) {
         if (!fl[k]) {
             continue;
         }
-        float s;
-        float d = diag_and_sum_of(ld, mo, scale, p + uvec3(uint(k), 0u, 0u), neighbours(x, k), s);
-        v[k] = op == 2u ? residual(d, s, x.o[k], rhs[k], scale)
-                        : jacobi(d, s, x.o[k], rhs[k], scale, omega, false);
+        float s = fluid_sum(fs[k], neighbours(x, k));
+        v[k] = op == 2u ? residual(ds[k], s, x.o[k], rhs[k], scale)
+                        : jacobi(ds[k], s, x.o[k], rhs[k], scale, omega, false);
     }
     return v;
 }
@@ -182,11 +181,6 @@ void main() {
     }
     write_group_sums(sums, gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (LAST_GROUP_ON && finish != 0u && last_group(groups)) {
-        double s = cg_sum(groups);
-        if (gl_LocalInvocationID.x == 0u) {
-            cg_figures(2u, s, 0u, 0u);
-        }
-    }
+    finish_dot(2u, groups, finish != 0u);
 #endif
 }

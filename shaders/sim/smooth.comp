@@ -192,10 +192,5 @@ void main() {
         partial_sum[g] = packDouble2x32(uvec2(xb[0], xb[1]));
     }
     uint all_tiles = tiles.x * tiles.y * tiles.z;
-    if (LAST_GROUP_ON && finish != 0u && last_group(all_tiles)) {
-        double s = cg_sum(all_tiles);
-        if (t == 0u) {
-            cg_figures(2u, s, 0u, 0u);
-        }
-    }
+    finish_dot(2u, all_tiles, finish != 0u);
 }
