@@ -41,6 +41,9 @@ uniform int max_steps;
 uniform sampler2D solid_hits;   // RGBA32F per pixel of the viewport (solid.frag): the nearest
                                 // obstacle's normal and distance from the eye (1e30: none)
 uniform vec3 obstacle_color;    // linear
+uniform bool skip_empty;        // step over empty bricks (occupancy.comp):
+uniform sampler3D occupancy;    // R32F a texel a brick of `brick`³ voxels, 0 where no
+uniform int brick;              // sample inside it sees anything
 
 out vec4 color;
 
@@ -162,12 +165,41 @@ void main() {
     vec3 acc = vec3(0.0);
     float trans = 1.0;
     float ph = phase(rd);
+    ivec3 voxels = textureSize(density, 0);
+    vec3 cell = (box_max - box_min) / vec3(voxels);
+    float seen_until = -1.0;
     for (int i = 0; i < n; ++i) {
         float t = t0 + (float(i) + offset) * step_len;
         if (t > t1) {
             break;
         }
         vec3 p = eye + rd * t;
+        // In an empty brick every sample adds nothing: go on from the last sample before the
+        // ray leaves it (the samples taken are the ones an unskipped march takes, at the same
+        // t: the same picture).
+        // (a brick with something in it is looked up once: its samples are all taken)
+        if (skip_empty && !(t <= seen_until)) {
+            vec3 u = (p - box_min) / cell;
+            if (all(greaterThanEqual(u, vec3(0.0))) && all(lessThan(u, vec3(voxels)))) {
+                ivec3 b = ivec3(u) / brick;
+                vec3 lo = box_min + vec3(b * brick) * cell;
+                vec3 ta = (lo - eye) / rd;
+                vec3 tb = (lo + float(brick) * cell - eye) / rd;
+                vec3 far = max(ta, tb);
+                float leave = min(min(far.x, far.y), far.z);
+                if (texelFetch(occupancy, b, 0).r != 0.0) {
+                    seen_until = leave;
+                } else {
+                    // (the last sample at or before the exit: the ones between are inside
+                    // the brick; NaN or none farther: no skip)
+                    float last = min(floor((leave - t0) / step_len - offset), float(n));
+                    if (last > float(i + 1)) {
+                        i = int(last) - 1;
+                        continue;
+                    }
+                }
+            }
+        }
         float d = sample_density(p);
         vec2 tf = fire ? texture(heat, (p - box_min) / (box_max - box_min)).rg : vec2(0.0);
         if (d <= 0.0 && tf.y <= 0.0) {

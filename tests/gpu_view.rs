@@ -119,6 +119,38 @@ fn the_view_draws_the_solvers_textures_with_no_field_read_back_and_no_upload() {
         "drawn {diff} off the CPU's (largest {top})"
     );
 
+    // The raymarch steps over the empty bricks of the set drawn: worked out on the card
+    // from the solver's texture, as the rule says (a sample in a brick reads its voxels and
+    // one beyond each face; one above 0 is something to see).
+    assert!(
+        r.skips_empty(),
+        "the view takes every sample of the solver's textures"
+    );
+    let (bricks, b) = r.read_bricks(&ctx).expect("read").expect("bricks");
+    let drawn: Vec<f32> = (0..d.nz)
+        .flat_map(|z| r.read_slice(&ctx, z).expect("slice"))
+        .collect();
+    let n = plume::render::occupancy::BRICK;
+    let mut seen = 0;
+    for k in 0..b.nz {
+        for j in 0..b.ny {
+            for i in 0..b.nx {
+                let span =
+                    |c: usize, len: usize| (c * n).saturating_sub(1)..=((c + 1) * n).min(len - 1);
+                let any = span(k, d.nz).any(|z| {
+                    span(j, d.ny).any(|y| span(i, d.nx).any(|x| drawn[d.idx(x, y, z)] > 0.0))
+                });
+                assert_eq!(
+                    bricks[b.idx(i, j, k)],
+                    f32::from(u8::from(any)),
+                    "brick {i} {j} {k}"
+                );
+                seen += usize::from(any);
+            }
+        }
+    }
+    assert!(seen > 0, "no brick holds the smoke");
+
     // Opening the slice view asks frames for every field: then they are read back, and the
     // count shows it.
     let mut ui2 = ui.clone();

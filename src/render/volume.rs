@@ -101,6 +101,8 @@ pub struct VolumeRenderer {
     /// Textures filled from the CPU since the renderer was made (a frame's density and its
     /// heat count one each); drawing the GPU solver's shared sets adds none.
     pub uploads: u64,
+    /// Which bricks of the volume drawn hold anything to see (empty-space skipping).
+    pub(super) occupancy: super::occupancy::Occupancy,
 }
 
 /// Temperature and flame on the GPU: the RG32F texture, its dimensions, and the staging
@@ -260,6 +262,7 @@ impl VolumeRenderer {
             blackbody_values: table,
             last_upload_ms: 0.0,
             uploads: 0,
+            occupancy: super::occupancy::Occupancy::new(facade),
         };
         Ok(r)
     }
@@ -311,6 +314,18 @@ impl VolumeRenderer {
         density: &[f32],
         dims: Dims,
     ) -> Result<f64, RenderError> {
+        self.upload_density(facade, density, dims)?;
+        self.refresh_bricks(facade);
+        Ok(self.last_upload_ms)
+    }
+
+    /// [`VolumeRenderer::upload`] without working out the bricks.
+    fn upload_density(
+        &mut self,
+        facade: &impl Facade,
+        density: &[f32],
+        dims: Dims,
+    ) -> Result<f64, RenderError> {
         if density.len() != dims.cells() {
             return Err(RenderError::resource_msg(format!(
                 "density has {} values, a {dims} grid needs {}",
@@ -348,7 +363,7 @@ impl VolumeRenderer {
         let dims = frame.grid.dims;
         let t = Instant::now();
         self.solids.time = frame.time;
-        self.upload(facade, frame.density(), dims)?;
+        self.upload_density(facade, frame.density(), dims)?;
         self.fire = None;
         if let (Some(temp), Some(flame)) = (&frame.temperature, &frame.flame) {
             if flame.len() == dims.cells() && temp.len() == dims.cells() {
@@ -364,6 +379,7 @@ impl VolumeRenderer {
                 self.upload_heat(facade, temp, flame, dims)?;
             }
         }
+        self.refresh_bricks(facade);
         self.last_upload_ms = t.elapsed().as_secs_f64() * 1e3;
         Ok(self.last_upload_ms)
     }
@@ -404,6 +420,58 @@ impl VolumeRenderer {
     /// The flame light of the last upload, `None` when nothing glows.
     pub fn flame_light(&self) -> Option<FlameLight> {
         self.fire
+    }
+
+    /// Works out which bricks of the volume drawn now hold anything to see (with the flame
+    /// where it is drawn), for the raymarch to step over the others. Where it cannot, the
+    /// raymarch takes every sample: slower, the same picture.
+    pub(super) fn refresh_bricks(&mut self, facade: &impl Facade) {
+        let drawn = match self.shown {
+            Some((i, d)) => self.sets.get(i).map(|s| (&s.0, s.1.as_ref(), d)),
+            None => self
+                .texture
+                .as_ref()
+                .map(|(t, d)| (t, self.heat.as_ref().map(|h| &h.0), *d)),
+        };
+        let Some((density, heat, dims)) = drawn else {
+            self.occupancy.stale();
+            return;
+        };
+        // (the draw shows the flame where the frame has a flame light and a heat texture)
+        let heat = heat.filter(|_| self.fire.is_some());
+        if self.occupancy.fill(facade, density, heat, dims).is_err() {
+            self.occupancy.stale();
+        }
+    }
+
+    /// Switches empty-space skipping on (the default where the context has compute
+    /// shaders) or off: the same picture either way, off takes every sample.
+    pub fn set_empty_skipping(&mut self, facade: &impl Facade, on: bool) {
+        self.occupancy.on = on;
+        self.refresh_bricks(facade);
+    }
+
+    /// Whether the volume drawn now is drawn skipping its empty bricks.
+    pub fn skips_empty(&self) -> bool {
+        let fire = self.fire.is_some() && self.heat_texture().is_some();
+        self.density_texture()
+            .is_some_and(|(_, d)| self.occupancy.for_draw(d, fire).is_some())
+    }
+
+    /// The bricks' grid as the raymarch reads it (1: something to see in the brick, 0:
+    /// nothing), x-fastest, and its bricks along each axis; `None` where nothing is skipped.
+    pub fn read_bricks(
+        &self,
+        facade: &impl Facade,
+    ) -> Result<Option<(Vec<f32>, Dims)>, RenderError> {
+        let Some((grid, b)) = self.occupancy.filled() else {
+            return Ok(None);
+        };
+        let mut all = Vec::with_capacity(b.cells());
+        for z in 0..b.nz {
+            all.extend(self.read_layer(facade, grid, b, z)?);
+        }
+        Ok(Some((all, b)))
     }
 
     /// Draws background, outline and volume into `viewport` of `surface`.
@@ -474,8 +542,15 @@ impl VolumeRenderer {
             .magnify_filter(MagnifySamplerFilter::Linear)
             .minify_filter(MinifySamplerFilter::Linear)
             .wrap_function(SamplerWrapFunction::Clamp);
-        let _ = dims;
         let fire = self.fire.filter(|_| self.heat_texture().is_some());
+        // (every sample, where the bricks are not worked out: bound to the density only
+        // so that the sampler has a texture)
+        let bricks = self.occupancy.for_draw(dims, fire.is_some());
+        let occupancy = bricks
+            .unwrap_or(tex)
+            .sampled()
+            .magnify_filter(MagnifySamplerFilter::Nearest)
+            .minify_filter(MinifySamplerFilter::Nearest);
         let heat_tex = match (self.heat_texture(), fire) {
             (Some(h), Some(_)) => h,
             _ => tex,
@@ -539,6 +614,9 @@ impl VolumeRenderer {
                         max_steps: max_steps,
                         solid_hits: hits,
                         obstacle_color: lin(settings.obstacle_color),
+                        occupancy: occupancy,
+                        skip_empty: bricks.is_some(),
+                        brick: super::occupancy::BRICK as i32,
                     },
                     &premultiplied(viewport),
                 )
@@ -652,6 +730,17 @@ impl VolumeRenderer {
                 dims.nz
             )));
         }
+        self.read_layer(facade, tex, dims, z)
+    }
+
+    /// Layer `z` of `tex` (a `dims` R32F texture), texel by texel, x-fastest.
+    fn read_layer(
+        &self,
+        facade: &impl Facade,
+        tex: &Texture3d,
+        dims: Dims,
+        z: usize,
+    ) -> Result<Vec<f32>, RenderError> {
         let (w, h) = (dims.nx as u32, dims.ny as u32);
         let target = glium::texture::Texture2d::empty_with_format(
             facade,

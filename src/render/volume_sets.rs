@@ -21,6 +21,7 @@ impl VolumeRenderer {
         // The set drawn goes with the others (OpenGL keeps it until the last draw of it).
         self.shown = None;
         self.sets.clear();
+        self.occupancy.stale();
         let made = self.make_sets(facade, want);
         if let Err(e) = made {
             self.sets.clear();
@@ -87,6 +88,7 @@ impl VolumeRenderer {
         self.shown = Some((i, dims));
         self.fire = fire;
         self.solids.time = time;
+        self.refresh_bricks(facade);
     }
 
     /// Whether the view draws a set the GPU solver wrote (not an uploaded texture).
