@@ -7,16 +7,12 @@
 // background) − transmittance × background, so where the ray sees nothing the background is
 // unchanged, and where it does the tone map applies to the whole pixel, background included.
 
-uniform sampler3D density;      // R32F, linear filtering, clamp to edge
+#include "light_march.glsl"
 uniform mat4 inv_view_proj;     // clip → world
 uniform vec3 eye;               // camera position, world
-uniform vec3 box_min;           // domain corners, world
-uniform vec3 box_max;
 uniform vec2 viewport_origin;
 uniform vec2 viewport_size;
 uniform float step_len;         // march step, world units (≤ one voxel)
-uniform float density_scale;    // extinction per unit density per world unit
-uniform vec3 light_dir;         // unit vector towards the light
 uniform vec3 light_color;       // linear
 uniform float ambient;
 uniform vec3 smoke_color;       // linear albedo
@@ -35,7 +31,10 @@ uniform vec3 flame_light_pos;   // the flame as one soft light: centre,
 uniform vec3 flame_light_rgb;   // power (linear),
 uniform float flame_light_r2;   // and spread²
 uniform bool shadows;
-uniform int shadow_steps;
+uniform bool light_cached;      // the smoke's optical depth towards the light from `light`
+uniform sampler3D light;        // (light.comp: the march at its texels' centres), not marched
+uniform float near;             // but for the first this far, in `near_steps` samples
+uniform int near_steps;
 uniform bool jitter;
 uniform int max_steps;
 uniform sampler2D solid_hits;   // RGBA32F per pixel of the viewport (solid.frag): the nearest
@@ -50,23 +49,6 @@ out vec4 color;
 // Interleaved gradient noise: a per-pixel offset in [0, 1) that hides banding.
 float ign(vec2 p) {
     return fract(52.9829189 * fract(dot(p, vec2(0.06711056, 0.00583715))));
-}
-
-// Entry and exit distances of the ray through the box; tnear is clamped to 0 when the eye is
-// inside. Returns false when the box is missed.
-bool hit_box(vec3 ro, vec3 rd, out float t0, out float t1) {
-    vec3 inv = 1.0 / rd;
-    vec3 ta = (box_min - ro) * inv;
-    vec3 tb = (box_max - ro) * inv;
-    vec3 lo = min(ta, tb);
-    vec3 hi = max(ta, tb);
-    t0 = max(max(lo.x, lo.y), max(lo.z, 0.0));
-    t1 = min(min(hi.x, hi.y), hi.z);
-    return t1 > t0;
-}
-
-float sample_density(vec3 p) {
-    return texture(density, (p - box_min) / (box_max - box_min)).r;
 }
 
 // Linear light → display: exposure, ACES fit (Narkowicz 2015) or a clip, sRGB encoding.
@@ -119,21 +101,35 @@ vec3 flame_emission(vec2 tf) {
     return flame_intensity * tf.y * texture(blackbody, vec2(clamp(u, 0.0, 1.0), 0.5)).rgb;
 }
 
-// Transmittance from p towards the light, through the volume.
+// Transmittance from p towards the light, through the volume (marched: an obstacle's point
+// may lie where the light cache was not worked out).
 float light_transmittance(vec3 p) {
+    return shadows ? exp(-depth_to_light(p)) : 1.0;
+}
+
+// The same at a sample of smoke: from the light cache where there is one.
+float smoke_light(vec3 p) {
     if (!shadows) {
         return 1.0;
     }
+    if (!light_cached) {
+        return exp(-depth_to_light(p));
+    }
+    // The first `near` of the way marched (where a dense smoke's lit face makes the depth
+    // steepest), the rest from the cache.
     float t0, t1;
     if (!hit_box(p, light_dir, t0, t1)) {
         return 1.0;
     }
-    float ds = t1 / float(shadow_steps);
+    float len = min(near, t1);
+    float ds = len / float(near_steps);
     float tau = 0.0;
-    for (int i = 0; i < shadow_steps; ++i) {
+    for (int i = 0; i < near_steps; ++i) {
         tau += sample_density(p + light_dir * ((float(i) + 0.5) * ds));
     }
-    return exp(-tau * density_scale * ds);
+    vec3 q = p + light_dir * len;
+    float far = texture(light, (q - box_min) / (box_max - box_min)).r;
+    return exp(-(tau * density_scale * ds + far));
 }
 
 // The nearest obstacle along this pixel's ray, as the solid pass drew it: distance (1e30
@@ -212,7 +208,7 @@ void main() {
         }
         // Beer–Lambert over one step.
         float a = 1.0 - exp(-d * density_scale * step_len);
-        vec3 incoming = light_color * (ph * light_transmittance(p)) + vec3(ambient);
+        vec3 incoming = light_color * (ph * smoke_light(p)) + vec3(ambient);
         if (fire) {
             vec3 to = p - flame_light_pos;
             incoming += flame_light_rgb / (12.566371 * (dot(to, to) + flame_light_r2));

@@ -5,6 +5,7 @@ pub mod context;
 pub mod exchange;
 pub mod flipbook;
 pub mod label;
+pub mod light;
 pub mod occupancy;
 pub mod offscreen;
 pub mod share;

@@ -142,7 +142,7 @@ impl Occupancy {
 }
 
 /// `t` read texel by texel.
-fn nearest(t: &Texture3d) -> glium::uniforms::Sampler<'_, Texture3d> {
+pub(super) fn nearest(t: &Texture3d) -> glium::uniforms::Sampler<'_, Texture3d> {
     t.sampled()
         .magnify_filter(MagnifySamplerFilter::Nearest)
         .minify_filter(MinifySamplerFilter::Nearest)

@@ -103,6 +103,10 @@ pub struct VolumeRenderer {
     pub uploads: u64,
     /// Which bricks of the volume drawn hold anything to see (empty-space skipping).
     pub(super) occupancy: super::occupancy::Occupancy,
+    /// The smoke's transmittance towards the light, worked out once a volume and light.
+    light: std::cell::RefCell<super::light::LightCache>,
+    /// Counts the volumes drawn (each upload, each set shown): the light cache's key.
+    volume_generation: u64,
 }
 
 /// Temperature and flame on the GPU: the RG32F texture, its dimensions, and the staging
@@ -240,7 +244,12 @@ impl VolumeRenderer {
     pub fn new(facade: &impl Facade) -> Result<Self, RenderError> {
         let table = crate::blackbody::table();
         let r = Self {
-            volume: program(facade, "volume", FULLSCREEN_VERT, VOLUME_FRAG)?,
+            volume: program(
+                facade,
+                "volume",
+                FULLSCREEN_VERT,
+                &super::light::with_march(VOLUME_FRAG),
+            )?,
             background: program(facade, "background", FULLSCREEN_VERT, BACKGROUND_FRAG)?,
             lines: program(facade, "outline", LINE_VERT, LINE_FRAG)?,
             probe: program(facade, "slice probe", FULLSCREEN_VERT, SLICE_PROBE_FRAG)?,
@@ -263,6 +272,8 @@ impl VolumeRenderer {
             last_upload_ms: 0.0,
             uploads: 0,
             occupancy: super::occupancy::Occupancy::new(facade),
+            light: std::cell::RefCell::new(super::light::LightCache::new(facade)),
+            volume_generation: 0,
         };
         Ok(r)
     }
@@ -426,6 +437,7 @@ impl VolumeRenderer {
     /// where it is drawn), for the raymarch to step over the others. Where it cannot, the
     /// raymarch takes every sample: slower, the same picture.
     pub(super) fn refresh_bricks(&mut self, facade: &impl Facade) {
+        self.volume_generation += 1;
         let drawn = match self.shown {
             Some((i, d)) => self.sets.get(i).map(|s| (&s.0, s.1.as_ref(), d)),
             None => self
@@ -449,6 +461,17 @@ impl VolumeRenderer {
     pub fn set_empty_skipping(&mut self, facade: &impl Facade, on: bool) {
         self.occupancy.on = on;
         self.refresh_bricks(facade);
+    }
+
+    /// Switches the light cache on (the default where the context has compute shaders) or
+    /// off (every sample of smoke marches towards the light, as the cache's texels do).
+    pub fn set_light_cache(&mut self, on: bool) {
+        self.light.get_mut().on = on;
+    }
+
+    /// The light cache's texels along each axis, where the last draw read one.
+    pub fn light_cache_dims(&self) -> Option<Dims> {
+        self.light.borrow().dims()
     }
 
     /// Whether the volume drawn now is drawn skipping its empty bricks.
@@ -551,6 +574,21 @@ impl VolumeRenderer {
             .sampled()
             .magnify_filter(MagnifySamplerFilter::Nearest)
             .minify_filter(MinifySamplerFilter::Nearest);
+        // The smoke's light from the cache (worked out now where the volume, its box or the
+        // light changed since the last draw), else marched at every sample.
+        let mut cache = self.light.borrow_mut();
+        let key = super::light::LightKey {
+            volume: self.volume_generation,
+            dims,
+            min: bx.min,
+            max: bx.max,
+            light_dir: settings.light_unit(),
+            density_scale: settings.density_scale,
+            shadow_steps: settings.shadow_steps,
+            bricks: bricks.is_some(),
+        };
+        let wanted = settings.shadows && settings.shadow_steps >= super::light::CACHE_FROM_STEPS;
+        let light = cache.prepare(facade, wanted, key, tex, bricks);
         let heat_tex = match (self.heat_texture(), fire) {
             (Some(h), Some(_)) => h,
             _ => tex,
@@ -616,6 +654,10 @@ impl VolumeRenderer {
                         obstacle_color: lin(settings.obstacle_color),
                         occupancy: occupancy,
                         skip_empty: bricks.is_some(),
+                        light_cached: light.is_some(),
+                        near: super::light::NEAR_VOXELS * bx.h * super::light::texel_spread(dims),
+                        near_steps: super::light::NEAR_STEPS as i32,
+                        light: super::light::linear(light.unwrap_or(tex)),
                         brick: super::occupancy::BRICK as i32,
                     },
                     &premultiplied(viewport),
