@@ -103,7 +103,7 @@ pub struct VolumeRenderer {
     pub uploads: u64,
     /// Which bricks of the volume drawn hold anything to see (empty-space skipping).
     pub(super) occupancy: super::occupancy::Occupancy,
-    /// The smoke's transmittance towards the light, worked out once a volume and light.
+    /// The smoke's optical depth towards the light, worked out once a volume and light.
     light: std::cell::RefCell<super::light::LightCache>,
     /// Counts the volumes drawn (each upload, each set shown): the light cache's key.
     volume_generation: u64,
@@ -463,8 +463,9 @@ impl VolumeRenderer {
         self.refresh_bricks(facade);
     }
 
-    /// Switches the light cache on (the default where the context has compute shaders) or
-    /// off (every sample of smoke marches towards the light, as the cache's texels do).
+    /// Switches the light cache on (the default on a card with compute shaders) or off (the
+    /// default on a software renderer: every sample of smoke marches towards the light, as
+    /// the cache's texels do).
     pub fn set_light_cache(&mut self, on: bool) {
         self.light.get_mut().on = on;
     }
@@ -589,6 +590,16 @@ impl VolumeRenderer {
         };
         let wanted = settings.shadows && settings.shadow_steps >= super::light::CACHE_FROM_STEPS;
         let light = cache.prepare(facade, wanted, key, tex, bricks);
+        // (how far a sample of smoke marches before reading the cache: NEAR_VOXELS texels'
+        // spacing in the texture's voxels, which light.comp's reach counts in)
+        let voxel = [
+            (bx.max[0] - bx.min[0]) / dims.nx as f32,
+            (bx.max[1] - bx.min[1]) / dims.ny as f32,
+            (bx.max[2] - bx.min[2]) / dims.nz as f32,
+        ]
+        .into_iter()
+        .fold(f32::INFINITY, f32::min);
+        let near = super::light::NEAR_VOXELS * super::light::texel_spread(dims) * voxel;
         let heat_tex = match (self.heat_texture(), fire) {
             (Some(h), Some(_)) => h,
             _ => tex,
@@ -655,7 +666,7 @@ impl VolumeRenderer {
                         occupancy: occupancy,
                         skip_empty: bricks.is_some(),
                         light_cached: light.is_some(),
-                        near: super::light::NEAR_VOXELS * bx.h * super::light::texel_spread(dims),
+                        near: near,
                         near_steps: super::light::NEAR_STEPS as i32,
                         light: super::light::linear(light.unwrap_or(tex)),
                         brick: super::occupancy::BRICK as i32,
