@@ -6,19 +6,25 @@
 
 use plume::camera::OrbitCamera;
 use plume::frame::{Frame, Select};
-use plume::render::context;
 use plume::render::occupancy::{bricks, BRICK};
 use plume::render::offscreen::snapshot;
 use plume::render::volume::VolumeBox;
-use plume::render::{Image, Offscreen, RenderSettings, VolumeRenderer};
+use plume::render::{Image, RenderSettings, VolumeRenderer};
 use plume::scene::Scene;
 use plume::sim::{Dims, Grid};
 use std::rc::Rc;
 
-fn gl() -> Rc<glium::backend::Context> {
-    context::headless().unwrap_or_else(|e| {
-        panic!("no OpenGL context: {e}. The GL tests need Mesa's EGL (libegl1, libegl-mesa0, libgl1-mesa-dri).")
-    })
+mod common;
+
+/// A picture of `r`'s volume, 160 × 120 pixels.
+fn image(
+    ctx: &Rc<glium::backend::Context>,
+    r: &VolumeRenderer,
+    cam: &OrbitCamera,
+    bx: &VolumeBox,
+    s: &RenderSettings,
+) -> Image {
+    common::gl::image(ctx, r, cam, bx, s, (160, 120))
 }
 
 /// The bricks a sample can see something in, by the rule: a sample inside brick b reads
@@ -64,7 +70,7 @@ fn read_bricks(r: &VolumeRenderer, ctx: &Rc<glium::backend::Context>) -> Vec<f32
 
 #[test]
 fn the_bricks_are_exactly_those_a_sample_can_see_something_in() {
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let mut r = VolumeRenderer::new(&ctx).expect("shaders");
     // Not a whole number of bricks along any axis.
     let d = Dims {
@@ -133,7 +139,7 @@ fn flame_only() -> Frame {
 
 #[test]
 fn the_bricks_count_the_flame_where_it_is_drawn() {
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let mut r = VolumeRenderer::new(&ctx).expect("shaders");
     let f = flame_only();
     let d = f.grid.dims;
@@ -154,20 +160,6 @@ fn the_bricks_count_the_flame_where_it_is_drawn() {
     smoke_only.temperature = None;
     r.upload_frame(&ctx, &smoke_only, 1000.0).expect("upload");
     assert!(read_bricks(&r, &ctx).iter().all(|&v| v == 0.0));
-}
-
-fn image(
-    ctx: &Rc<glium::backend::Context>,
-    r: &VolumeRenderer,
-    cam: &OrbitCamera,
-    bx: &VolumeBox,
-    s: &RenderSettings,
-) -> Image {
-    Offscreen::new(ctx, 160, 120)
-        .expect("target")
-        .render(ctx, r, cam, bx, s)
-        .expect("render")
-        .0
 }
 
 /// Asserts that `r`'s volume looks the same, pixel for pixel, skipping empty bricks and
@@ -222,7 +214,7 @@ fn around(center: [f32; 3], dist: f32) -> Vec<OrbitCamera> {
 
 #[test]
 fn skipping_empty_bricks_changes_no_pixel() {
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let mut r = VolumeRenderer::new(&ctx).expect("shaders");
     // Two small puffs in a box that is not a whole number of bricks, seen from outside and
     // from inside (the eye in an empty brick), jittered, shadowed, lit from the side.
@@ -236,13 +228,9 @@ fn skipping_empty_bricks_changes_no_pixel() {
     // Two puffs, and small blobs strewn over the box (a fixed sequence), many of them on
     // a brick's face where a ray comes in from an empty brick next to it.
     let mut blobs = vec![([9.0, 20.0, 6.0], 3.5f32), ([28.0, 7.0, 15.0], 5.0)];
-    let mut seed = 12345u32;
-    let mut next = |n: usize| {
-        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        (seed >> 8) as f32 / (1u32 << 24) as f32 * n as f32
-    };
+    let mut rng = common::Rng::new(12345);
     for _ in 0..40 {
-        let c = [next(d.nx), next(d.ny), next(d.nz)];
+        let c = [d.nx, d.ny, d.nz].map(|n| rng.range(0.0, n as f32));
         blobs.push((c, 1.2));
     }
     for (c, rad) in blobs {
@@ -281,7 +269,7 @@ fn skipping_empty_bricks_changes_no_pixel() {
 
 #[test]
 fn skipping_changes_no_pixel_of_the_presets_smoke_fire_and_obstacles() {
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let select = Select {
         density: true,
         temperature: true,

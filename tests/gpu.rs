@@ -569,6 +569,8 @@ fn the_viewers_3d_view_draws_the_gpu_solvers_textures_with_nothing_read_back() {
     let j: serde_json::Value =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert_eq!(j["draws_gpu_textures"], true, "{j}");
+    // (the 3D view steps over the empty bricks of the solver's textures too)
+    assert_eq!(j["skips_empty_bricks"], true, "{j}");
     assert_eq!(j["texture_uploads"], 0, "{j}");
     assert_eq!(j["gpu_field_reads"], 0, "{j}");
     assert!(!err.contains("reads the GPU solver's fields back"), "{err}");

@@ -6,21 +6,17 @@
 
 use plume::camera::OrbitCamera;
 use plume::frame::Select;
-use plume::render::context;
 use plume::render::light::light_dims;
 use plume::render::offscreen::snapshot;
 use plume::render::volume::VolumeBox;
-use plume::render::{Image, Offscreen, RenderSettings, VolumeRenderer};
+use plume::render::{Image, RenderSettings, VolumeRenderer};
 use plume::scene::Scene;
 use plume::sim::{Dims, Grid};
 use std::rc::Rc;
 
-fn gl() -> Rc<glium::backend::Context> {
-    context::headless().unwrap_or_else(|e| {
-        panic!("no OpenGL context: {e}. The GL tests need Mesa's EGL (libegl1, libegl-mesa0, libgl1-mesa-dri).")
-    })
-}
+mod common;
 
+/// A picture of `r`'s volume, 200 × 150 pixels.
 fn image(
     ctx: &Rc<glium::backend::Context>,
     r: &VolumeRenderer,
@@ -28,11 +24,7 @@ fn image(
     bx: &VolumeBox,
     s: &RenderSettings,
 ) -> Image {
-    Offscreen::new(ctx, 200, 150)
-        .expect("target")
-        .render(ctx, r, cam, bx, s)
-        .expect("render")
-        .0
+    common::gl::image(ctx, r, cam, bx, s, (200, 150))
 }
 
 /// The largest difference of a channel between two images, the mean over every channel,
@@ -149,7 +141,7 @@ fn cache_against_march(
 
 #[test]
 fn the_cache_draws_the_smoke_as_marching_does_within_a_few_levels() {
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let mut r = VolumeRenderer::new(&ctx).expect("shaders");
     let (v, d) = block_and_ball();
     r.upload(&ctx, &v, d).expect("upload");
@@ -195,7 +187,7 @@ fn the_cache_draws_the_smoke_as_marching_does_within_a_few_levels() {
 fn the_texels_left_out_are_none_a_sample_reads() {
     // With the bricks the cache marches only texels near smoke; without them (skipping off)
     // every texel: the pictures are the same to the bit.
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let mut r = VolumeRenderer::new(&ctx).expect("shaders");
     r.set_light_cache(true);
     let (v, d) = block_and_ball();
@@ -221,7 +213,7 @@ fn the_texels_left_out_are_none_a_sample_reads() {
 fn the_cache_follows_the_volume_the_light_and_the_settings() {
     // Each draw after a change looks as a new renderer's first draw of the same: nothing
     // of the cache before the change is left in the picture.
-    let ctx = gl();
+    let ctx = common::gl::headless();
     let (v, d) = block_and_ball();
     let bx = VolumeBox::of_grid(&Grid::unit(d).expect("grid"));
     let cam = &cameras(&bx)[0];

@@ -641,6 +641,8 @@ impl Running {
             "dims": d,
             "texture_uploads": self.renderer.uploads,
             "draws_gpu_textures": self.renderer.draws_shared(),
+            "skips_empty_bricks": self.renderer.skips_empty(),
+            "light_cache": self.renderer.light_cache_dims().map(|d| d.as_array()),
             "gpu_field_reads": self.snapshot.as_ref().and_then(|s| s.transfers).map(|t| t.field_reads),
         });
         if let serde_json::Value::Object(more) = more {

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod gl;
 pub mod mesh;
 
 use plume::sim::{Dims, Solver};
