@@ -11,6 +11,7 @@ pub mod offscreen;
 pub mod share;
 pub mod solids;
 pub mod volume;
+mod volume_aids;
 mod volume_sets;
 pub mod window;
 

@@ -77,9 +77,9 @@ pub struct VolumeRenderer {
     volume: Program,
     background: Program,
     lines: Program,
-    probe: Program,
+    pub(super) probe: Program,
     stream: Program,
-    texture: Option<(Texture3d, Dims)>,
+    pub(super) texture: Option<(Texture3d, Dims)>,
     staging: Option<PixelBuffer<f32>>,
     /// The sets of textures the GPU solver writes (see `render::exchange`): density and,
     /// where something burns, temperature with flame. Made here, owned here.
@@ -91,7 +91,7 @@ pub struct VolumeRenderer {
     pub(super) solids: super::solids::SolidPass,
     /// Temperature and flame (RG32F) while the frame holds flame, and the flame as one soft
     /// light for the smoke around it.
-    heat: Option<HeatTexture>,
+    pub(super) heat: Option<HeatTexture>,
     pub(super) fire: Option<FlameLight>,
     /// The blackbody emission table (N × 1 RGB32F) and its values for the CPU side.
     blackbody: Texture2d,
@@ -104,9 +104,9 @@ pub struct VolumeRenderer {
     /// Which bricks of the volume drawn hold anything to see (empty-space skipping).
     pub(super) occupancy: super::occupancy::Occupancy,
     /// The smoke's optical depth towards the light, worked out once a volume and light.
-    light: std::cell::RefCell<super::light::LightCache>,
+    pub(super) light: std::cell::RefCell<super::light::LightCache>,
     /// Counts the volumes drawn (each upload, each set shown): the light cache's key.
-    volume_generation: u64,
+    pub(super) volume_generation: u64,
 }
 
 /// Temperature and flame on the GPU: the RG32F texture, its dimensions, and the staging
@@ -301,7 +301,7 @@ impl VolumeRenderer {
     }
 
     /// The density texture drawn: the shown shared set's, or the uploaded one.
-    fn density_texture(&self) -> Option<(&Texture3d, Dims)> {
+    pub(super) fn density_texture(&self) -> Option<(&Texture3d, Dims)> {
         match self.shown {
             Some((i, d)) => self.sets.get(i).map(|s| (&s.0, d)),
             None => self.texture.as_ref().map(|(t, d)| (t, *d)),
@@ -309,7 +309,7 @@ impl VolumeRenderer {
     }
 
     /// The temperature-and-flame texture drawn, if any.
-    fn heat_texture(&self) -> Option<&Texture3d> {
+    pub(super) fn heat_texture(&self) -> Option<&Texture3d> {
         match self.shown {
             Some((i, _)) => self.sets.get(i).and_then(|s| s.1.as_ref()),
             None => self.heat.as_ref().map(|h| &h.0),
@@ -431,71 +431,6 @@ impl VolumeRenderer {
     /// The flame light of the last upload, `None` when nothing glows.
     pub fn flame_light(&self) -> Option<FlameLight> {
         self.fire
-    }
-
-    /// Works out which bricks of the volume drawn now hold anything to see (with the flame
-    /// where it is drawn), for the raymarch to step over the others. Where it cannot, the
-    /// raymarch takes every sample: slower, the same picture.
-    pub(super) fn refresh_bricks(&mut self, facade: &impl Facade) {
-        self.volume_generation += 1;
-        let drawn = match self.shown {
-            Some((i, d)) => self.sets.get(i).map(|s| (&s.0, s.1.as_ref(), d)),
-            None => self
-                .texture
-                .as_ref()
-                .map(|(t, d)| (t, self.heat.as_ref().map(|h| &h.0), *d)),
-        };
-        let Some((density, heat, dims)) = drawn else {
-            self.occupancy.stale();
-            return;
-        };
-        // (the draw shows the flame where the frame has a flame light and a heat texture)
-        let heat = heat.filter(|_| self.fire.is_some());
-        if self.occupancy.fill(facade, density, heat, dims).is_err() {
-            self.occupancy.stale();
-        }
-    }
-
-    /// Switches empty-space skipping on (the default where the context has compute
-    /// shaders) or off: the same picture either way, off takes every sample.
-    pub fn set_empty_skipping(&mut self, facade: &impl Facade, on: bool) {
-        self.occupancy.on = on;
-        self.refresh_bricks(facade);
-    }
-
-    /// Switches the light cache on (the default on a card with compute shaders) or off (the
-    /// default on a software renderer: every sample of smoke marches towards the light, as
-    /// the cache's texels do).
-    pub fn set_light_cache(&mut self, on: bool) {
-        self.light.get_mut().on = on;
-    }
-
-    /// The light cache's texels along each axis, where the last draw read one.
-    pub fn light_cache_dims(&self) -> Option<Dims> {
-        self.light.borrow().dims()
-    }
-
-    /// Whether the volume drawn now is drawn skipping its empty bricks.
-    pub fn skips_empty(&self) -> bool {
-        let fire = self.fire.is_some() && self.heat_texture().is_some();
-        self.density_texture()
-            .is_some_and(|(_, d)| self.occupancy.for_draw(d, fire).is_some())
-    }
-
-    /// The bricks' grid as the raymarch reads it (1: something to see in the brick, 0:
-    /// nothing), x-fastest, and its bricks along each axis; `None` where nothing is skipped.
-    pub fn read_bricks(
-        &self,
-        facade: &impl Facade,
-    ) -> Result<Option<(Vec<f32>, Dims)>, RenderError> {
-        let Some((grid, b)) = self.occupancy.filled() else {
-            return Ok(None);
-        };
-        let mut all = Vec::with_capacity(b.cells());
-        for z in 0..b.nz {
-            all.extend(self.read_layer(facade, grid, b, z)?);
-        }
-        Ok(Some((all, b)))
     }
 
     /// Draws background, outline and volume into `viewport` of `surface`.
@@ -770,70 +705,6 @@ impl VolumeRenderer {
                 )
                 .map_err(|e| RenderError::draw("streamlines", e))
         })
-    }
-
-    /// Reads z-slice `z` back from the texture, texel by texel (x-fastest, nx·ny values).
-    pub fn read_slice(&self, facade: &impl Facade, z: usize) -> Result<Vec<f32>, RenderError> {
-        let Some((tex, dims)) = self.density_texture() else {
-            return Err(RenderError::resource_msg("no volume uploaded"));
-        };
-        if z >= dims.nz {
-            return Err(RenderError::resource_msg(format!(
-                "slice {z} outside 0..{}",
-                dims.nz
-            )));
-        }
-        self.read_layer(facade, tex, dims, z)
-    }
-
-    /// Layer `z` of `tex` (a `dims` R32F texture), texel by texel, x-fastest.
-    fn read_layer(
-        &self,
-        facade: &impl Facade,
-        tex: &Texture3d,
-        dims: Dims,
-        z: usize,
-    ) -> Result<Vec<f32>, RenderError> {
-        let (w, h) = (dims.nx as u32, dims.ny as u32);
-        let target = glium::texture::Texture2d::empty_with_format(
-            facade,
-            UncompressedFloatFormat::F32F32F32F32,
-            MipmapsOption::NoMipmap,
-            w,
-            h,
-        )
-        .map_err(|e| RenderError::resource("probe texture", e))?;
-        let mut fb = glium::framebuffer::SimpleFrameBuffer::new(facade, &target)
-            .map_err(|e| RenderError::resource("probe framebuffer", e))?;
-        fb.draw(
-            glium::vertex::EmptyVertexAttributes { len: 3 },
-            NoIndices(PrimitiveType::TrianglesList),
-            &self.probe,
-            &uniform! {
-                density: tex.sampled()
-                    .magnify_filter(MagnifySamplerFilter::Nearest)
-                    .minify_filter(MinifySamplerFilter::Nearest),
-                slice: z as i32,
-            },
-            &Default::default(),
-        )
-        .map_err(|e| RenderError::draw("the slice probe", e))?;
-        let image = target
-            .main_level()
-            .first_layer()
-            .into_image(None)
-            .ok_or_else(|| RenderError::resource_msg("probe texture has no image"))?;
-        let rows: Vec<Vec<(f32, f32, f32, f32)>> = image.raw_read(&Rect {
-            left: 0,
-            bottom: 0,
-            width: w,
-            height: h,
-        });
-        // Rows come bottom (y = 0) first, which is the grid's order too.
-        Ok(rows
-            .into_iter()
-            .flat_map(|r| r.into_iter().map(|p| p.0))
-            .collect())
     }
 }
 
