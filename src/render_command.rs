@@ -268,6 +268,8 @@ fn render_simulation(a: &RenderArgs) -> Result<()> {
             "dims": d.as_array(),
             "upres": if scene.detail.enabled { scene.detail.factor } else { 0 },
             "simulated_dims": scene.dims().as_array(),
+            "skips_empty_bricks": renderer.skips_empty(),
+            "light_cache": renderer.light_cache_dims().map(|d| d.as_array()),
         }),
     )
 }
@@ -355,6 +357,8 @@ fn render_run(a: &RenderArgs, dir: &Path) -> Result<()> {
             "read_from": run.format().ext(),
             "dims": grid.dims.as_array(),
             "upres": m.upres,
+            "skips_empty_bricks": renderer.skips_empty(),
+            "light_cache": renderer.light_cache_dims().map(|d| d.as_array()),
         }),
     )
 }

@@ -374,6 +374,7 @@ fn render_writes_a_png_and_reports_timings() {
         assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {v}");
     }
     assert_eq!(v["frames"], 1);
+    assert_eq!(v["skips_empty_bricks"], true, "{v}");
     assert_eq!(png_size(&out), (80, 60));
     std::fs::remove_dir_all(&dir).ok();
 }
