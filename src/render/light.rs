@@ -1,14 +1,15 @@
-//! The light cache: the smoke's transmittance towards the light, worked out once a volume
-//! (and again when the light, the density scale or the shadow samples change) at the
-//! texels of a grid of at most [`LIGHT_MOST`] along each side, by the march the raymarch
+//! The light cache: the smoke's optical depth towards the light, worked out once a volume
+//! (and again when the light, the density scale, the shadow samples or the box change) at
+//! the texels of a grid of at most [`LIGHT_MOST`] along each side, by the march the raymarch
 //! took at every sample of smoke (`shaders/light_march.glsl`, in `shaders/light.comp`).
-//! The raymarch then reads it with linear filtering: one fetch a sample of smoke instead of
-//! `shadow_steps` (24 by default). What it changes in the picture is the interpolation
-//! between texels' centres, kept small by marching the first few voxels from each sample
-//! ([`NEAR_VOXELS`]) and reading the cache only beyond them (`tests/light_cache.rs` bounds
-//! what is left). Texels no sample of smoke can read (no brick within reach of them holds
-//! anything, `occupancy.rs`) are not marched.
-//! It needs compute shaders (OpenGL 4.3); without them the raymarch marches as before.
+//! A sample of smoke then marches only the first [`NEAR_VOXELS`] towards the light
+//! ([`NEAR_STEPS`] samples) and reads the rest from the cache with linear filtering: 7
+//! fetches instead of `shadow_steps` (24 by default). What it changes in the picture is the
+//! interpolation between texels' centres beyond that short march (`tests/light_cache.rs`
+//! bounds it). Texels no sample of smoke can read (no brick within reach of them holds
+//! anything, `occupancy.rs`) are not marched. On by default on a card, off on a software
+//! renderer (`LightCache::on`); it needs compute shaders (OpenGL 4.3), and without
+//! them the raymarch marches as before.
 
 use super::occupancy::BRICK;
 use super::RenderError;
@@ -31,8 +32,9 @@ pub const LIGHT_MOST: usize = 128;
 
 /// Samples of smoke still march the first [`NEAR_VOXELS`] voxels towards the light (in
 /// this many samples) and take the rest from the cache: the depth is steepest at a dense
-/// smoke's lit face, where interpolating it between texels was up to 20 levels off (a
-/// block of density 1.5), against 3 so (`tests/light_cache.rs`).
+/// smoke's lit face, where reading it from the cache at the sample was up to 20 levels off
+/// (a block of density 1.5 lit from the side), against at most 6 so
+/// (`tests/light_cache.rs`).
 pub const NEAR_STEPS: u32 = 6;
 
 /// How far samples of smoke march before reading the cache, in voxels (texels where the

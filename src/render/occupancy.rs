@@ -21,7 +21,8 @@ use glium::uniforms::{
 const OCCUPANCY_COMP: &str = include_str!("../../shaders/occupancy.comp");
 
 /// Voxels along each side of a brick. Smaller bricks hug the smoke closer, larger ones step
-/// further at a time; 4 was the fastest of 2, 4 and 8 on llvmpipe (docs/performance.md).
+/// further at a time: of 4, 8 and 16 timed on llvmpipe, 8 was the fastest at 64³ and
+/// within 6% of 16 at 128³ (docs/rendering.md).
 pub const BRICK: usize = 8;
 
 /// The shader's work group, along each axis (its `local_size`).
