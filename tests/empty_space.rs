@@ -9,23 +9,15 @@ use plume::frame::{Frame, Select};
 use plume::render::occupancy::{bricks, BRICK};
 use plume::render::offscreen::snapshot;
 use plume::render::volume::VolumeBox;
-use plume::render::{Image, RenderSettings, VolumeRenderer};
+use plume::render::{RenderSettings, VolumeRenderer};
 use plume::scene::Scene;
 use plume::sim::{Dims, Grid};
 use std::rc::Rc;
 
 mod common;
 
-/// A picture of `r`'s volume, 160 × 120 pixels.
-fn image(
-    ctx: &Rc<glium::backend::Context>,
-    r: &VolumeRenderer,
-    cam: &OrbitCamera,
-    bx: &VolumeBox,
-    s: &RenderSettings,
-) -> Image {
-    common::gl::image(ctx, r, cam, bx, s, (160, 120))
-}
+/// The pictures' size, pixels.
+const SIZE: (u32, u32) = (160, 120);
 
 /// The bricks a sample can see something in, by the rule: a sample inside brick b reads
 /// voxels b·BRICK − 1 to (b + 1)·BRICK along each axis (its own and one beyond each face),
@@ -176,10 +168,10 @@ fn same_both_ways(
     for (i, cam) in cams.iter().enumerate() {
         r.set_empty_skipping(ctx, true);
         assert!(r.skips_empty(), "{what}: not skipping");
-        let skipped = image(ctx, r, cam, bx, s);
+        let skipped = common::gl::image(ctx, r, cam, bx, s, SIZE);
         r.set_empty_skipping(ctx, false);
         assert!(!r.skips_empty());
-        let every = image(ctx, r, cam, bx, s);
+        let every = common::gl::image(ctx, r, cam, bx, s, SIZE);
         let differ = skipped
             .rgba
             .chunks(4)
@@ -193,7 +185,7 @@ fn same_both_ways(
             flame_intensity: 0.0,
             ..s.clone()
         };
-        let background = image(ctx, r, cam, bx, &empty);
+        let background = common::gl::image(ctx, r, cam, bx, &empty, SIZE);
         shown += skipped
             .rgba
             .chunks(4)

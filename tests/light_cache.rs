@@ -16,16 +16,8 @@ use std::rc::Rc;
 
 mod common;
 
-/// A picture of `r`'s volume, 200 × 150 pixels.
-fn image(
-    ctx: &Rc<glium::backend::Context>,
-    r: &VolumeRenderer,
-    cam: &OrbitCamera,
-    bx: &VolumeBox,
-    s: &RenderSettings,
-) -> Image {
-    common::gl::image(ctx, r, cam, bx, s, (200, 150))
-}
+/// The pictures' size, pixels.
+const SIZE: (u32, u32) = (200, 150);
 
 /// The largest difference of a channel between two images, the mean over every channel,
 /// and the pixels that differ at all.
@@ -98,16 +90,16 @@ fn cache_against_march(
     };
     for (i, cam) in cameras(bx).iter().enumerate() {
         r.set_light_cache(true);
-        let cached = image(ctx, r, cam, bx, s);
+        let cached = common::gl::image(ctx, r, cam, bx, s, SIZE);
         assert!(
             r.light_cache_dims().is_some(),
             "{what}: the cache was not read"
         );
         r.set_light_cache(false);
-        let marched = image(ctx, r, cam, bx, s);
+        let marched = common::gl::image(ctx, r, cam, bx, s, SIZE);
         assert!(r.light_cache_dims().is_none());
-        let exact = image(ctx, r, cam, bx, &fine);
-        let unshadowed = image(
+        let exact = common::gl::image(ctx, r, cam, bx, &fine, SIZE);
+        let unshadowed = common::gl::image(
             ctx,
             r,
             cam,
@@ -116,6 +108,7 @@ fn cache_against_march(
                 shadows: false,
                 ..s.clone()
             },
+            SIZE,
         );
         r.set_light_cache(true);
         let (most, mean, _) = compare(&cached, &exact);
@@ -160,7 +153,14 @@ fn the_cache_draws_the_smoke_as_marching_does_within_a_few_levels() {
             &format!("block and ball, light {light_dir:?}"),
         );
     }
-    image(&ctx, &r, &cameras(&bx)[0], &bx, &RenderSettings::default());
+    common::gl::image(
+        &ctx,
+        &r,
+        &cameras(&bx)[0],
+        &bx,
+        &RenderSettings::default(),
+        SIZE,
+    );
     assert_eq!(
         r.light_cache_dims(),
         Some(d),
@@ -199,10 +199,10 @@ fn the_texels_left_out_are_none_a_sample_reads() {
     };
     for cam in cameras(&bx) {
         r.set_empty_skipping(&ctx, true);
-        let near = image(&ctx, &r, &cam, &bx, &s);
+        let near = common::gl::image(&ctx, &r, &cam, &bx, &s, SIZE);
         assert!(r.skips_empty() && r.light_cache_dims().is_some());
         r.set_empty_skipping(&ctx, false);
-        let all = image(&ctx, &r, &cam, &bx, &s);
+        let all = common::gl::image(&ctx, &r, &cam, &bx, &s, SIZE);
         assert!(!r.skips_empty() && r.light_cache_dims().is_some());
         let (most, _, differ) = compare(&near, &all);
         assert_eq!(differ, 0, "{differ} pixels differ, by up to {most}");
@@ -255,11 +255,11 @@ fn the_cache_follows_the_volume_the_light_and_the_settings() {
     r.set_light_cache(true);
     for (what, volume, s) in changes {
         r.upload(&ctx, &v, d).expect("upload");
-        let before = image(&ctx, &r, cam, &bx, &base);
+        let before = common::gl::image(&ctx, &r, cam, &bx, &base, SIZE);
         if let Some(new) = &volume {
             r.upload(&ctx, new, d).expect("upload");
         }
-        let after = image(&ctx, &r, cam, &bx, &s);
+        let after = common::gl::image(&ctx, &r, cam, &bx, &s, SIZE);
         assert!(
             r.light_cache_dims().is_some(),
             "{what}: the cache was not read"
@@ -269,14 +269,14 @@ fn the_cache_follows_the_volume_the_light_and_the_settings() {
         fresh
             .upload(&ctx, volume.as_ref().unwrap_or(&v), d)
             .expect("upload");
-        let want = image(&ctx, &fresh, cam, &bx, &s);
+        let want = common::gl::image(&ctx, &fresh, cam, &bx, &s, SIZE);
         assert!(fresh.light_cache_dims().is_some());
         assert_eq!(compare(&after, &want).2, 0, "after a change of {what}");
         assert!(compare(&before, &want).2 > 100, "{what}: the change shows");
     }
     // The same volume again, without a new upload: the cache is reused, the picture the same.
-    let again = image(&ctx, &r, cam, &bx, &base);
-    let again2 = image(&ctx, &r, cam, &bx, &base);
+    let again = common::gl::image(&ctx, &r, cam, &bx, &base, SIZE);
+    let again2 = common::gl::image(&ctx, &r, cam, &bx, &base, SIZE);
     assert_eq!(compare(&again, &again2).2, 0);
 }
 

@@ -18,10 +18,7 @@ use glium::backend::Facade;
 use glium::program::ComputeShader;
 use glium::texture::{MipmapsOption, Texture3d, UncompressedFloatFormat};
 use glium::uniform;
-use glium::uniforms::{
-    ImageUnit, ImageUnitAccess, ImageUnitBehavior, ImageUnitFormat, MagnifySamplerFilter,
-    MinifySamplerFilter, Sampler, SamplerWrapFunction,
-};
+use glium::uniforms::{ImageUnit, ImageUnitAccess, ImageUnitBehavior, ImageUnitFormat};
 
 const LIGHT_MARCH: &str = include_str!("../../shaders/light_march.glsl");
 const LIGHT_COMP: &str = include_str!("../../shaders/light.comp");
@@ -103,14 +100,6 @@ pub(super) struct LightCache {
     pub on: bool,
 }
 
-/// `t` sampled as the raymarch samples the density: linear, clamped to the edge.
-pub(super) fn linear(t: &Texture3d) -> Sampler<'_, Texture3d> {
-    t.sampled()
-        .magnify_filter(MagnifySamplerFilter::Linear)
-        .minify_filter(MinifySamplerFilter::Linear)
-        .wrap_function(SamplerWrapFunction::Clamp)
-}
-
 impl LightCache {
     pub(super) fn new(facade: &impl Facade) -> Self {
         let supported = ComputeShader::is_supported(facade.get_context());
@@ -176,7 +165,7 @@ impl LightCache {
             let use_bricks = key.bricks && bricks.is_some();
             shader.execute(
                 uniform! {
-                    density: linear(density),
+                    density: super::linear(density),
                     box_min: key.min,
                     box_max: key.max,
                     density_scale: key.density_scale,
@@ -184,7 +173,7 @@ impl LightCache {
                     shadow_steps: key.shadow_steps as i32,
                     light: ImageUnit(grid, behavior),
                     use_bricks: use_bricks,
-                    occupancy: super::occupancy::nearest(bricks.unwrap_or(density)),
+                    occupancy: super::nearest(bricks.unwrap_or(density)),
                     brick: BRICK as i32,
                     reach: reach,
                 },

@@ -21,6 +21,27 @@ pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 pub use crate::render_settings::MAX_OBSTACLES;
 pub use volume::{RenderSettings, VolumeRenderer};
 
+/// A 3D texture sampled as the raymarch samples the volume: linear, clamped to the edge.
+pub(crate) fn linear(
+    t: &glium::texture::Texture3d,
+) -> glium::uniforms::Sampler<'_, glium::texture::Texture3d> {
+    use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter, SamplerWrapFunction};
+    t.sampled()
+        .magnify_filter(MagnifySamplerFilter::Linear)
+        .minify_filter(MinifySamplerFilter::Linear)
+        .wrap_function(SamplerWrapFunction::Clamp)
+}
+
+/// A 3D texture read texel by texel.
+pub(crate) fn nearest(
+    t: &glium::texture::Texture3d,
+) -> glium::uniforms::Sampler<'_, glium::texture::Texture3d> {
+    use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter};
+    t.sampled()
+        .magnify_filter(MagnifySamplerFilter::Nearest)
+        .minify_filter(MinifySamplerFilter::Nearest)
+}
+
 /// Compiles a vertex and a fragment shader into a program; `name` names it in errors.
 pub(crate) fn program(
     facade: &impl glium::backend::Facade,

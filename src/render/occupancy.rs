@@ -13,10 +13,7 @@ use glium::backend::Facade;
 use glium::program::ComputeShader;
 use glium::texture::{MipmapsOption, Texture3d, UncompressedFloatFormat};
 use glium::uniform;
-use glium::uniforms::{
-    ImageUnit, ImageUnitAccess, ImageUnitBehavior, ImageUnitFormat, MagnifySamplerFilter,
-    MinifySamplerFilter,
-};
+use glium::uniforms::{ImageUnit, ImageUnitAccess, ImageUnitBehavior, ImageUnitFormat};
 
 const OCCUPANCY_COMP: &str = include_str!("../../shaders/occupancy.comp");
 
@@ -111,8 +108,8 @@ impl Occupancy {
         let b = bricks(dims);
         shader.execute(
             uniform! {
-                density: nearest(density),
-                heat: nearest(heat.unwrap_or(density)),
+                density: super::nearest(density),
+                heat: super::nearest(heat.unwrap_or(density)),
                 fire: heat.is_some(),
                 brick: BRICK as i32,
                 occupancy: ImageUnit(grid, behavior),
@@ -140,11 +137,4 @@ impl Occupancy {
         self.filled_with_fire?;
         self.grid.as_ref().map(|(g, d)| (g, bricks(*d)))
     }
-}
-
-/// `t` read texel by texel.
-pub(super) fn nearest(t: &Texture3d) -> glium::uniforms::Sampler<'_, Texture3d> {
-    t.sampled()
-        .magnify_filter(MagnifySamplerFilter::Nearest)
-        .minify_filter(MinifySamplerFilter::Nearest)
 }

@@ -496,20 +496,12 @@ impl VolumeRenderer {
             .sum::<f32>()
             .sqrt();
         let max_steps = ((diag / step).ceil() as i32 + 2).max(1);
-        let sampler = tex
-            .sampled()
-            .magnify_filter(MagnifySamplerFilter::Linear)
-            .minify_filter(MinifySamplerFilter::Linear)
-            .wrap_function(SamplerWrapFunction::Clamp);
+        let sampler = super::linear(tex);
         let fire = self.fire.filter(|_| self.heat_texture().is_some());
         // (every sample, where the bricks are not worked out: bound to the density only
         // so that the sampler has a texture)
         let bricks = self.occupancy.for_draw(dims, fire.is_some());
-        let occupancy = bricks
-            .unwrap_or(tex)
-            .sampled()
-            .magnify_filter(MagnifySamplerFilter::Nearest)
-            .minify_filter(MinifySamplerFilter::Nearest);
+        let occupancy = super::nearest(bricks.unwrap_or(tex));
         // The smoke's light from the cache (worked out now where the volume, its box or the
         // light changed since the last draw), else marched at every sample.
         let mut cache = self.light.borrow_mut();
@@ -539,11 +531,7 @@ impl VolumeRenderer {
             (Some(h), Some(_)) => h,
             _ => tex,
         };
-        let heat = heat_tex
-            .sampled()
-            .magnify_filter(MagnifySamplerFilter::Linear)
-            .minify_filter(MinifySamplerFilter::Linear)
-            .wrap_function(SamplerWrapFunction::Clamp);
+        let heat = super::linear(heat_tex);
         let bb = self
             .blackbody
             .sampled()
@@ -603,7 +591,7 @@ impl VolumeRenderer {
                         light_cached: light.is_some(),
                         near: near,
                         near_steps: super::light::NEAR_STEPS as i32,
-                        light: super::light::linear(light.unwrap_or(tex)),
+                        light: super::linear(light.unwrap_or(tex)),
                         brick: super::occupancy::BRICK as i32,
                     },
                     &premultiplied(viewport),
@@ -673,11 +661,7 @@ impl VolumeRenderer {
             .map(|a| (bx.max[a] - bx.min[a]).powi(2))
             .sum::<f32>()
             .sqrt();
-        let density = tex
-            .sampled()
-            .magnify_filter(MagnifySamplerFilter::Linear)
-            .minify_filter(MinifySamplerFilter::Linear)
-            .wrap_function(SamplerWrapFunction::Clamp);
+        let density = super::linear(tex);
         let mut params = premultiplied(viewport);
         params.line_width = Some(2.0);
         self.solids.with_hits(facade, viewport, camera, |hits| {

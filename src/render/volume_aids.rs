@@ -9,7 +9,6 @@ use crate::sim::Dims;
 use glium::backend::Facade;
 use glium::index::{NoIndices, PrimitiveType};
 use glium::texture::{MipmapsOption, Texture3d, UncompressedFloatFormat};
-use glium::uniforms::{MagnifySamplerFilter, MinifySamplerFilter};
 use glium::{uniform, Rect, Surface};
 
 impl VolumeRenderer {
@@ -116,9 +115,7 @@ impl VolumeRenderer {
             NoIndices(PrimitiveType::TrianglesList),
             &self.probe,
             &uniform! {
-                density: tex.sampled()
-                    .magnify_filter(MagnifySamplerFilter::Nearest)
-                    .minify_filter(MinifySamplerFilter::Nearest),
+                density: super::nearest(tex),
                 slice: z as i32,
             },
             &Default::default(),
