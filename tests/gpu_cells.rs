@@ -224,7 +224,7 @@ fn the_v_cycles_first_two_sweeps_in_one_pass_give_the_same_bits() {
     }
 }
 
-/// The V-cycle's passes a sweep and its prolongation in rows of four cells an invocation,
+/// The V-cycle's passes a sweep and its transfers in rows of four cells an invocation,
 /// loaded and stored as `vec4`s (`mg_rows.comp`, `set_sweep_rows`), give the bits of one
 /// cell an invocation (`mg.comp`): on grids whose cells along x are a multiple of four (every level in rows
 /// down to the coarsest) and grids where only some levels are (the others one cell an
@@ -232,7 +232,8 @@ fn the_v_cycles_first_two_sweeps_in_one_pass_give_the_same_bits() {
 /// the first two sweeps in one pass and in two, and the solve in batches (its β finished by
 /// the last work group of the last sweep, whose r·z partial sums the rows write in the same
 /// tree); step by step the solve's figures and the fields. The same dispatches, and fewer
-/// invocations where rows are whole.
+/// invocations where rows are whole; there every pass above the coarsest level in rows, the
+/// restrictions too.
 #[test]
 fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
     let mut closed = Scene::default_plume().with_resolution(24);
@@ -266,6 +267,14 @@ fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
     ];
     for (name, scene, together, batched) in cases {
         let whole = scene.grid.dims[0] % 4 == 0;
+        // (every level above the coarsest whole rows: the levels halve, rounded up, while
+        // every side is over 4 cells, as `Multigrid` makes them)
+        let mut level = scene.grid.dims;
+        let mut all_levels = true;
+        while level.iter().all(|&v| v > 4) {
+            all_levels &= level[0] % 4 == 0;
+            level = level.map(|v| v.div_ceil(2));
+        }
         eprintln!("{name}: {:?}", scene.grid.dims);
         let mut one = gpu(&scene);
         let mut rows = gpu(&scene);
@@ -274,6 +283,7 @@ fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
             g.set_sweep_rows(on);
             g.set_first_sweeps_together(together);
             g.set_batched_solve(batched);
+            assert!(g.time_kernels(true), "{name}: the kernel clock");
         }
         for step in 1..=4 {
             let what = format!("{name}, step {step}");
@@ -283,6 +293,22 @@ fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
                 "{what}: the fields ({} pressure iterations)",
                 a.pressure_iterations
             );
+            if all_levels {
+                // (every level above the coarsest in rows, its restrictions too: `mg.comp`
+                // a cell an invocation only for the coarsest level's sweeps, a dispatch a
+                // V-cycle)
+                let r = rows.stats().host.as_ref().expect("host");
+                let one_cell: u32 = r
+                    .kernels
+                    .iter()
+                    .filter(|k| k.kernel == "mg")
+                    .map(|k| k.dispatches)
+                    .sum();
+                assert_eq!(
+                    one_cell, a.pressure_iterations,
+                    "{what}: passes of mg.comp a cell an invocation in rows"
+                );
+            }
             if whole {
                 // (a pass over the finest level in rows launches a quarter of the
                 // invocations: seven such passes a V-cycle, the prolongation's among them,

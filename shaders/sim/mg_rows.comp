@@ -1,6 +1,7 @@
 // The V-cycle's passes a sweep (`mg.comp`'s ops 0 to 2 and 8; with RZ_SUMS its finest
-// level's last sweep, ops 9 and 10 on the host) and the coarse correction's prolongation
-// (op 4) in rows: an item is a row of four cells
+// level's last sweep, ops 9 and 10 on the host), the coarse correction's prolongation
+// (op 4) and, compiled apart (RESTRICT_ROWS), the restriction (op 3; an item a row of four
+// coarse cells) in rows: an item is a row of four cells
 // along x, from cell 4·item, loaded as `vec4`s (its values, its right-hand sides, the rows
 // beside it along y and z, and the vec4s left and right of it for the two cells past its
 // ends) and stored as one. On the H200 a copy moved 1530 GB/s a float an invocation and
@@ -14,6 +15,7 @@
 // bytes when op=0: B r, Dst w
 // bytes when op=1: Src r, B r, Dst w
 // bytes when op=2: Src r, B r, Dst w
+// bytes when op=3: Src r ×8, Dst w
 // bytes when op=4: Dst rw
 // bytes when op=8: B r, Dst w
 // bytes: none
@@ -30,8 +32,8 @@ layout(std430) buffer Scalars { double scalars[]; };
 layout(std430) readonly buffer Scalars { double scalars[]; };
 #endif
 
-uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 4 prolong and add, 8 the
-                        // first two sweeps
+uniform uint op;        // 0 sweep from zero, 1 sweep, 2 residual, 3 restrict (compiled
+                        // apart: RESTRICT_ROWS), 4 prolong and add, 8 the first two sweeps
 uniform uvec3 ld;       // this level's cells (ld.x a multiple of 4)
 uniform uint so;        // offsets in floats (multiples of 4): source (4: the coarse
 uniform uint dso;       // correction, in Coarse), destination, right-hand side
@@ -40,8 +42,8 @@ uniform uint mo;        // this level's mask bits (word offset) in Levels; 0xfff
 uniform float scale;    // 2^level
 uniform float omega;
 uniform vec3 weights;   // 8: the smoother's three weights (the first's for the first sweep)
-uniform uvec3 cd;       // 4: the coarse level's cells, its mask bits, and the transfers'
-uniform uint cmo;       // end weights, as `mg.comp`'s
+uniform uvec3 cd;       // 3, 4: the other level's cells, its mask bits, and the
+uniform uint cmo;       // transfers' end weights, as `mg.comp`'s
 uniform vec3 end_lo;
 uniform vec3 end_hi;
 
@@ -129,6 +131,61 @@ vec4 sweep_row(uint r) {
     return v;
 }
 
+#ifdef RESTRICT_ROWS
+// Op 3 in rows (a program of its own, RESTRICT_ROWS, so that the sweeps' does not carry its
+// registers): an item is a row of four coarse cells along x (of `ld`, from cell 4·item),
+// each summing the fine residual (at `so` in Src, a level of `cd` cells, mask `cmo`) with
+// P's weights as `mg.comp`'s `restricted` sums it: the same values and weights, added in
+// the same order (z, then y, then x), so the same bits. Along x the row's fine cells,
+// 2·x0 − 1 to 2·x0 + 8, are in four vec4s of each fine row (the one before the row's eight
+// cells, their two, the one after; clamped to the fine row's ends, where what they hold is
+// not added): 64 vec4 reads for four coarse cells, where a coarse cell an invocation reads
+// 64 floats. Only where both levels' rows are whole vec4s (the host checks).
+vec4 restricted_row(uint r) {
+    uvec3 pc = coords(ld, 4u * r);
+    int per_row = int(cd.x / 4u);
+    // (the vec4 holding fine cells 2·x0 − 4 to 2·x0 − 1; x0 is a multiple of four)
+    int first = int(pc.x / 2u) - 1;
+    vec4 v = vec4(0.0);
+    for (uint dz = 0u; dz < 4u; dz++) {
+        int fz = int(2u * pc.z + dz) - 1;
+        bool inz = fz >= 0 && fz < int(cd.z);
+        uint cz = uint(clamp(fz, 0, int(cd.z) - 1));
+        float wz = weight_at(end_lo, end_hi, 2, cz, cd.z, pc.z, ld.z);
+        // (a slab's sixteen vec4s read before any is added)
+        vec4 vals[16];
+        for (uint k = 0u; k < 16u; k++) {
+            uint fy = uint(clamp(int(2u * pc.y + k / 4u) - 1, 0, int(cd.y) - 1));
+            uint q = uint(clamp(first + int(k % 4u), 0, per_row - 1));
+            vals[k] = src[so / 4u + (fy + cd.y * cz) * uint(per_row) + q];
+        }
+        for (uint dy = 0u; dy < 4u; dy++) {
+            int fy = int(2u * pc.y + dy) - 1;
+            bool iny = fy >= 0 && fy < int(cd.y);
+            uint cy = uint(clamp(fy, 0, int(cd.y) - 1));
+            float wy = weight_at(end_lo, end_hi, 1, cy, cd.y, pc.y, ld.y);
+            for (uint j = 0u; j < 4u; j++) {
+                uint px = pc.x + j;
+                for (uint dx = 0u; dx < 4u; dx++) {
+                    int fx = int(2u * px + dx) - 1;
+                    bool inx = fx >= 0 && fx < int(cd.x);
+                    uint cx = uint(clamp(fx, 0, int(cd.x) - 1));
+                    float wx = weight_at(end_lo, end_hi, 0, cx, cd.x, px, ld.x);
+                    // (fine cell 2·px − 1 + dx is 2·j + dx + 3 cells past the first vec4's
+                    // first)
+                    uint i = 2u * j + dx + 3u;
+                    float val = vals[4u * dy + i / 4u][i % 4u];
+                    bool on = inz && iny && inx && wz != 0.0 && wy != 0.0 && wx != 0.0
+                        && fluid_in(cd, cmo, uvec3(cx, cy, cz));
+                    v[j] += on ? wx * wy * wz * val : 0.0;
+                }
+            }
+        }
+    }
+    return v;
+}
+#endif
+
 #ifdef RZ_SUMS
 // The finest level's last sweep (op 1) with r·z's partial sums, as `mg.comp`'s RZ_SUMS
 // variant writes them: in groups of DOT_WG / 4 rows, each group's Σ b·result over its
@@ -149,6 +206,18 @@ void main() {
     }
     uint r = gid();
     bool in_level = r < count;
+#ifdef RESTRICT_ROWS
+    // Restrict: the row's coarse cells (0 where not fluid, as `mg.comp`'s op 3).
+    if (in_level) {
+        uvec3 pc = coords(ld, 4u * r);
+        vec4 v = restricted_row(r);
+        for (uint k = 0u; k < 4u; k++) {
+            v[k] = fluid_in(ld, mo, pc + uvec3(k, 0u, 0u)) ? v[k] : 0.0;
+        }
+        dst[dso / 4u + r] = v;
+    }
+    return;
+#endif
 #ifndef RZ_SUMS
     if (op == 4u) {
         // Prolong: each fluid cell of the row adds the coarse correction with P's weights,

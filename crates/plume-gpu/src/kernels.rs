@@ -328,6 +328,9 @@ pub(crate) struct Kernels {
     /// rows: [`DOT_WG`] cells, as `mg_last`'s); see [`Kernels::mg_rows_for`].
     pub mg_rows: Kernel,
     pub mg_rows_last: Kernel,
+    /// The restriction in rows of four coarse cells (`mg_rows.comp` with `RESTRICT_ROWS`: a
+    /// program of its own, as `mg.comp`'s part 3).
+    pub mg_rows_restrict: Kernel,
     /// The smoother's sweeps by tiles (`smooth.comp`).
     pub smooth: Kernel,
     pub publish: Kernel,
@@ -495,6 +498,7 @@ impl Kernels {
                 DOT_WG / ROW_CELLS,
                 &format!("#define RZ_SUMS\n{rows_sums}"),
             )?,
+            mg_rows_restrict: make_with("mg_rows.comp", per_item, "#define RESTRICT_ROWS\n")?,
             smooth: k!("smooth.comp", TILE_WG),
             publish: k!("publish.comp"),
             flame_light: k!("flame_light.comp", REDUCE_WG),
@@ -517,11 +521,12 @@ impl Kernels {
         }
     }
 
-    /// The kernel in rows (`mg_rows.comp`) that works op `op` (0 to 2, the prolongation 4,
-    /// 8, and the last sweep's 9 and 10), `None` for the others.
+    /// The kernel in rows (`mg_rows.comp`) that works op `op` (0 to 2, the restriction 3,
+    /// the prolongation 4, 8, and the last sweep's 9 and 10), `None` for the others.
     pub fn mg_rows_for(&self, op: u32) -> Option<&Kernel> {
         match op {
             9 | 10 => Some(&self.mg_rows_last),
+            3 => Some(&self.mg_rows_restrict),
             0..=2 | 4 | 8 => Some(&self.mg_rows),
             _ => None,
         }

@@ -317,7 +317,8 @@ impl Engine {
             std::mem::swap(&mut cur, &mut other);
         }
         self.mg_op(pass, mg, 2, l, cur, lv.t, lv.b, 0, 0.0);
-        self.mg_op(Pass::One, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
+        // (the restriction in rows of four coarse cells where the sweeps are in rows)
+        self.mg_op(pass, mg, 3, l + 1, lv.t, coarse.b, lv.b, l, 0.0);
         let e = self.cycle(mg, l + 1, false, how);
         self.mg_op(pass, mg, 4, l, e, cur, lv.b, l + 1, 0.0);
         for (i, &wk) in w.iter().enumerate() {
@@ -424,9 +425,10 @@ impl Engine {
 
     /// One pass of `mg.comp` on level `l` (`other`: the level restricted from or prolonged
     /// from) with the part of it that works `op` (`Kernels::mg_for`): ops 0 to 2 and 8 several
-    /// cells an invocation, or they, 4, 9 and 10 in rows (`mg_rows.comp`), as `pass` says
-    /// (in rows only where the level's rows are whole vec4s: its cells along x and every
-    /// array's offset multiples of four; one cell an invocation elsewhere, the same bits).
+    /// cells an invocation, or they, 3, 4, 9 and 10 in rows (`mg_rows.comp`), as `pass` says
+    /// (in rows only where the level's rows are whole vec4s: its cells along x, the finer
+    /// level's too for the restriction, and every array's offset multiples of four; one cell
+    /// an invocation elsewhere, the same bits).
     #[allow(clippy::too_many_arguments)]
     fn mg_op(
         &self,
@@ -443,7 +445,9 @@ impl Engine {
         let lv = &mg.levels[l];
         let ol = &mg.levels[other];
         let ((sb, so), (db, dso), (bb, bo)) = (self.at(src), self.at(dst), self.at(b));
+        // (the restriction reads the finer level's rows as vec4s too)
         let whole_rows = lv.dims[0].is_multiple_of(ROW_CELLS)
+            && (op != 3 || ol.dims[0].is_multiple_of(ROW_CELLS))
             && [so, dso, bo].iter().all(|o| o.is_multiple_of(ROW_CELLS));
         let rows = self
             .k
