@@ -394,3 +394,79 @@ fn the_laplacian_in_rows_of_four_gives_the_same_bits() {
         }
     }
 }
+
+/// The pressure gradient's pass in rows of four cells an invocation, the pressure and the y
+/// and z faces loaded and stored as `vec4`s (`gradient_rows.comp`, `set_gradient_rows`),
+/// gives the bits of one cell an invocation (`gradient.comp`): every side open (the low and
+/// high faces of each axis against the outside), a closed box, an inflow and an outflow
+/// with an obstacle, obstacles in a chimney, and a grid whose cells along x are not a
+/// multiple of four (a cell an invocation there); step by step the solve's figures (the
+/// next sub-step's length and the scalars' region take the faces' largest magnitudes the
+/// pass leaves) and the fields. The same dispatches, fewer invocations where the rows are
+/// whole, and the pass's kernel the one in rows.
+#[test]
+fn the_gradient_in_rows_of_four_gives_the_same_bits() {
+    use plume::sim::Face;
+    let mut open = Scene::default_plume().with_dims(plume::sim::Dims::new(16, 20, 12));
+    for axis in 0..3 {
+        for side in 0..2 {
+            *open.boundaries.face_mut(axis, side) = Face::Open;
+        }
+    }
+    let mut closed = Scene::default_plume().with_resolution(24);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let cases = [
+        ("every side open", open),
+        ("closed box", closed),
+        (
+            "wind tunnel",
+            Scene::preset("wind_tunnel")
+                .expect("wind tunnel")
+                .with_resolution(16),
+        ),
+        (
+            "chimney",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(20),
+        ),
+        (
+            "plume, 30×40×30: a cell an invocation",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
+        ),
+    ];
+    for (name, scene) in cases {
+        let whole = scene.grid.dims[0] % 4 == 0;
+        let mut one = gpu(&scene);
+        let mut rows = gpu(&scene);
+        for (g, on) in [(&mut one, false), (&mut rows, true)] {
+            g.set_gradient_rows(on);
+            assert!(g.time_kernels(true), "{name}: the kernel clock");
+        }
+        for step in 1..=4 {
+            let what = format!("{name}, step {step}");
+            let (a, i1, ir) = step_alike(&mut one, &mut rows, &what);
+            assert!(one.state() == rows.state(), "{what}: the fields");
+            assert!(a.substeps >= 1, "{what}: sub-steps");
+            let kernels = &rows.stats().host.as_ref().expect("host").kernels;
+            let in_rows = kernels.iter().any(|k| k.kernel == "gradient_rows");
+            let one_cell = kernels.iter().any(|k| k.kernel == "gradient");
+            // (a pass a sub-step: in rows a quarter of the invocations, or, where the rows
+            // are not whole, as many)
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            if whole {
+                assert!(in_rows && !one_cell, "{what}: the pass in rows");
+                assert!(
+                    ir + cells / 2 <= i1,
+                    "{what}: {ir} invocations against {i1}"
+                );
+            } else {
+                assert!(
+                    one_cell && !in_rows,
+                    "{what}: the pass a cell an invocation"
+                );
+                assert_eq!(ir, i1, "{what}");
+            }
+        }
+    }
+}

@@ -16,33 +16,11 @@ layout(std430) buffer V { float v_face[]; };
 layout(std430) buffer W { float w_face[]; };
 layout(std430) buffer Active { uint act[]; };
 
-uniform float k;   // dt/h
-uniform uvec3 open_lo;
-uniform uvec3 open_hi;
-
-// The face `s` along `axis` in the row of cell p, less the gradient (`here`: p's pressure,
-// `lo`: the pressure of the cell below p along `axis`, read where p has one). `precise`: no
-// multiply-add, so the same bits one cell an invocation or four (NVIDIA's compiler fused
-// the two differently).
-float subtracted(float face, uvec3 p, uint axis, uint s, float here, float lo) {
-    precise float res = face;
-    if (s == p[axis]) {
-        if (s > 0u) {
-            res = face - k * (here - lo);
-        } else if (open_lo[axis] != 0u) {
-            res = face - k * here;
-        }
-    } else if (open_hi[axis] != 0u) {
-        res = face + k * here;
-    }
-    return res;
-}
+#include "gradient.glsl"
 
 #include "group_top.glsl"
 // (PER cells an invocation where the host compiled it so: cells.glsl)
 #include "cells.glsl"
-
-uint magnitude(float x) { return floatBitsToUint(x) & 0x7fffffffu; }
 
 // What a cell's faces need, read before any is written: its pressure, the pressure below it
 // along each axis (where it has a cell there; its own where not, unused), its low face

@@ -141,6 +141,13 @@ impl Engine {
         if let Some(rows) = crate::kernels::laplace_rows() {
             tuner.fix(Site::Laplace, usize::from(rows));
         }
+        match crate::kernels::gradient_rows() {
+            Some(true) => tuner.fix(Site::Gradient, crate::tune::ROWS_WAY),
+            Some(false) if crate::kernels::cells_per_invocation().is_none() => {
+                tuner.fix(Site::Gradient, 0)
+            }
+            _ => {}
+        }
         if let Some(tiles) = crate::kernels::tiled_vorticity(software) {
             tuner.fix(Site::Vorticity, usize::from(!tiles));
         }

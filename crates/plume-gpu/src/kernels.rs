@@ -14,7 +14,7 @@ pub(crate) use crate::switches::*;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 22] = [
+const INCLUDES: [(&str, &str); 23] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -97,6 +97,10 @@ const INCLUDES: [(&str, &str); 22] = [
         include_str!("../../../shaders/sim/cells.glsl"),
     ),
     ("rows.glsl", include_str!("../../../shaders/sim/rows.glsl")),
+    (
+        "gradient.glsl",
+        include_str!("../../../shaders/sim/gradient.glsl"),
+    ),
 ];
 
 /// How many work groups [`run`] lays out for `items` items of `wg` a group (a partial
@@ -178,7 +182,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 34] = [
+const SOURCES: [(&str, &str); 35] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -237,6 +241,10 @@ const SOURCES: [(&str, &str); 34] = [
     ("diffuse", include_str!("../../../shaders/sim/diffuse.comp")),
     ("mg", include_str!("../../../shaders/sim/mg.comp")),
     ("mg_rows", include_str!("../../../shaders/sim/mg_rows.comp")),
+    (
+        "gradient_rows",
+        include_str!("../../../shaders/sim/gradient_rows.comp"),
+    ),
     (
         "laplace_rows",
         include_str!("../../../shaders/sim/laplace_rows.comp"),
@@ -300,6 +308,8 @@ pub(crate) struct Kernels {
     pub gradient: Kernel,
     /// The same, [`WIDE_CELLS`] cells an invocation (see [`cells_per_invocation`]).
     pub gradient_wide: Kernel,
+    /// The same in rows of four cells, `vec4`s (`gradient_rows.comp`).
+    pub gradient_rows: Kernel,
     pub reduce: Kernel,
     pub reduce_fields: Kernel,
     pub outflow: Kernel,
@@ -472,6 +482,7 @@ impl Kernels {
             cg_scalars: k!("cg_scalars.comp", REDUCE_WG),
             gradient: k!("gradient.comp"),
             gradient_wide: wide("gradient.comp")?,
+            gradient_rows: k!("gradient_rows.comp"),
             reduce: k!("reduce.comp", REDUCE_WG),
             reduce_fields: k!("reduce_fields.comp", REDUCE_WG),
             outflow: k!("outflow.comp", REDUCE_WG),

@@ -117,16 +117,26 @@ impl Engine {
         let (iterations, initial, relative, bmax) = self.solve(started);
         let (lo, hi) = self.open_flags();
         let f = &self.f;
+        // (in rows of four cells only where the grid's cells along x are a multiple of
+        // four; a cell an invocation elsewhere)
+        let whole_rows = d.nx.is_multiple_of(ROW_CELLS as usize);
         self.tuned(Site::Gradient, true, |way| {
+            let rows = way == crate::tune::ROWS_WAY && whole_rows;
+            let (k, items) = match way {
+                1 => (&self.k.gradient_wide, n),
+                _ if rows => (&self.k.gradient_rows, n / ROW_CELLS as usize),
+                _ => (&self.k.gradient, n),
+            };
+            let bound = |field| Bound { field, vec4: rows };
             run(
-                [&self.k.gradient, &self.k.gradient_wide][way],
+                k,
                 self.dims(),
-                n,
+                items,
                 uniform! {
-                    Pressure: &f.pressure,
+                    Pressure: bound(&f.pressure),
                     U: &f.vel[0],
-                    V: &f.vel[1],
-                    W: &f.vel[2],
+                    V: bound(&f.vel[1]),
+                    W: bound(&f.vel[2]),
                     Active: &f.active,
                     k: dt / h,
                     open_lo: lo,

@@ -231,3 +231,12 @@ pub(crate) fn sweep_rows() -> bool {
 pub(crate) fn laplace_rows() -> Option<bool> {
     env_flag("PLUME_GPU_LAPLACE_ROWS")
 }
+
+/// Whether the pressure gradient's pass goes in rows of four cells as `vec4`s
+/// (`gradient_rows.comp`), where the environment fixes it: `PLUME_GPU_GRADIENT_ROWS` (`0`
+/// or `1`) where set, else `None` (the tuner's pick on a card among a cell an invocation,
+/// four and rows; a cell an invocation where it does not time; with `0`, as
+/// `PLUME_GPU_CELLS_PER_INVOCATION` says where that is set). The same results either way.
+pub(crate) fn gradient_rows() -> Option<bool> {
+    env_flag("PLUME_GPU_GRADIENT_ROWS")
+}

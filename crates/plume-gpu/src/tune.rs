@@ -32,7 +32,8 @@ pub(crate) const SAMPLES: u32 = 4;
 pub(crate) enum Site {
     /// `cell_velocity.comp`: one cell an invocation, or `kernels::WIDE_CELLS`.
     CellVelocity = 0,
-    /// `gradient.comp`: the same.
+    /// `gradient.comp`: the same, or in rows of four as `vec4`s ([`ROWS_WAY`],
+    /// `gradient_rows.comp`, where the grid's cells along x are a multiple of four).
     Gradient = 1,
     /// `cg_step.comp`'s update of x and r (timed in a solve's first iteration only: later
     /// ones may have converged on the card and do nothing): the same.
@@ -64,6 +65,10 @@ pub(crate) const CELL_SITES: [Site; 4] = [
     Site::CgStep,
     Site::AdvectFaces,
 ];
+
+/// The way in rows of four cells as `vec4`s at a site of [`CELL_SITES`] that has one (the
+/// gradient's).
+pub(crate) const ROWS_WAY: usize = 2;
 
 /// How many sites there are.
 const SITE_COUNT: usize = 7;
@@ -168,7 +173,7 @@ fn sites(software: bool) -> [(&'static str, Vec<&'static str>); SITE_COUNT] {
     let cells = || vec!["1 cell", "4 cells"];
     [
         ("cell_velocity", cells()),
-        ("gradient", cells()),
+        ("gradient", vec!["1 cell", "4 cells", "rows of 4"]),
         ("cg_step", cells()),
         ("vorticity", vec!["tiles", "two passes"]),
         (

@@ -75,6 +75,16 @@ impl GpuSolver {
         self.call(move |e| e.tuner.fix(tune::Site::Laplace, usize::from(on)));
     }
 
+    /// Subtracts the pressure gradient in rows of four cells an invocation, loaded and
+    /// stored as `vec4`s (`gradient_rows.comp`, where the grid's cells along x are a
+    /// multiple of four; one cell an invocation elsewhere), or a cell an invocation, instead
+    /// of the tuner's pick (`PLUME_GPU_GRADIENT_ROWS` 0 or 1 fixes it). The same results
+    /// either way.
+    pub fn set_gradient_rows(&mut self, on: bool) {
+        let way = if on { tune::ROWS_WAY } else { 0 };
+        self.call(move |e| e.tuner.fix(tune::Site::Gradient, way));
+    }
+
     /// Works the V-cycle's first two sweeps in one pass where it goes a pass a sweep
     /// (`mg.comp`'s op 8), or in two (`PLUME_GPU_FIRST_SWEEPS_TOGETHER` sets the default,
     /// one). The same results either way.
