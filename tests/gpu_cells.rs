@@ -25,8 +25,16 @@ fn step_alike(
     let b = four.step().expect("step").clone();
     assert!(a.pressure_iterations > 0, "{what}: a solve");
     assert_eq!(
-        (a.pressure_iterations, a.pressure_residual),
-        (b.pressure_iterations, b.pressure_residual),
+        (
+            a.pressure_iterations,
+            a.pressure_initial_residual,
+            a.pressure_residual
+        ),
+        (
+            b.pressure_iterations,
+            b.pressure_initial_residual,
+            b.pressure_residual
+        ),
         "{what}: the solve's figures"
     );
     assert_eq!(
@@ -451,6 +459,108 @@ fn the_gradient_in_rows_of_four_gives_the_same_bits() {
             let kernels = &rows.stats().host.as_ref().expect("host").kernels;
             let in_rows = kernels.iter().any(|k| k.kernel == "gradient_rows");
             let one_cell = kernels.iter().any(|k| k.kernel == "gradient");
+            // (a pass a sub-step: in rows a quarter of the invocations, or, where the rows
+            // are not whole, as many)
+            let cells = scene.grid.dims.iter().product::<usize>() as u64;
+            if whole {
+                assert!(in_rows && !one_cell, "{what}: the pass in rows");
+                assert!(
+                    ir + cells / 2 <= i1,
+                    "{what}: {ir} invocations against {i1}"
+                );
+            } else {
+                assert!(
+                    one_cell && !in_rows,
+                    "{what}: the pass a cell an invocation"
+                );
+                assert_eq!(ir, i1, "{what}");
+            }
+        }
+    }
+}
+
+/// The projection's right-hand side in rows of four cells an invocation, the y and z faces,
+/// the warm start and the result loaded and stored as `vec4`s (`divergence_rows.comp`,
+/// `set_divergence_rows`), gives the bits of one cell an invocation (`divergence.comp`):
+/// with the solve's starting residual in the same pass (an open top, three open sides) and
+/// without (a closed box, obstacles), faces far over the speed limit everywhere (each held
+/// and written back by the cell that owns it, and counted), and a grid whose cells along x
+/// are not a multiple of four (a cell an invocation there); step by step the solve's
+/// figures and the fields. The same dispatches, fewer invocations where the rows are whole,
+/// and the pass's kernel the one in rows.
+#[test]
+fn the_divergence_in_rows_of_four_gives_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(24);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let cases = [
+        // (the scene, its faces made wild first)
+        (
+            "plume, 16×24×16",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(16, 24, 16)),
+            false,
+        ),
+        ("closed box", closed, false),
+        (
+            "jets",
+            Scene::preset("jets").expect("jets").with_resolution(16),
+            false,
+        ),
+        (
+            "chimney",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(20),
+            false,
+        ),
+        (
+            "plume, 16³, faces far over the speed limit",
+            Scene::default_plume().with_resolution(16),
+            true,
+        ),
+        (
+            "plume, 30×40×30: a cell an invocation",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
+            false,
+        ),
+    ];
+    for (name, scene, wild) in cases {
+        let whole = scene.grid.dims[0] % 4 == 0;
+        let mut one = gpu(&scene);
+        let mut rows = gpu(&scene);
+        for (g, on) in [(&mut one, false), (&mut rows, true)] {
+            g.set_divergence_rows(on);
+            assert!(g.time_kernels(true), "{name}: the kernel clock");
+        }
+        if wild {
+            // (faces up to a hundred times any limit a 16³ grid has, both ways)
+            let mut st = one.state();
+            let mut seed = 2_463_534_242u32;
+            for v in &mut st.velocity {
+                for x in v.iter_mut() {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    *x = 2.0e4 * ((seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5);
+                }
+            }
+            one.set_state(st.clone()).expect("state");
+            rows.set_state(st).expect("state");
+        }
+        for step in 1..=4 {
+            let what = format!("{name}, step {step}");
+            let (a, i1, ir) = step_alike(&mut one, &mut rows, &what);
+            assert!(one.state() == rows.state(), "{what}: the fields");
+            assert_eq!(
+                a.speed_limited,
+                rows.stats().speed_limited,
+                "{what}: the faces held"
+            );
+            if wild && step == 1 {
+                assert!(a.speed_limited > 0, "{what}: no face held");
+            }
+            let kernels = &rows.stats().host.as_ref().expect("host").kernels;
+            let in_rows = kernels.iter().any(|k| k.kernel == "divergence_rows");
+            let one_cell = kernels.iter().any(|k| k.kernel == "divergence");
             // (a pass a sub-step: in rows a quarter of the invocations, or, where the rows
             // are not whole, as many)
             let cells = scene.grid.dims.iter().product::<usize>() as u64;

@@ -145,8 +145,10 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         "same bits: the conjugate gradients' updates, the gradient, the cell velocity",
         "same bits: the V-cycle's kernel whole",
         "same bits: the V-cycle's first two sweeps in two passes",
-        "same bits: the V-cycle's passes a sweep in rows of four",
+        "same bits: the V-cycle's passes a sweep and its transfers in rows of four",
         "same bits: the solve's A·p in rows of four",
+        "same bits: the pressure gradient's pass in rows of four",
+        "same bits: the projection's right-hand side (and starting residual) in rows of four",
         "same bits: the tuner on",
         "the vorticity by tiles against two passes",
         "render --backend gpu",
@@ -369,7 +371,7 @@ fn the_card_checks_tuning_table_shows_what_bench_reports() {
     );
     let report: serde_json::Value = serde_json::from_slice(&bench.stdout).expect("JSON");
     let tuning = report["gpu_tuning"].as_array().expect("gpu_tuning");
-    assert_eq!(tuning.len(), 7, "{tuning:?}");
+    assert_eq!(tuning.len(), 8, "{tuning:?}");
     let cells: Vec<String> = serde_json::from_value(script_says(
         "print(json.dumps([m.tuning_cell(c) for c in json.loads(sys.argv[2])]))",
         &[&serde_json::to_string(tuning).expect("JSON")],

@@ -44,7 +44,8 @@ fn the_tuner_times_every_way_keeps_the_fastest_and_changes_no_bit() {
                 "vorticity",
                 "v_cycle",
                 "advect_faces",
-                "laplace"
+                "laplace",
+                "divergence"
             ],
             "{name}"
         );
@@ -109,6 +110,7 @@ fn a_way_set_from_outside_is_kept_and_not_timed() {
     g.set_tiled_vorticity(false);
     g.set_tiled_smoothing(true);
     g.set_laplace_rows(true);
+    g.set_divergence_rows(true);
     for _ in 0..12 {
         g.step().expect("step");
     }
@@ -119,7 +121,8 @@ fn a_way_set_from_outside_is_kept_and_not_timed() {
             "{c:?}"
         );
         // Four cells (the second way) for the kernels, two passes for the vorticity, rows
-        // for the Laplacian; the V-cycle as its switches say (reported as its first way).
+        // for the Laplacian and the divergence; the V-cycle as its switches say (reported
+        // as its first way).
         let way = if c.site == "v_cycle" { 0 } else { 1 };
         assert_eq!(c.picked, Some(way), "{c:?}");
     }

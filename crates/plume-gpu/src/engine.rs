@@ -141,6 +141,9 @@ impl Engine {
         if let Some(rows) = crate::kernels::laplace_rows() {
             tuner.fix(Site::Laplace, usize::from(rows));
         }
+        if let Some(rows) = crate::kernels::divergence_rows() {
+            tuner.fix(Site::Divergence, usize::from(rows));
+        }
         match crate::kernels::gradient_rows() {
             Some(true) => tuner.fix(Site::Gradient, crate::tune::ROWS_WAY),
             Some(false) if crate::kernels::cells_per_invocation().is_none() => {

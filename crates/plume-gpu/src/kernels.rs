@@ -182,7 +182,7 @@ pub fn kernel_bytes() -> Vec<(&'static str, ByteModel)> {
 }
 
 /// Every kernel's source, by file name.
-const SOURCES: [(&str, &str); 35] = [
+const SOURCES: [(&str, &str); 36] = [
     (
         "cell_velocity",
         include_str!("../../../shaders/sim/cell_velocity.comp"),
@@ -246,6 +246,10 @@ const SOURCES: [(&str, &str); 35] = [
         include_str!("../../../shaders/sim/gradient_rows.comp"),
     ),
     (
+        "divergence_rows",
+        include_str!("../../../shaders/sim/divergence_rows.comp"),
+    ),
+    (
         "laplace_rows",
         include_str!("../../../shaders/sim/laplace_rows.comp"),
     ),
@@ -290,6 +294,9 @@ pub(crate) struct Kernels {
     pub divergence: Kernel,
     /// The same, the solve's starting residual worked out in the pass (`RESIDUAL`).
     pub divergence_residual: Kernel,
+    /// The same two in rows of four cells, `vec4`s (`divergence_rows.comp`).
+    pub divergence_rows: Kernel,
+    pub divergence_rows_residual: Kernel,
     pub add_constant: Kernel,
     pub laplace: Kernel,
     /// The same, an iteration's new search direction worked out in the pass (`DIRECTION`).
@@ -467,6 +474,12 @@ impl Kernels {
             limit: k!("limit.comp"),
             divergence: k!("divergence.comp"),
             divergence_residual: make_with("divergence.comp", DOT_WG, "#define RESIDUAL\n")?,
+            divergence_rows: k!("divergence_rows.comp"),
+            divergence_rows_residual: make_with(
+                "divergence_rows.comp",
+                DOT_WG,
+                "#define RESIDUAL\n",
+            )?,
             add_constant: k!("add_constant.comp"),
             laplace: k!("laplace.comp", DOT_WG),
             laplace_direction: make_with("laplace.comp", DOT_WG, "#define DIRECTION\n")?,

@@ -43,24 +43,32 @@ impl Engine {
         // (and its last work group finishes the solve's start, op 0: `last_group.glsl`)
         let finish = fused && self.folds.scalars_in_last_group;
         let f = &self.f;
-        let kernel = if fused {
-            &self.k.divergence_residual
-        } else {
-            &self.k.divergence
-        };
-        run(
-            kernel,
-            self.dims(),
-            n,
-            uniform! {
+        // (in rows of four cells where the tuner or a setter says and the grid's cells along
+        // x are a multiple of four; a cell an invocation elsewhere)
+        let whole_rows = d.nx.is_multiple_of(ROW_CELLS as usize);
+        let groups = self.tuned(Site::Divergence, true, |way| {
+            let rows = way == 1 && whole_rows;
+            let kernel = match (rows, fused) {
+                (true, true) => &self.k.divergence_rows_residual,
+                (true, false) => &self.k.divergence_rows,
+                (false, true) => &self.k.divergence_residual,
+                (false, false) => &self.k.divergence,
+            };
+            let items = if rows { n / ROW_CELLS as usize } else { n };
+            let bound = |field| Bound { field, vec4: rows };
+            run(
+                kernel,
+                self.dims(),
+                items,
+                uniform! {
                 U: &f.vel[0],
-                V: &f.vel[1],
-                W: &f.vel[2],
-                Rhs: &f.r,
+                V: bound(&f.vel[1]),
+                W: bound(&f.vel[2]),
+                Rhs: bound(&f.r),
                 Counter: &f.counter,
                 Largest: &f.largest,
                 Active: &f.active,
-                X: &f.pressure,
+                X: bound(&f.pressure),
                 PartialMax: &f.partial_max,
                 Scalars: &f.scalars,
                 Done: &f.done,
@@ -77,10 +85,13 @@ impl Engine {
                 // (the RESIDUAL variant's stencil: it runs only without obstacles)
                 Solid: &self.solid_bits,
                 solids: 0u32,
-            },
-        );
-        let started = fused.then(|| Started {
-            groups: groups_of(n, self.k.divergence_residual.wg),
+                },
+            );
+            // (the work groups whose partial maxima the RESIDUAL variant wrote)
+            groups_of(items, kernel.wg)
+        });
+        let started = fused.then_some(Started {
+            groups,
             finished: finish,
         });
         if closed && !solids {

@@ -240,3 +240,12 @@ pub(crate) fn laplace_rows() -> Option<bool> {
 pub(crate) fn gradient_rows() -> Option<bool> {
     env_flag("PLUME_GPU_GRADIENT_ROWS")
 }
+
+/// Whether the projection's right-hand side (and the solve's starting residual where it
+/// goes in the same pass) is worked out in rows of four cells as `vec4`s
+/// (`divergence_rows.comp`) or a cell an invocation, where the environment fixes it:
+/// `PLUME_GPU_DIVERGENCE_ROWS` (`0` or `1`) where set, else `None` (the tuner's pick on a
+/// card, a cell an invocation where it does not time). The same results either way.
+pub(crate) fn divergence_rows() -> Option<bool> {
+    env_flag("PLUME_GPU_DIVERGENCE_ROWS")
+}

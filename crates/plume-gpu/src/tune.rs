@@ -55,6 +55,10 @@ pub(crate) enum Site {
     /// are a multiple of four; timed in a solve's first iteration only). On the H200 one
     /// cell moved 426 GB/s in the byte model (630 µs a pass at 256³).
     Laplace = 6,
+    /// The projection's right-hand side (`divergence.comp`, with the solve's starting
+    /// residual where it goes there): one cell an invocation, or in rows of four as `vec4`s
+    /// (`divergence_rows.comp`, where the grid's cells along x are a multiple of four).
+    Divergence = 7,
 }
 
 /// The sites of the kernels that take one cell (or face) an invocation or
@@ -71,7 +75,7 @@ pub(crate) const CELL_SITES: [Site; 4] = [
 pub(crate) const ROWS_WAY: usize = 2;
 
 /// How many sites there are.
-const SITE_COUNT: usize = 7;
+const SITE_COUNT: usize = 8;
 
 /// A way of the V-cycle (see [`v_cycles`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,6 +186,7 @@ fn sites(software: bool) -> [(&'static str, Vec<&'static str>); SITE_COUNT] {
         ),
         ("advect_faces", vec!["1 face", "4 faces"]),
         ("laplace", vec!["1 cell", "rows of 4"]),
+        ("divergence", vec!["1 cell", "rows of 4"]),
     ]
 }
 

@@ -85,6 +85,16 @@ impl GpuSolver {
         self.call(move |e| e.tuner.fix(tune::Site::Gradient, way));
     }
 
+    /// Works out the projection's right-hand side (with the solve's starting residual where
+    /// it goes in the same pass) in rows of four cells an invocation, the y and z faces, the
+    /// warm start and the result loaded and stored as `vec4`s (`divergence_rows.comp`,
+    /// where the grid's cells along x are a multiple of four; one cell an invocation
+    /// elsewhere), or a cell an invocation, instead of the tuner's pick
+    /// (`PLUME_GPU_DIVERGENCE_ROWS` 0 or 1 fixes it). The same results either way.
+    pub fn set_divergence_rows(&mut self, on: bool) {
+        self.call(move |e| e.tuner.fix(tune::Site::Divergence, usize::from(on)));
+    }
+
     /// Works the V-cycle's first two sweeps in one pass where it goes a pass a sweep
     /// (`mg.comp`'s op 8), or in two (`PLUME_GPU_FIRST_SWEEPS_TOGETHER` sets the default,
     /// one). The same results either way.
