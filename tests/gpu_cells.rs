@@ -345,40 +345,13 @@ fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
 /// rows are whole.
 #[test]
 fn the_laplacian_in_rows_of_four_gives_the_same_bits() {
-    let mut closed = Scene::default_plume().with_resolution(24);
-    closed.boundaries = plume::sim::Boundaries::closed();
-    let cases = [
-        // (the scene, the solve in batches)
-        (
-            "plume, 16×24×16",
-            Scene::default_plume().with_dims(plume::sim::Dims::new(16, 24, 16)),
-            false,
-        ),
-        ("closed box", closed, true),
-        (
-            "jets",
-            Scene::preset("jets").expect("jets").with_resolution(16),
-            true,
-        ),
-        (
-            "chimney",
-            Scene::preset("chimney")
-                .expect("chimney")
-                .with_resolution(20),
-            false,
-        ),
-        (
-            "plume, 12×4×12: no V-cycle",
-            Scene::default_plume().with_dims(plume::sim::Dims::new(12, 4, 12)),
-            true,
-        ),
-        (
-            "plume, 30×40×30: a cell an invocation",
-            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
-            false,
-        ),
-    ];
-    for (name, scene, batched) in cases {
+    let flat = (
+        "plume, 12×4×12: no V-cycle",
+        Scene::default_plume().with_dims(plume::sim::Dims::new(12, 4, 12)),
+    );
+    for (name, scene) in rows_scenes().into_iter().chain([flat]) {
+        // (the solve in batches in some)
+        let batched = matches!(name, "closed box" | "jets" | "plume, 12×4×12: no V-cycle");
         let whole = scene.grid.dims[0] % 4 == 0;
         let mut one = gpu(&scene);
         let mut rows = gpu(&scene);
@@ -403,15 +376,93 @@ fn the_laplacian_in_rows_of_four_gives_the_same_bits() {
     }
 }
 
+/// The scenes the passes in rows are checked on: every level's rows whole (the plume at
+/// 16×24×16), a closed box, three open sides, obstacles, and a grid whose cells along x are
+/// not a multiple of four (a cell an invocation there).
+fn rows_scenes() -> Vec<(&'static str, Scene)> {
+    let mut closed = Scene::default_plume().with_resolution(24);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    vec![
+        (
+            "plume, 16×24×16",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(16, 24, 16)),
+        ),
+        ("closed box", closed),
+        (
+            "jets",
+            Scene::preset("jets").expect("jets").with_resolution(16),
+        ),
+        (
+            "chimney",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(20),
+        ),
+        (
+            "plume, 30×40×30: a cell an invocation",
+            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
+        ),
+    ]
+}
+
+/// Steps `one` (a pass `kernel` a cell an invocation) and `rows` (the same scene, the pass
+/// in rows of four: `kernel`_rows) four times alike: the same solve's figures, dispatches,
+/// fields and faces held; where the grid's cells along x are a multiple of four the pass's
+/// kernel the one in rows and fewer invocations (a pass a sub-step, a quarter of them),
+/// elsewhere the kernel a cell an invocation and as many. Returns the first step's figures.
+fn pass_in_rows_alike(
+    name: &str,
+    scene: &Scene,
+    one: &mut plume_gpu::GpuSolver,
+    rows: &mut plume_gpu::GpuSolver,
+    kernel: &str,
+) -> plume::sim::StepStats {
+    let whole = scene.grid.dims[0] % 4 == 0;
+    let in_rows_kernel = format!("{kernel}_rows");
+    let cells = scene.grid.dims.iter().product::<usize>() as u64;
+    for g in [&mut *one, &mut *rows] {
+        assert!(g.time_kernels(true), "{name}: the kernel clock");
+    }
+    let mut first = None;
+    for step in 1..=4 {
+        let what = format!("{name}, step {step}");
+        let (a, i1, ir) = step_alike(one, rows, &what);
+        assert!(one.state() == rows.state(), "{what}: the fields");
+        assert_eq!(
+            a.speed_limited,
+            rows.stats().speed_limited,
+            "{what}: the faces held"
+        );
+        let kernels = &rows.stats().host.as_ref().expect("host").kernels;
+        let ran = |k: &str| kernels.iter().any(|t| t.kernel == k);
+        if whole {
+            assert!(
+                ran(&in_rows_kernel) && !ran(kernel),
+                "{what}: the pass in rows"
+            );
+            assert!(
+                ir + cells / 2 <= i1,
+                "{what}: {ir} invocations against {i1}"
+            );
+        } else {
+            assert!(
+                ran(kernel) && !ran(&in_rows_kernel),
+                "{what}: a cell an invocation"
+            );
+            assert_eq!(ir, i1, "{what}");
+        }
+        first.get_or_insert(a);
+    }
+    first.expect("a step")
+}
+
 /// The pressure gradient's pass in rows of four cells an invocation, the pressure and the y
 /// and z faces loaded and stored as `vec4`s (`gradient_rows.comp`, `set_gradient_rows`),
-/// gives the bits of one cell an invocation (`gradient.comp`): every side open (the low and
-/// high faces of each axis against the outside), a closed box, an inflow and an outflow
-/// with an obstacle, obstacles in a chimney, and a grid whose cells along x are not a
-/// multiple of four (a cell an invocation there); step by step the solve's figures (the
-/// next sub-step's length and the scalars' region take the faces' largest magnitudes the
-/// pass leaves) and the fields. The same dispatches, fewer invocations where the rows are
-/// whole, and the pass's kernel the one in rows.
+/// gives the bits of one cell an invocation (`gradient.comp`): the scenes of
+/// [`rows_scenes`], every side open (the low and high faces of each axis against the
+/// outside) and an inflow and an outflow with an obstacle; step by step the solve's figures
+/// (the next sub-step's length and the scalars' region take the faces' largest magnitudes
+/// the pass leaves) and the fields (see [`pass_in_rows_alike`]).
 #[test]
 fn the_gradient_in_rows_of_four_gives_the_same_bits() {
     use plume::sim::Face;
@@ -421,162 +472,45 @@ fn the_gradient_in_rows_of_four_gives_the_same_bits() {
             *open.boundaries.face_mut(axis, side) = Face::Open;
         }
     }
-    let mut closed = Scene::default_plume().with_resolution(24);
-    closed.boundaries = plume::sim::Boundaries::closed();
-    let cases = [
-        ("every side open", open),
-        ("closed box", closed),
-        (
-            "wind tunnel",
-            Scene::preset("wind_tunnel")
-                .expect("wind tunnel")
-                .with_resolution(16),
-        ),
-        (
-            "chimney",
-            Scene::preset("chimney")
-                .expect("chimney")
-                .with_resolution(20),
-        ),
-        (
-            "plume, 30×40×30: a cell an invocation",
-            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
-        ),
-    ];
-    for (name, scene) in cases {
-        let whole = scene.grid.dims[0] % 4 == 0;
+    let tunnel = Scene::preset("wind_tunnel")
+        .expect("wind tunnel")
+        .with_resolution(16);
+    let more = [("every side open", open), ("wind tunnel", tunnel)];
+    for (name, scene) in rows_scenes().into_iter().chain(more) {
         let mut one = gpu(&scene);
         let mut rows = gpu(&scene);
-        for (g, on) in [(&mut one, false), (&mut rows, true)] {
-            g.set_gradient_rows(on);
-            assert!(g.time_kernels(true), "{name}: the kernel clock");
-        }
-        for step in 1..=4 {
-            let what = format!("{name}, step {step}");
-            let (a, i1, ir) = step_alike(&mut one, &mut rows, &what);
-            assert!(one.state() == rows.state(), "{what}: the fields");
-            assert!(a.substeps >= 1, "{what}: sub-steps");
-            let kernels = &rows.stats().host.as_ref().expect("host").kernels;
-            let in_rows = kernels.iter().any(|k| k.kernel == "gradient_rows");
-            let one_cell = kernels.iter().any(|k| k.kernel == "gradient");
-            // (a pass a sub-step: in rows a quarter of the invocations, or, where the rows
-            // are not whole, as many)
-            let cells = scene.grid.dims.iter().product::<usize>() as u64;
-            if whole {
-                assert!(in_rows && !one_cell, "{what}: the pass in rows");
-                assert!(
-                    ir + cells / 2 <= i1,
-                    "{what}: {ir} invocations against {i1}"
-                );
-            } else {
-                assert!(
-                    one_cell && !in_rows,
-                    "{what}: the pass a cell an invocation"
-                );
-                assert_eq!(ir, i1, "{what}");
-            }
-        }
+        one.set_gradient_rows(false);
+        rows.set_gradient_rows(true);
+        pass_in_rows_alike(name, &scene, &mut one, &mut rows, "gradient");
     }
 }
 
 /// The projection's right-hand side in rows of four cells an invocation, the y and z faces,
 /// the warm start and the result loaded and stored as `vec4`s (`divergence_rows.comp`,
 /// `set_divergence_rows`), gives the bits of one cell an invocation (`divergence.comp`):
-/// with the solve's starting residual in the same pass (an open top, three open sides) and
-/// without (a closed box, obstacles), faces far over the speed limit everywhere (each held
-/// and written back by the cell that owns it, and counted), and a grid whose cells along x
-/// are not a multiple of four (a cell an invocation there); step by step the solve's
-/// figures and the fields. The same dispatches, fewer invocations where the rows are whole,
-/// and the pass's kernel the one in rows.
+/// the scenes of [`rows_scenes`] (the solve's starting residual in the same pass in an open
+/// domain, not in a closed box or with obstacles), and faces far over the speed limit
+/// everywhere (each held and written back by the cell that owns it, and counted); step by
+/// step the solve's figures and the fields (see [`pass_in_rows_alike`]).
 #[test]
 fn the_divergence_in_rows_of_four_gives_the_same_bits() {
-    let mut closed = Scene::default_plume().with_resolution(24);
-    closed.boundaries = plume::sim::Boundaries::closed();
-    let cases = [
-        // (the scene, its faces made wild first)
-        (
-            "plume, 16×24×16",
-            Scene::default_plume().with_dims(plume::sim::Dims::new(16, 24, 16)),
-            false,
-        ),
-        ("closed box", closed, false),
-        (
-            "jets",
-            Scene::preset("jets").expect("jets").with_resolution(16),
-            false,
-        ),
-        (
-            "chimney",
-            Scene::preset("chimney")
-                .expect("chimney")
-                .with_resolution(20),
-            false,
-        ),
-        (
-            "plume, 16³, faces far over the speed limit",
-            Scene::default_plume().with_resolution(16),
-            true,
-        ),
-        (
-            "plume, 30×40×30: a cell an invocation",
-            Scene::default_plume().with_dims(plume::sim::Dims::new(30, 40, 30)),
-            false,
-        ),
-    ];
-    for (name, scene, wild) in cases {
-        let whole = scene.grid.dims[0] % 4 == 0;
+    let wild = (
+        "plume, 16³, faces far over the speed limit",
+        Scene::default_plume().with_resolution(16),
+    );
+    for (name, scene) in rows_scenes().into_iter().chain([wild]) {
         let mut one = gpu(&scene);
         let mut rows = gpu(&scene);
-        for (g, on) in [(&mut one, false), (&mut rows, true)] {
-            g.set_divergence_rows(on);
-            assert!(g.time_kernels(true), "{name}: the kernel clock");
-        }
+        one.set_divergence_rows(false);
+        rows.set_divergence_rows(true);
+        let wild = name.contains("speed limit");
         if wild {
-            // (faces up to a hundred times any limit a 16³ grid has, both ways)
             let mut st = one.state();
-            let mut seed = 2_463_534_242u32;
-            for v in &mut st.velocity {
-                for x in v.iter_mut() {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 17;
-                    seed ^= seed << 5;
-                    *x = 2.0e4 * ((seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5);
-                }
-            }
+            common::wild_faces(&mut st);
             one.set_state(st.clone()).expect("state");
             rows.set_state(st).expect("state");
         }
-        for step in 1..=4 {
-            let what = format!("{name}, step {step}");
-            let (a, i1, ir) = step_alike(&mut one, &mut rows, &what);
-            assert!(one.state() == rows.state(), "{what}: the fields");
-            assert_eq!(
-                a.speed_limited,
-                rows.stats().speed_limited,
-                "{what}: the faces held"
-            );
-            if wild && step == 1 {
-                assert!(a.speed_limited > 0, "{what}: no face held");
-            }
-            let kernels = &rows.stats().host.as_ref().expect("host").kernels;
-            let in_rows = kernels.iter().any(|k| k.kernel == "divergence_rows");
-            let one_cell = kernels.iter().any(|k| k.kernel == "divergence");
-            // (a pass a sub-step: in rows a quarter of the invocations, or, where the rows
-            // are not whole, as many)
-            let cells = scene.grid.dims.iter().product::<usize>() as u64;
-            if whole {
-                assert!(in_rows && !one_cell, "{what}: the pass in rows");
-                assert!(
-                    ir + cells / 2 <= i1,
-                    "{what}: {ir} invocations against {i1}"
-                );
-            } else {
-                assert!(
-                    one_cell && !in_rows,
-                    "{what}: the pass a cell an invocation"
-                );
-                assert_eq!(ir, i1, "{what}");
-            }
-        }
+        let first = pass_in_rows_alike(name, &scene, &mut one, &mut rows, "divergence");
+        assert!(!wild || first.speed_limited > 0, "{name}: no face held");
     }
 }

@@ -128,17 +128,7 @@ fn the_projection_holds_the_speed_limits_faces_as_the_cpu() {
         cpu.step().expect("cpu step");
     }
     let mut st = cpu.state();
-    // Faces up to a hundred times any limit a 16³ grid has, both ways, everywhere (the
-    // grid's open ends too).
-    let mut seed = 2_463_534_242u32;
-    for v in &mut st.velocity {
-        for x in v.iter_mut() {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            *x = 2.0e4 * ((seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5);
-        }
-    }
+    common::wild_faces(&mut st);
     cpu.set_state(st.clone()).expect("state");
     let mut g = gpu(&scene);
     g.set_state(st).expect("state");

@@ -14,6 +14,21 @@ pub fn gpu_solver(scene: &plume::scene::Scene) -> plume_gpu::GpuSolver {
     })
 }
 
+/// Sets every face velocity of `st` to a value up to ±1e4 (a hundred times any speed limit a
+/// 16³ grid has), both ways, everywhere (the grid's open ends too), from a fixed sequence
+/// (xorshift32): faces for the speed limit to hold.
+pub fn wild_faces(st: &mut plume::sim::FieldState) {
+    let mut seed = 2_463_534_242u32;
+    for v in &mut st.velocity {
+        for x in v.iter_mut() {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            *x = 2.0e4 * ((seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5);
+        }
+    }
+}
+
 /// A small deterministic random generator (xorshift64*), so tests need no extra crates.
 pub struct Rng(u64);
 
