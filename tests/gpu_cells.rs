@@ -417,7 +417,7 @@ fn pass_in_rows_alike(
     rows: &mut plume_gpu::GpuSolver,
     kernel: &str,
 ) -> plume::sim::StepStats {
-    let whole = scene.grid.dims[0] % 4 == 0;
+    let whole = scene.grid.dims[0].is_multiple_of(4);
     let in_rows_kernel = format!("{kernel}_rows");
     let cells = scene.grid.dims.iter().product::<usize>() as u64;
     for g in [&mut *one, &mut *rows] {
