@@ -61,30 +61,30 @@ impl Engine {
                 self.dims(),
                 items,
                 uniform! {
-                U: &f.vel[0],
-                V: bound(&f.vel[1]),
-                W: bound(&f.vel[2]),
-                Rhs: bound(&f.r),
-                Counter: &f.counter,
-                Largest: &f.largest,
-                Active: &f.active,
-                X: bound(&f.pressure),
-                PartialMax: &f.partial_max,
-                Scalars: &f.scalars,
-                Done: &f.done,
-                finish: u32::from(finish),
-                tol: self.params.pressure_tolerance,
-                scale: -h / dt,
-                limiting: limiting,
-                limit: limit,
-                residual: u32::from(fused),
-                clear_region: u32::from(keeps_faces),
-                out_at: out_at,
-                open_lo: lo,
-                open_hi: hi,
-                // (the RESIDUAL variant's stencil: it runs only without obstacles)
-                Solid: &self.solid_bits,
-                solids: 0u32,
+                    U: &f.vel[0],
+                    V: bound(&f.vel[1]),
+                    W: bound(&f.vel[2]),
+                    Rhs: bound(&f.r),
+                    Counter: &f.counter,
+                    Largest: &f.largest,
+                    Active: &f.active,
+                    X: bound(&f.pressure),
+                    PartialMax: &f.partial_max,
+                    Scalars: &f.scalars,
+                    Done: &f.done,
+                    finish: u32::from(finish),
+                    tol: self.params.pressure_tolerance,
+                    scale: -h / dt,
+                    limiting: limiting,
+                    limit: limit,
+                    residual: u32::from(fused),
+                    clear_region: u32::from(keeps_faces),
+                    out_at: out_at,
+                    open_lo: lo,
+                    open_hi: hi,
+                    // (the RESIDUAL variant's stencil: it runs only without obstacles)
+                    Solid: &self.solid_bits,
+                    solids: 0u32,
                 },
             );
             // (the work groups whose partial maxima the RESIDUAL variant wrote)
@@ -128,9 +128,7 @@ impl Engine {
         let (iterations, initial, relative, bmax) = self.solve(started);
         let (lo, hi) = self.open_flags();
         let f = &self.f;
-        // (in rows of four cells only where the grid's cells along x are a multiple of
-        // four; a cell an invocation elsewhere)
-        let whole_rows = d.nx.is_multiple_of(ROW_CELLS as usize);
+        // (in rows of four cells only where the grid's rows are whole, as the divergence)
         self.tuned(Site::Gradient, true, |way| {
             let rows = way == crate::tune::ROWS_WAY && whole_rows;
             let (k, items) = match way {
