@@ -1,10 +1,11 @@
 //! The GPU backend's kernels that can take four cells an invocation (`cells.glsl`'s `PER`:
 //! the conjugate gradients' updates, the pressure gradient, the cell-centred velocity, the
-//! velocity's advection, four faces, the V-cycle's passes a sweep) give the bits of one cell
-//! an invocation, and the V-cycle's first two sweeps in one pass those of two (on Mesa's
-//! llvmpipe in
-//! CI; a test that cannot get an OpenGL context fails). On a card `scripts/gpu-check`
-//! checks the same (`PLUME_GPU_CELLS_PER_INVOCATION=4`).
+//! velocity's advection, four faces, the V-cycle's passes a sweep) or a row of four cells as
+//! `vec4`s (the V-cycle's passes and transfers, the Laplacian, the gradient, the divergence)
+//! give the bits of one cell an invocation, and the V-cycle's first two sweeps in one pass
+//! those of two (on Mesa's llvmpipe in CI; a test that cannot get an OpenGL context fails).
+//! On a card `scripts/gpu-check` checks the same (`PLUME_GPU_CELLS_PER_INVOCATION=4`, the
+//! `PLUME_GPU_*_ROWS` switches).
 
 use plume::scene::Scene;
 use plume::sim::Simulation;
