@@ -14,7 +14,7 @@ pub(crate) use crate::switches::*;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 23] = [
+const INCLUDES: [(&str, &str); 24] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -100,6 +100,10 @@ const INCLUDES: [(&str, &str); 23] = [
     (
         "gradient.glsl",
         include_str!("../../../shaders/sim/gradient.glsl"),
+    ),
+    (
+        "pressure_rows.glsl",
+        include_str!("../../../shaders/sim/pressure_rows.glsl"),
     ),
 ];
 
