@@ -515,3 +515,91 @@ fn the_divergence_in_rows_of_four_gives_the_same_bits() {
         assert!(!wild || first.speed_limited > 0, "{name}: no face held");
     }
 }
+
+/// The V-cycle's coarsest sweeps and fused cycle (`mg.comp`'s ops 6 and 7) with their levels
+/// in shared memory (`set_levels_in_shared`: copied in, worked, copied back by the one work
+/// group) give the bits of the same ops in the buffer: the coarsest level alone and the
+/// coarse levels fused, an open top, a closed box, three open sides, obstacles (the levels'
+/// masks), the smoother a pass a sweep and by tiles; step by step the solve's figures and
+/// the fields. In shared memory a V-cycle runs one `mg_shared` dispatch in place of its
+/// `mg.comp` one, except where the levels do not fit (a grid whose coarsest is a thin
+/// level: 24×3×24, four arrays of 1728 cells), which stays in the buffer.
+#[test]
+fn the_v_cycles_coarse_levels_in_shared_memory_give_the_same_bits() {
+    let mut closed = Scene::default_plume().with_resolution(24);
+    closed.boundaries = plume::sim::Boundaries::closed();
+    let thin = Scene::default_plume().with_dims(plume::sim::Dims::new(96, 12, 96));
+    let cases = [
+        // (the scene, the most cells fused, by tiles, whether the levels fit)
+        (
+            "plume, fused",
+            Scene::default_plume().with_resolution(40),
+            1024,
+            false,
+            true,
+        ),
+        (
+            "plume, the coarsest alone",
+            Scene::default_plume().with_resolution(40),
+            0,
+            true,
+            true,
+        ),
+        ("closed box, fused", closed, 1024, true, true),
+        (
+            "jets, fused",
+            Scene::preset("jets").expect("jets").with_resolution(22),
+            1024,
+            false,
+            true,
+        ),
+        (
+            "chimney, the coarsest alone",
+            Scene::preset("chimney")
+                .expect("chimney")
+                .with_resolution(20),
+            0,
+            false,
+            true,
+        ),
+        ("thin, 96×12×96", thin, 0, false, false),
+    ];
+    for (name, scene, fused, tiled, fits) in cases {
+        let mut buffer = gpu(&scene);
+        let mut shared = gpu(&scene);
+        for (g, on) in [(&mut buffer, false), (&mut shared, true)] {
+            g.set_fused_cells(fused);
+            g.set_tiled_smoothing(tiled);
+            g.set_levels_in_shared(on);
+            assert!(g.time_kernels(true), "{name}: the kernel clock");
+        }
+        assert_eq!(
+            shared.fused_levels() >= 2,
+            fused > 0,
+            "{name}: levels fused"
+        );
+        for step in 1..=3 {
+            let what = format!("{name}, step {step}");
+            let v = shared.v_cycles_issued();
+            let (a, _, _) = step_alike(&mut buffer, &mut shared, &what);
+            assert!(
+                buffer.state() == shared.state(),
+                "{what}: the fields ({} pressure iterations)",
+                a.pressure_iterations
+            );
+            let v = shared.v_cycles_issued() - v;
+            let ran = |g: &plume_gpu::GpuSolver| -> u32 {
+                let h = g.stats().host.as_ref().expect("host");
+                h.kernels
+                    .iter()
+                    .filter(|k| k.kernel == "mg_shared")
+                    .map(|k| k.dispatches)
+                    .sum()
+            };
+            assert!(v > 0, "{what}: V-cycles");
+            assert_eq!(ran(&buffer), 0, "{what}: in the buffer");
+            let want = if fits { v as u32 } else { 0 };
+            assert_eq!(ran(&shared), want, "{what}: in shared memory, {v} V-cycles");
+        }
+    }
+}

@@ -149,6 +149,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         "same bits: the solve's A·p in rows of four",
         "same bits: the pressure gradient's pass in rows of four",
         "same bits: the projection's right-hand side (and starting residual) in rows of four",
+        "same bits: the V-cycle's coarsest sweeps and fused cycle on their levels in the buffer",
         "same bits: the tuner on",
         "the vorticity by tiles against two passes",
         "render --backend gpu",

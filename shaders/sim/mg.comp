@@ -21,7 +21,24 @@
 // bytes when op=8: B r, Dst w
 // bytes: none
 layout(std430) readonly buffer Src { float src[]; };
-layout(std430) buffer Dst { float dst[]; };
+#ifdef SHARED_LEVELS
+// Ops 6 and 7 with the levels they work in this work group's shared memory (MG_PART 6): the
+// values of Dst from `lbase` (`lspan` of them, at most SHARED_FLOATS) copied in first and
+// back out last, every offset of `dst` taken from `lbase`. Each sweep's reads of the pass
+// before then wait on shared memory, not on the card's second-level cache (on a card the
+// writes of one pass reach the next only through it): the same arithmetic in the same
+// order, the same bits.
+#define DST_VALUES dst_g
+shared float dst[SHARED_FLOATS];
+uniform uint lbase;
+uniform uint lspan;
+#define LEVEL_SYNC() memoryBarrierShared(); barrier()
+#else
+#define DST_VALUES dst
+const uint lbase = 0u;
+#define LEVEL_SYNC() memoryBarrierBuffer(); barrier()
+#endif
+layout(std430) buffer Dst { float DST_VALUES[]; };
 layout(std430) readonly buffer B { float b[]; };
 // Op 7: every level's figures, 16 words a level (see `Multigrid::table`): dims (3), the
 // offsets of x, y, t and b in Dst, the mask's first word, 2^level's bits, and the
@@ -137,8 +154,7 @@ uint coarsest_at(uvec3 ldim, uint m, float sc, uint into, uint spare, uint boff)
             }
             dst[(k == 0u ? cur : other) + c] = v;
         }
-        memoryBarrierBuffer();
-        barrier();
+        LEVEL_SYNC();
         if (k > 0u) {
             uint w = cur;
             cur = other;
@@ -189,6 +205,8 @@ float restricted(uvec3 pc, uvec3 cdim, uvec3 d, uint m, uint toff, vec3 elo, vec
 // A level's figures from the table (op 7).
 uvec3 lv_dims(uint l) { return uvec3(table[16u * l], table[16u * l + 1u], table[16u * l + 2u]); }
 uint lv_word(uint l, uint i) { return table[16u * l + i]; }
+// An array's offset in `dst` (words 3 to 6: x, y, t, b).
+uint lv_at(uint l, uint i) { return table[16u * l + i] - lbase; }
 float lv_float(uint l, uint i) { return uintBitsToFloat(table[16u * l + i]); }
 vec3 lv_ends(uint l, uint i) { return vec3(lv_float(l, i), lv_float(l, i + 1u), lv_float(l, i + 2u)); }
 
@@ -198,7 +216,7 @@ void sweep_at(uint l, uint from, uint to, float w, bool zero) {
     uvec3 d = lv_dims(l);
     uint m = lv_word(l, 7u);
     float sc = lv_float(l, 8u);
-    uint boff = lv_word(l, 6u);
+    uint boff = lv_at(l, 6u);
     uint n = d.x * d.y * d.z;
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 p = coords(d, c);
@@ -211,8 +229,7 @@ void sweep_at(uint l, uint from, uint to, float w, bool zero) {
         }
         dst[to + c] = v;
     }
-    memoryBarrierBuffer();
-    barrier();
+    LEVEL_SYNC();
 }
 
 // ... its residual from x into t (as op 2), restricted into level l + 1's right-hand side
@@ -221,8 +238,8 @@ void residual_restrict_at(uint l, uint x) {
     uvec3 d = lv_dims(l);
     uint m = lv_word(l, 7u);
     float sc = lv_float(l, 8u);
-    uint boff = lv_word(l, 6u);
-    uint toff = lv_word(l, 5u);
+    uint boff = lv_at(l, 6u);
+    uint toff = lv_at(l, 5u);
     uint n = d.x * d.y * d.z;
     for (uint c = gl_LocalInvocationID.x; c < n; c += uint(WG)) {
         uvec3 p = coords(d, c);
@@ -234,11 +251,10 @@ void residual_restrict_at(uint l, uint x) {
         }
         dst[toff + c] = v;
     }
-    memoryBarrierBuffer();
-    barrier();
+    LEVEL_SYNC();
     uvec3 cdim = lv_dims(l + 1u);
     uint cm = lv_word(l + 1u, 7u);
-    uint cb = lv_word(l + 1u, 6u);
+    uint cb = lv_at(l + 1u, 6u);
     vec3 elo = lv_ends(l, 9u);
     vec3 ehi = lv_ends(l, 12u);
     uint cn = cdim.x * cdim.y * cdim.z;
@@ -246,8 +262,7 @@ void residual_restrict_at(uint l, uint x) {
         uvec3 pc = coords(cdim, c);
         dst[cb + c] = fluid_in(cdim, cm, pc) ? restricted(pc, cdim, d, m, toff, elo, ehi) : 0.0;
     }
-    memoryBarrierBuffer();
-    barrier();
+    LEVEL_SYNC();
 }
 
 // ... and level l + 1's correction (at `from`) prolonged and added to level l's x (as op 4).
@@ -266,8 +281,7 @@ void prolong_at(uint l, uint from, uint x) {
             dst[x + c] = v;
         }
     }
-    memoryBarrierBuffer();
-    barrier();
+    LEVEL_SYNC();
 }
 
 // Op 7: the V-cycle from level `first` (its right-hand side in place) down to the coarsest,
@@ -276,19 +290,19 @@ void prolong_at(uint l, uint from, uint x) {
 // group does them faster than a dispatch a pass). The result is in `first`'s y.
 void fused() {
     for (uint l = first; l < last; l++) {
-        uint x = lv_word(l, 3u);
-        uint y = lv_word(l, 4u);
+        uint x = lv_at(l, 3u);
+        uint y = lv_at(l, 4u);
         sweep_at(l, x, x, weights[0], true);
         sweep_at(l, x, y, weights[1], false);
         sweep_at(l, y, x, weights[2], false);
         residual_restrict_at(l, x);
     }
     uint res = coarsest_at(lv_dims(last), lv_word(last, 7u), lv_float(last, 8u),
-                           lv_word(last, 3u), lv_word(last, 4u), lv_word(last, 6u));
+                           lv_at(last, 3u), lv_at(last, 4u), lv_at(last, 6u));
     for (uint l = last; l > first; l--) {
         uint f = l - 1u;
-        uint x = lv_word(f, 3u);
-        uint y = lv_word(f, 4u);
+        uint x = lv_at(f, 3u);
+        uint y = lv_at(f, 4u);
         prolong_at(f, res, x);
         sweep_at(f, x, y, weights[0], false);
         sweep_at(f, y, x, weights[1], false);
@@ -380,7 +394,8 @@ void last_sweep() {
 // code of its ops: a program's registers are those of its widest path, so the passes over
 // the finest level, which are most of a V-cycle's time, do not carry the fused cycle's or
 // the restriction's (a card runs fewer of its invocations at once the more registers each
-// takes). 0: ops 0 to 2 and 8 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7; 9: every
+// takes). 0: ops 0 to 2 and 8 (the sweeps and residual), 3: op 3, 4: op 4, 5: ops 5 to 7, 6:
+// ops 6 and 7 in shared memory (with SHARED_LEVELS, where their levels fit); 9: every
 // op in one program, as it was before (compiled only for `PLUME_GPU_DUMP_PROGRAMS` and
 // `PLUME_GPU_MG_WHOLE`, so that a card's registers and times can be compared with the
 // parts').
@@ -394,6 +409,22 @@ void main() {
     }
 #ifdef RZ_SUMS
     last_sweep();
+    return;
+#endif
+#if MG_PART == 6
+    // Ops 6 and 7 in shared memory (SHARED_LEVELS): the levels' values in, the op, out.
+    for (uint i = gl_LocalInvocationID.x; i < lspan; i += uint(WG)) {
+        dst[i] = dst_g[lbase + i];
+    }
+    LEVEL_SYNC();
+    if (op == 6u) {
+        coarsest_at(ld, mo, scale, dso - lbase, so - lbase, bo - lbase);
+    } else {
+        fused();
+    }
+    for (uint i = gl_LocalInvocationID.x; i < lspan; i += uint(WG)) {
+        dst_g[lbase + i] = dst[i];
+    }
     return;
 #endif
 #if MG_PART == 5 || MG_PART == 9
@@ -413,7 +444,7 @@ void main() {
         return;
     }
 #endif
-#if MG_PART != 0
+#if MG_PART != 0 && MG_PART != 6
     // (ops 3 to 5: one cell an invocation; the host dispatches them from a kernel compiled
     // with PER 1 only)
     uint c = gid();

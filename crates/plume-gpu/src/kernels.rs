@@ -339,6 +339,9 @@ pub(crate) struct Kernels {
     pub mg_restrict: Kernel,
     pub mg_prolong: Kernel,
     pub mg_group: Kernel,
+    /// Ops 6 and 7 with their levels in shared memory (`SHARED_LEVELS`, part 6), where
+    /// they fit in [`SHARED_FLOATS`] (on the kernel clock as `mg_shared`).
+    pub mg_shared: Kernel,
     /// The sweeps and residual, [`WIDE_CELLS`] cells an invocation.
     pub mg_wide: Kernel,
     /// The finest level's last sweep with r·z's partial sums, in groups of [`DOT_WG`]
@@ -514,6 +517,10 @@ impl Kernels {
             mg_restrict: mg_part(3)?,
             mg_prolong: mg_part(4)?,
             mg_group: mg_part(5)?,
+            mg_shared: Kernel {
+                name: "mg_shared",
+                ..make_with("mg.comp", per_item, &shared_levels())?
+            },
             mg_wide: wide_with("mg.comp", &part_define(0))?,
             mg_last: make_with(
                 "mg.comp",

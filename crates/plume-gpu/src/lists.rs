@@ -194,6 +194,9 @@ pub(crate) struct Folds {
     /// The V-cycle's first two sweeps in one pass where it goes a pass a sweep (`mg.comp`'s
     /// op 8), not in two (ops 0 and 1).
     pub first_sweeps_together: bool,
+    /// The V-cycle's coarsest sweeps and fused cycle (`mg.comp`'s ops 6 and 7) on their
+    /// levels in shared memory where they fit, not in the buffer.
+    pub levels_in_shared: bool,
 }
 
 impl Default for Folds {
@@ -205,6 +208,7 @@ impl Default for Folds {
             scalars_in_last_group: crate::kernels::finish_in_last_group(),
             books_in_last_group: crate::kernels::finish_in_last_group(),
             first_sweeps_together: crate::kernels::first_sweeps_together(),
+            levels_in_shared: crate::kernels::levels_in_shared(),
         }
     }
 }

@@ -18,7 +18,7 @@ use glium::uniform;
 
 use crate::engine::{Engine, Site};
 use crate::fields::{Bound, Field};
-use crate::kernels::{groups_of, run, tile_count, ROW_CELLS, TILE, TILE_WG};
+use crate::kernels::{groups_of, run, tile_count, ROW_CELLS, SHARED_FLOATS, TILE, TILE_WG};
 use crate::lists::{At, Level, Multigrid};
 use plume_core::sim::pressure::multigrid::{
     coarsest_sweeps, smoother_weights, transfer_end_weight, COARSEST_OMEGA,
@@ -128,6 +128,20 @@ impl Multigrid {
         (1..self.levels.len())
             .find(|&l| self.levels[l].n <= most)
             .filter(|&l| l + 1 < self.levels.len())
+    }
+
+    /// Where level `l`'s arrays start in the cell velocity's buffer and how many values
+    /// there are from there to the end of the coarsest level's (none for the finest level,
+    /// whose are elsewhere): what the coarsest sweeps and the fused cycle from `l` work in.
+    fn shared_span(&self, l: usize) -> (u32, u32) {
+        let end = |lv: &Level| match (lv.x, lv.b) {
+            (At::Cell(x), At::Cell(b)) => Some((x, b + lv.n)),
+            _ => None,
+        };
+        match (end(&self.levels[l]), self.levels.last().and_then(end)) {
+            (Some((base, _)), Some((_, last))) => (base, last - base),
+            _ => (0, u32::MAX),
+        }
     }
 
     /// Bytes it keeps on the card (the coarse masks and the levels' table).
@@ -454,6 +468,14 @@ impl Engine {
             .mg_rows_for(op)
             .filter(|_| pass == Pass::Rows && whole_rows);
         let k = rows.unwrap_or_else(|| self.k.mg_for(op, pass == Pass::Wide));
+        // (the coarsest sweeps and the fused cycle in shared memory where their levels fit:
+        // from this level's x to the coarsest's right-hand side)
+        let (lbase, lspan) = mg.shared_span(l);
+        let k = if (6..=7).contains(&op) && self.folds.levels_in_shared && lspan <= SHARED_FLOATS {
+            &self.k.mg_shared
+        } else {
+            k
+        };
         // (ops 9 and 10 are op 1 in the RZ_SUMS variant, 10 with β finished)
         let (op, finish) = match op {
             9 | 10 => (1, u32::from(op == 10)),
@@ -514,6 +536,8 @@ impl Engine {
                 Done: &self.f.done,
                 tol: self.params.pressure_tolerance,
                 finish: finish,
+                lbase: lbase,
+                lspan: lspan,
             },
         );
     }

@@ -249,3 +249,25 @@ pub(crate) fn gradient_rows() -> Option<bool> {
 pub(crate) fn divergence_rows() -> Option<bool> {
     env_flag("PLUME_GPU_DIVERGENCE_ROWS")
 }
+
+/// The most values of the levels that the V-cycle's coarsest sweeps and fused cycle
+/// (`mg.comp`'s ops 6 and 7) keep in shared memory: 24 KB, within the 32 KB every
+/// OpenGL 4.3 driver gives a work group. The fused cycle's levels of up to
+/// [`FUSED_CELLS`] cells take about 2300 at 256³ (8³ and 4³, four arrays each).
+pub(crate) const SHARED_FLOATS: u32 = 6144;
+
+/// `mg.comp`'s defines for ops 6 and 7 in shared memory (its part 6).
+pub(crate) fn shared_levels() -> String {
+    format!("#define MG_PART 6\n#define SHARED_LEVELS\n#define SHARED_FLOATS {SHARED_FLOATS}\n")
+}
+
+/// Whether the V-cycle's coarsest sweeps and fused cycle work their levels in shared
+/// memory where they fit in [`SHARED_FLOATS`] (copied in and back out by the one work
+/// group), or in the buffer: `PLUME_GPU_SHARED_LEVELS` (0 or 1) where set, else in shared
+/// memory. On a card each of their passes otherwise waits on the second-level cache for
+/// the pass before it: at 128³ on an H200 the fused cycle took 55 µs, a fifth of the
+/// V-cycle's passes below the finest level (2026-11-28). The same results either way.
+pub(crate) fn levels_in_shared() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_switch("PLUME_GPU_SHARED_LEVELS", true))
+}

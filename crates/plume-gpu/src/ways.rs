@@ -102,6 +102,14 @@ impl GpuSolver {
         self.call(move |e| e.folds.first_sweeps_together = on);
     }
 
+    /// Works the V-cycle's coarsest sweeps and fused cycle (`mg.comp`'s ops 6 and 7) with
+    /// their levels in the work group's shared memory where they fit, or in the buffer
+    /// (`PLUME_GPU_SHARED_LEVELS` sets the default, shared memory). The same results
+    /// either way.
+    pub fn set_levels_in_shared(&mut self, on: bool) {
+        self.call(move |e| e.folds.levels_in_shared = on);
+    }
+
     /// Works out the vorticity's curl and confinement in one pass by tiles
     /// (`vorticity.comp`: ω kept in shared memory, the faces read once and written once) or
     /// in two (the curl's four fields stored, then the confinement), instead of the default
