@@ -56,15 +56,27 @@ pub use kernels::kernel_bytes;
 pub const FIELD_COPY: &str = "kernel_immutable";
 
 /// The copy variants' GB/s on `e`'s card, those that ran (and with `check`, copied a pattern
-/// whole).
+/// whole), then the sums' ([`SUM_VARIANTS`], with `check` each giving the exact Σ).
 fn copy_variants(e: &mut Engine, check: bool) -> Vec<(&'static str, f64)> {
-    COPY_VARIANTS
+    let copies = COPY_VARIANTS
         .into_iter()
         .filter_map(|(name, wg, vec4, per)| {
             e.copy_variant_gb_s(wg, vec4, per, check).map(|b| (name, b))
         })
-        .collect()
+        .collect::<Vec<_>>();
+    let sums = SUM_VARIANTS
+        .into_iter()
+        .filter_map(|(name, groups)| e.sum_variant_gb_s(groups, check).map(|b| (name, b)));
+    copies.into_iter().chain(sums).collect()
 }
+
+/// The solver's reduction timed in as many work groups as a step's take (256) and in more
+/// (GB/s read): name, work groups.
+const SUM_VARIANTS: [(&str, u32); 3] = [
+    ("sum_groups256", 256),
+    ("sum_groups1024", 1024),
+    ("sum_groups4096", 4096),
+];
 
 /// The copy kernels [`GpuSolver::copy_bandwidths`] also times on a hardware renderer: name,
 /// work-group size, vec4s (else floats), elements an invocation.
@@ -320,7 +332,8 @@ impl GpuSolver {
     /// copy kernel on immutable storage (as the fields are made), on storage the CPU may
     /// map (glium's default), and `glCopyBufferSubData` (a copy engine on NVIDIA's cards);
     /// on hardware renderers also copy kernels of other work-group sizes, of vec4s, and of
-    /// four elements an invocation (`kernel_x4_…`: four loads in flight each). The first
+    /// four elements an invocation (`kernel_x4_…`: four loads in flight each), and the
+    /// solver's reduction in 256, 1024 and 4096 work groups (`sum_groups…`, GB/s read). The first
     /// keeps the card busy for a quarter of a second before it is timed, so that all are
     /// timed on a warm card (see `Engine::copy_bandwidth`). Those that could not be
     /// measured are left out.

@@ -213,6 +213,53 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// GB/s read by the solver's reduction (`reduce.comp`: Σ and the largest |value|, mode
+    /// 0, no region, no books) of [`Engine::copy_floats`] floats in `groups` work groups of
+    /// [`crate::kernels::REDUCE_WG`] (a step's reductions take at most
+    /// [`crate::kernels::REDUCE_GROUPS`]): what more invocations in flight would be worth to
+    /// the sums on this card. Timed as [`Engine::copy_bandwidth`]; `None` where it cannot
+    /// run. With `check`, the floats are whole numbers whose Σ (exact in a double) the
+    /// partial sums must give.
+    pub fn sum_variant_gb_s(&mut self, groups: u32, check: bool) -> Option<f64> {
+        let warm_up = self.copy_warm_up();
+        let n = self.copy_floats();
+        let (ty, mode) = (BufferType::ShaderStorageBuffer, BufferMode::Immutable);
+        let value = |i: usize| (i % 1021) as f32;
+        let a = if check {
+            let data: Vec<f32> = (0..n).map(value).collect();
+            Buffer::<[f32]>::new(&self.ctx, &data[..], ty, mode).ok()?
+        } else {
+            Buffer::<[f32]>::empty_unsized(&self.ctx, ty, 4 * n, mode).ok()?
+        };
+        let sums = Buffer::<[f64]>::empty_unsized(&self.ctx, ty, 8 * groups as usize, mode).ok()?;
+        let maxes =
+            Buffer::<[u32]>::empty_unsized(&self.ctx, ty, 4 * groups as usize, mode).ok()?;
+        let k = &self.k.reduce;
+        let secs = best_copy_secs(&self.ctx, &mut self.raw, warm_up, || {
+            let u = uniform! {
+                A: &a,
+                PartialSum: &sums,
+                PartialMax: &maxes,
+                base: 0u32,
+                mode: 0u32,
+                region: 0u32,
+                book: 0u32,
+                dims: [n as u32, 1, 1],
+                count: n as u32,
+            };
+            k.execute(u, groups, 1, 1)
+        });
+        if check {
+            let got: f64 = sums.read().ok()?.iter().sum();
+            let want: f64 = (0..n).map(|i| f64::from(value(i))).sum();
+            let top = maxes.read().ok()?.into_iter().max()?;
+            (got == want && top == 1020f32.to_bits()).then_some(())?;
+        }
+        Some((4 * n) as f64 / secs / 1e9)
+    }
+}
+
 /// How long a hardware card is kept copying before its copies are timed. A card idles at
 /// low clocks and takes tens of milliseconds of work to raise them: on 2026-11-26 the H100's
 /// copy kernel measured 1368 GB/s as the first work of a process and 1841 at its end, and
