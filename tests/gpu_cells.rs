@@ -305,12 +305,12 @@ fn the_v_cycles_sweeps_in_rows_of_four_give_the_same_bits() {
             if all_levels {
                 // (every level above the coarsest in rows, its restrictions too: `mg.comp`
                 // a cell an invocation only for the coarsest level's sweeps, a dispatch a
-                // V-cycle)
+                // V-cycle, in shared memory or not)
                 let r = rows.stats().host.as_ref().expect("host");
                 let one_cell: u32 = r
                     .kernels
                     .iter()
-                    .filter(|k| k.kernel == "mg")
+                    .filter(|k| k.kernel == "mg" || k.kernel == "mg_shared")
                     .map(|k| k.dispatches)
                     .sum();
                 assert_eq!(
