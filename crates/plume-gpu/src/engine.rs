@@ -55,6 +55,8 @@ pub(crate) struct Engine {
     pub last_groups: std::cell::Cell<u32>,
     /// V-cycles the pressure solves have issued.
     pub v_cycles: std::cell::Cell<u64>,
+    /// Dispatches of the V-cycle's coarse levels in shared memory (`mg.comp`'s part 6).
+    pub shared_levels: std::cell::Cell<u64>,
     /// Iterations the last pressure solve took (the next one's first batch).
     pub last_pressure_iterations: u32,
     /// The renderer is a software one (llvmpipe).
@@ -204,6 +206,7 @@ impl Engine {
             clock: Vec::new(),
             last_groups: std::cell::Cell::new(0),
             v_cycles: std::cell::Cell::new(0),
+            shared_levels: std::cell::Cell::new(0),
             last_pressure_iterations: 8,
             software,
             fused_cells: crate::kernels::fused_cells(software),

@@ -340,7 +340,7 @@ pub(crate) struct Kernels {
     pub mg_prolong: Kernel,
     pub mg_group: Kernel,
     /// Ops 6 and 7 with their levels in shared memory (`SHARED_LEVELS`, part 6), where
-    /// they fit in [`SHARED_FLOATS`] (on the kernel clock as `mg_shared`).
+    /// they fit in [`SHARED_FLOATS`] (`mg` on the kernel clock, as every part).
     pub mg_shared: Kernel,
     /// The sweeps and residual, [`WIDE_CELLS`] cells an invocation.
     pub mg_wide: Kernel,
@@ -517,10 +517,7 @@ impl Kernels {
             mg_restrict: mg_part(3)?,
             mg_prolong: mg_part(4)?,
             mg_group: mg_part(5)?,
-            mg_shared: Kernel {
-                name: "mg_shared",
-                ..make_with("mg.comp", per_item, &shared_levels())?
-            },
+            mg_shared: make_with("mg.comp", per_item, &shared_levels())?,
             mg_wide: wide_with("mg.comp", &part_define(0))?,
             mg_last: make_with(
                 "mg.comp",

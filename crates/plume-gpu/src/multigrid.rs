@@ -472,6 +472,7 @@ impl Engine {
         // from this level's x to the coarsest's right-hand side)
         let (lbase, lspan) = mg.shared_span(l);
         let k = if (6..=7).contains(&op) && self.folds.levels_in_shared && lspan <= SHARED_FLOATS {
+            self.shared_levels.set(self.shared_levels.get() + 1);
             &self.k.mg_shared
         } else {
             k

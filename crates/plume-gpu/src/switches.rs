@@ -265,7 +265,7 @@ pub(crate) fn shared_levels() -> String {
 /// memory where they fit in [`SHARED_FLOATS`] (copied in and back out by the one work
 /// group), or in the buffer: `PLUME_GPU_SHARED_LEVELS` (0 or 1) where set, else in shared
 /// memory. On a card each of their passes otherwise waits on the second-level cache for
-/// the pass before it: at 128³ on an H200 the fused cycle took 55 µs, a fifth of the
+/// the pass before it: at 128³ on an H200 the fused cycle took 55 µs, about a quarter of the
 /// V-cycle's passes below the finest level (2026-11-28). The same results either way.
 pub(crate) fn levels_in_shared() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

@@ -30,6 +30,12 @@ impl GpuSolver {
         self.call(|e| e.v_cycles.get())
     }
 
+    /// How many dispatches of the V-cycle's coarsest sweeps or fused cycle have worked
+    /// their levels in shared memory so far (see [`GpuSolver::set_levels_in_shared`]).
+    pub fn shared_level_dispatches(&self) -> u64 {
+        self.call(|e| e.shared_levels.get())
+    }
+
     /// Runs the smoother's sweeps by tiles (`smooth.comp`: three sweeps in one pass, two in
     /// another, a third of the passes over each level) or one pass a sweep, instead of the
     /// default (the tuner's pick where it times; else by tiles on a software renderer and a
