@@ -6,29 +6,14 @@
 // Every invocation of the group must call it (it waits at barriers); each gets the Σ.
 #ifndef CG_SUM_GLSL
 #define CG_SUM_GLSL
+#include "partial_sum.glsl"
 shared double cg_lanes[REDUCE_WG];
 
 double cg_sum(uint groups) {
     uint t = gl_LocalInvocationID.x;
     for (uint l = t; l < uint(REDUCE_WG); l += uint(WG)) {
-        double s = 0.0;
-        uint g = l;
-        // (eight partial sums read at once, then added in turn: the same bits, and one wait
-        // instead of eight; a 256³ solve's Laplacian leaves 65 536 of them)
-        while (g < groups && groups - g > 7u * uint(REDUCE_WG)) {
-            double v[8];
-            for (int k = 0; k < 8; k++) {
-                v[k] = partial_sum[g + uint(k) * uint(REDUCE_WG)];
-            }
-            for (int k = 0; k < 8; k++) {
-                s += v[k];
-            }
-            g += 8u * uint(REDUCE_WG);
-        }
-        for (; g < groups; g += uint(REDUCE_WG)) {
-            s += partial_sum[g];
-        }
-        cg_lanes[l] = s;
+        // (a 256³ solve's Laplacian leaves 65 536 partial sums)
+        cg_lanes[l] = sum_in_order(l, groups, uint(REDUCE_WG));
     }
     barrier();
     for (uint h = uint(REDUCE_WG) / 2u; h > 0u; h /= 2u) {

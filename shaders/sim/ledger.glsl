@@ -7,36 +7,17 @@
 #ifndef LEDGER_GLSL
 #define LEDGER_GLSL
 layout(std430) buffer Ledger { double ledger[]; };
-
-// Σ of the partial sums `from` to `to` (not included), added in their order: eight read at
-// once, then added in turn. The same bits as one at a time, and a wait on the card's
-// second-level cache (the partial sums are `coherent`) for each eight instead of each one:
-// 32 waits in turn for a reduction's 256, where the books' one invocation left the rest of
-// its work group idle (on an H200 the smoke's reductions with books took 293 and 341 µs at
-// 256³ where the residual's without them took 163, 2026-11-28).
-double sum_in_order(uint from, uint to) {
-    double s = 0.0;
-    uint g = from;
-    for (; g + 8u <= to; g += 8u) {
-        double v[8];
-        for (int k = 0; k < 8; k++) {
-            v[k] = partial_sum[g + uint(k)];
-        }
-        for (int k = 0; k < 8; k++) {
-            s += v[k];
-        }
-    }
-    for (; g < to; g++) {
-        s += partial_sum[g];
-    }
-    return s;
-}
+// (the partial sums eight read at once: 32 waits in turn for a reduction's 256, where the
+// books' one invocation left the rest of its work group idle; on an H200 the smoke's
+// reductions with books took 293 and 341 µs at 256³ where the residual's without them took
+// 163, 2026-11-28)
+#include "partial_sum.glsl"
 
 void keep_books(uint op, uint slot, uint groups, uint groups2, float k, float fade,
     double swept, dvec2 bounds) {
-    double s = sum_in_order(0u, groups);
+    double s = sum_in_order(0u, groups, 1u);
     if (op == 5u) {
-        double o = sum_in_order(groups, groups + groups2);
+        double o = sum_in_order(groups, groups + groups2, 1u);
         ledger[4] = s;
         ledger[0] += s;
         ledger[5] = o;

@@ -14,7 +14,7 @@ pub(crate) use crate::switches::*;
 const COMMON: &str = include_str!("../../../shaders/sim/common.glsl");
 
 /// Files a kernel may `#include` (by name, textually: GLSL has no includes of its own).
-const INCLUDES: [(&str, &str); 24] = [
+const INCLUDES: [(&str, &str); 25] = [
     (
         "cover.glsl",
         include_str!("../../../shaders/sim/cover.glsl"),
@@ -75,6 +75,10 @@ const INCLUDES: [(&str, &str); 24] = [
     (
         "last_group.glsl",
         include_str!("../../../shaders/sim/last_group.glsl"),
+    ),
+    (
+        "partial_sum.glsl",
+        include_str!("../../../shaders/sim/partial_sum.glsl"),
     ),
     (
         "cg_sum.glsl",
