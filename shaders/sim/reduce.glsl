@@ -57,36 +57,38 @@ void main() {
 #endif
     uint items = REDUCE_COUNT;
     uint i = REDUCE_GROUP * uint(WG) + t;
-    // Four items a round, every one read before the first is added, then added in the
-    // order the loop below adds them (the same bits). A few hundred groups' invocations
-    // reading an item at a time each wait on every read: a 256³ sum moved 245 GB/s on an
-    // H200, a sixth of what a copy does.
-    while (i < items && items - i > 3u * stride) {
-        uvec4 j = i + uvec4(0u, 1u, 2u, 3u) * stride;
-        dvec4 v = dvec4(item_sum(j.x), item_sum(j.y), item_sum(j.z), item_sum(j.w));
-        uvec4 bits = uvec4(item_bits(j.x), item_bits(j.y), item_bits(j.z), item_bits(j.w));
+    // AHEAD items a round (fewer in the last), every one read before the first is added,
+    // and added in the order of the items (the same bits as one at a time). A few hundred
+    // groups' invocations reading an item at a time each wait on every read: a 256³ sum
+    // moved 245 GB/s on an H200, a sixth of what a copy does. Four a round (as before this
+    // round) kept at most 1 MB in flight (65 536 invocations, a float an item), where the
+    // card's bandwidth times its memory latency is some 3 MB; and an invocation's last
+    // items, fewer than four, it read one at a time.
+    const uint AHEAD = 8u;
+    for (; i < items; i += AHEAD * stride) {
+        double v[AHEAD];
+        uint bits[AHEAD];
 #ifdef REDUCE_SECOND
-        dvec4 v2 = dvec4(item_sum2(j.x), item_sum2(j.y), item_sum2(j.z), item_sum2(j.w));
+        double v2[AHEAD];
 #endif
-        s += v.x;
-        s += v.y;
-        s += v.z;
-        s += v.w;
-        m = max(max(m, max(bits.x, bits.y)), max(bits.z, bits.w));
+        for (uint k = 0u; k < AHEAD; k++) {
+            uint j = i + k * stride;
+            bool here = j < items;
+            v[k] = here ? item_sum(j) : 0.0lf;
+            bits[k] = here ? item_bits(j) : 0u;
 #ifdef REDUCE_SECOND
-        s2 += v2.x;
-        s2 += v2.y;
-        s2 += v2.z;
-        s2 += v2.w;
+            v2[k] = here ? item_sum2(j) : 0.0lf;
 #endif
-        i += 4u * stride;
-    }
-    for (; i < items; i += stride) {
-        s += item_sum(i);
-        m = max(m, item_bits(i));
+        }
+        for (uint k = 0u; k < AHEAD; k++) {
+            if (i + k * stride < items) {
+                s += v[k];
+                m = max(m, bits[k]);
 #ifdef REDUCE_SECOND
-        s2 += item_sum2(i);
+                s2 += v2[k];
 #endif
+            }
+        }
     }
     sums[t] = s;
     maxes[t] = m;

@@ -1,6 +1,7 @@
-// Second-order (RK2) traces through the cell-centred velocity (three floats a cell, the mean
-// of each cell's two faces along each axis), as the CPU's `sample::rk2`. Needs a block
-// `CellVel { float cell_vel[]; }` declared before it. A kernel compiled with
+// Second-order (RK2) traces through the cell-centred velocity (a vec4 a cell: the mean of
+// each cell's two faces along each axis, and a zero), as the CPU's `sample::rk2`. Needs a
+// block `CellVel { vec4 cell_vel[]; }` declared before it: a corner's three components are
+// one load (where three floats a cell took three, a trilinear sample 24 loads; 8 now). A kernel compiled with
 // TRACE_FROM_FACES defined (and the face blocks `cell_velocity.glsl` needs) takes the
 // cell-centred velocity from the faces instead: the same values (`precise`), without a pass
 // storing them first, for traces from a few cells.
@@ -13,7 +14,7 @@
 
 // The cell-centred velocity of cell q (its index), stored.
 vec3 stored_cell_vel(uint q) {
-    return vec3(cell_vel[3u * q], cell_vel[3u * q + 1u], cell_vel[3u * q + 2u]);
+    return cell_vel[q].xyz;
 }
 
 // The same from the faces (the same values).
@@ -53,18 +54,22 @@ vec3 cell_velocity_at(vec3 p) {
 #ifdef TRACE_FROM_FACES
     return cell_velocity_from_faces(l);
 #else
+    // The eight corners' velocities first, then each component interpolated as before.
+    vec4 c[8];
+    c[0] = cell_vel[l.b];
+    c[1] = cell_vel[l.b + l.di];
+    c[2] = cell_vel[l.b + l.dj];
+    c[3] = cell_vel[l.b + l.dj + l.di];
+    c[4] = cell_vel[l.b + l.dk];
+    c[5] = cell_vel[l.b + l.dk + l.di];
+    c[6] = cell_vel[l.b + l.dk + l.dj];
+    c[7] = cell_vel[l.b + l.dk + l.dj + l.di];
     vec3 r;
     for (int a = 0; a < 3; a++) {
         float v[8];
-        uint b = 3u * l.b + uint(a);
-        v[0] = cell_vel[b];
-        v[1] = cell_vel[b + 3u * l.di];
-        v[2] = cell_vel[b + 3u * l.dj];
-        v[3] = cell_vel[b + 3u * (l.dj + l.di)];
-        v[4] = cell_vel[b + 3u * l.dk];
-        v[5] = cell_vel[b + 3u * (l.dk + l.di)];
-        v[6] = cell_vel[b + 3u * (l.dk + l.dj)];
-        v[7] = cell_vel[b + 3u * (l.dk + l.dj + l.di)];
+        for (int i = 0; i < 8; i++) {
+            v[i] = c[i][a];
+        }
         r[a] = lerp8(v, l.t);
     }
     return r;

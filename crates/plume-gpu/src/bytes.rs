@@ -43,7 +43,7 @@ const SMALL_BUFFERS: [&str; 13] = [
 /// reads one of F0 to F7 an item (one field a row of work groups), counted as F0;
 /// `advect_faces.comp` writes one of Out0 to Out2 (its face's axis), counted as Out0;
 /// `advect_cells.comp` reads the faces FaceU to FaceW instead of CellVel where it traces
-/// from the faces (as many bytes a cell), counted as CellVel.
+/// from the faces (12 bytes a cell), counted as CellVel (a `vec4` a cell: 16).
 const READ_INSTEAD: [&str; 12] = [
     "F1", "F2", "F3", "F4", "F5", "F6", "F7", "Out1", "Out2", "FaceU", "FaceV", "FaceW",
 ];
@@ -88,12 +88,8 @@ fn declarations(source: &str) -> Vec<(String, Decl)> {
         } else {
             4
         };
-        // The cell velocity: three floats a cell.
-        let width = if name == "CellVel" {
-            3 * scalar
-        } else {
-            scalar
-        };
+        // (the cell velocity, CellVel, is a `vec4` a cell: an element like any other)
+        let width = scalar;
         out.push((
             name.to_string(),
             Decl {
@@ -107,8 +103,8 @@ fn declarations(source: &str) -> Vec<(String, Decl)> {
 }
 
 /// The bytes one item of a kernel reads and writes by default: each per-item array it binds
-/// read once (`readonly`), written once (`writeonly`) or both (neither), three floats for
-/// the cell velocity (`CellVel`, three a cell), none for the small buffers (partial sums,
+/// read once (`readonly`), written once (`writeonly`) or both (neither), a `vec4` for
+/// the cell velocity (`CellVel`, one a cell), none for the small buffers (partial sums,
 /// counters, tables, masks), one array for each group of arrays an item uses one of.
 pub fn bytes_per_item(source: &str) -> u32 {
     declarations(source)
@@ -298,7 +294,7 @@ mod tests {
 layout(std430) buffer X { float x[]; };
 layout(std430) readonly buffer Q { float q[]; };
 layout(std430) writeonly buffer O { float o[]; };
-layout(std430) readonly buffer CellVel { float cell_vel[]; };
+layout(std430) readonly buffer CellVel { vec4 cell_vel[]; };
 layout(std430) readonly buffer Scalars { double scalars[]; };
 layout(std430) coherent readonly buffer K { float k[]; };
 layout(std430) coherent buffer Done { uint done[]; };
@@ -314,9 +310,9 @@ layout(std430) coherent buffer Done { uint done[]; };
 
     #[test]
     fn the_default_counts_every_per_item_array_bound() {
-        // X read and written, Q read, O written, the cell velocity's three floats read, K
-        // read (`coherent` as any other); Scalars and Done are small.
-        assert_eq!(bytes_per_item(SOURCE), 8 + 4 + 4 + 12 + 4);
+        // X read and written, Q read, O written, the cell velocity's vec4 read, K read
+        // (`coherent` as any other); Scalars and Done are small.
+        assert_eq!(bytes_per_item(SOURCE), 8 + 4 + 4 + 16 + 4);
     }
 
     #[test]
@@ -328,8 +324,8 @@ layout(std430) coherent buffer Done { uint done[]; };
         assert_eq!(b(&[("phase", 1), ("mode", 0)]), 10 * (32 + 4));
         assert_eq!(b(&[("phase", 3)]), 0);
         // The last case has no `when`: every other dispatch, the cell velocity a cell.
-        assert_eq!(b(&[("phase", 0)]), 10 * 4 + 100 * 12);
-        assert_eq!(b(&[]), 10 * 4 + 100 * 12);
+        assert_eq!(b(&[("phase", 0)]), 10 * 4 + 100 * 16);
+        assert_eq!(b(&[]), 10 * 4 + 100 * 16);
         assert!(m.needs_uniforms());
     }
 

@@ -77,7 +77,7 @@ impl Engine {
             }
         });
         let items = s.adims.iter().map(|&x| x as usize).product::<usize>();
-        // The |residual| goes into the cell velocity's buffer, idle here (3 floats a cell
+        // The |residual| goes into the cell velocity's buffer, idle here (4 floats a cell
         // hold any face array).
         let out = &self.f.cell_vel;
         let pass = |phase: u32, color: u32| {

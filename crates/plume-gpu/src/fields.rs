@@ -57,7 +57,8 @@ pub(crate) struct Fields {
     pub temperature: Field,
     pub vel: [Field; 3],
     pub vel_tmp: [Field; 3],
-    /// The cell-centred velocity (three floats a cell), later the confinement force.
+    /// The cell-centred velocity, a `vec4` a cell (x, y, z and a zero: a trace reads a
+    /// corner in one load); scratch for the V-cycle's coarse levels and the diffusion.
     pub cell_vel: Field,
     pub pressure: Field,
     pub r: Field,
@@ -108,9 +109,9 @@ pub(crate) fn partial_slots(d: Dims) -> usize {
 pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     let n = d.cells() as u64;
     let faces: u64 = (0..3).map(|a| d.faces(a).cells() as u64).sum();
-    // density, temperature, cell velocity (3), pressure, r, p, q; velocity twice; fuel
-    // and flame.
-    let floats = n * (9 + if fire { 2 } else { 0 }) + faces * 2;
+    // density, temperature, cell velocity (a vec4), pressure, r, p, q; velocity twice;
+    // fuel and flame.
+    let floats = n * (10 + if fire { 2 } else { 0 }) + faces * 2;
     let small = partial_slots(d) as u64 * 16
         + 8 * (SCALARS + LEDGER_SLOTS) as u64
         + 8
@@ -205,7 +206,7 @@ impl Fields {
             temperature: floats(ctx, n)?,
             vel: [face(0)?, face(1)?, face(2)?],
             vel_tmp: [face(0)?, face(1)?, face(2)?],
-            cell_vel: floats(ctx, 3 * n)?,
+            cell_vel: floats(ctx, 4 * n)?,
             pressure: floats(ctx, n)?,
             r: floats(ctx, n)?,
             p: floats(ctx, n)?,
@@ -223,6 +224,16 @@ impl Fields {
             rows,
             active,
         })
+    }
+}
+
+impl Fields {
+    /// The cell-centred velocity bound as the traces read it: a `vec4` a cell.
+    pub fn cell_vel_vec4s(&self) -> Bound<'_> {
+        Bound {
+            field: &self.cell_vel,
+            vec4: true,
+        }
     }
 }
 

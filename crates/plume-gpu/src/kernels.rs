@@ -699,15 +699,16 @@ mod tests {
         assert_eq!(per_item("laplace", &[("residual", 1)]), 12);
         // The restriction reads eight fine cells an item.
         assert_eq!(per_item("mg", &[("op", 3)]), 36);
-        // A face of the three axes: its own written, the faces and cell velocity a cell.
+        // A face of the three axes: its own written, the faces (12 bytes) and cell velocity
+        // (a vec4, 16) a cell.
         let faces =
             |items: u64| models["advect_faces"].bytes(items, 1000, &values(&[("phase", 0)]));
-        assert_eq!(faces(3000), 3000 * 4 + 1000 * 24);
+        assert_eq!(faces(3000), 3000 * 4 + 1000 * 28);
     }
 
     #[test]
     fn dispatches_of_the_largest_grids_stay_within_the_work_group_limits() {
-        // 512³ cells, and its cell velocity (three floats a cell): rows along y.
+        // 512³ cells, and its faces of the three axes: rows along y.
         for items in [
             1usize,
             64,
