@@ -60,8 +60,8 @@ void main() {
     // AHEAD items a round (fewer in the last), every one read before the first is added,
     // and added in the order of the items (the same bits as one at a time). A few hundred
     // groups' invocations reading an item at a time each wait on every read: a 256³ sum
-    // moved 245 GB/s on an H200, a sixth of what a copy does. Four a round (as before this
-    // round) kept at most 1 MB in flight (65 536 invocations, a float an item), where the
+    // moved 245 GB/s on an H200, a sixth of what a copy does. Four a round (until
+    // 2026-12-02) kept at most 1 MB in flight (65 536 invocations, a float an item), where the
     // card's bandwidth times its memory latency is some 3 MB; and an invocation's last
     // items, fewer than four, it read one at a time.
     const uint AHEAD = 8u;

@@ -1,10 +1,10 @@
 // Second-order (RK2) traces through the cell-centred velocity (a vec4 a cell: the mean of
 // each cell's two faces along each axis, and a zero), as the CPU's `sample::rk2`. Needs a
 // block `CellVel { vec4 cell_vel[]; }` declared before it: a corner's three components are
-// one load (where three floats a cell took three, a trilinear sample 24 loads; 8 now). A kernel compiled with
-// TRACE_FROM_FACES defined (and the face blocks `cell_velocity.glsl` needs) takes the
-// cell-centred velocity from the faces instead: the same values (`precise`), without a pass
-// storing them first, for traces from a few cells.
+// one load (three floats a cell took three: a trilinear sample 24 loads, now 8). A kernel
+// compiled with TRACE_FROM_FACES defined (and the face blocks `cell_velocity.glsl` needs)
+// takes the cell-centred velocity from the faces instead: the same values (`precise`),
+// without a pass storing them first, for traces from a few cells.
 
 #include "solid.glsl"
 
