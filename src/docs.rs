@@ -227,8 +227,8 @@ pub fn gpu_kernel_reference() -> String {
          when it differs).\n\n\
          The model (`crates/plume-gpu/src/bytes.rs`): an ideal cache, in which a dispatch \
          reads each array element it needs once and writes each it changes once, a float \
-         being 4 bytes (a double 8, a `vec4` 16: the cell velocity is one a cell); the neighbours a \
-         stencil or a trace reads come from the cache, and reductions' partial results, \
+         being 4 bytes (a double 8, a `vec4` 16: the cell velocity is one a cell); the \
+         neighbours a stencil or a trace reads come from the cache, and reductions' partial results, \
          counters, tables and bit masks count nothing. By default an item reads once each \
          per-item array its kernel binds `readonly`, writes once each it binds \
          `writeonly`, and both for the others. Where a dispatch touches fewer arrays (a \

@@ -23,21 +23,6 @@ vec3 face_cell_vel(uint q) {
     uvec3 c = coords(dims, q);
     return vec3(cell_velocity(c, 0u), cell_velocity(c, 1u), cell_velocity(c, 2u));
 }
-
-vec3 cell_velocity_from_faces(Loc l) {
-    uint at8[8] = uint[8](l.b, l.b + l.di, l.b + l.dj, l.b + l.dj + l.di, l.b + l.dk,
-        l.b + l.dk + l.di, l.b + l.dk + l.dj, l.b + l.dk + l.dj + l.di);
-    float x[8];
-    float y[8];
-    float z[8];
-    for (int c = 0; c < 8; c++) {
-        vec3 cv = face_cell_vel(at8[c]);
-        x[c] = cv.x;
-        y[c] = cv.y;
-        z[c] = cv.z;
-    }
-    return vec3(lerp8(x, l.t), lerp8(y, l.t), lerp8(z, l.t));
-}
 #endif
 
 // The cell-centred velocity of cell q (its index).
@@ -49,31 +34,22 @@ vec3 cell_vel_of(uint q) {
 #endif
 }
 
+// The cell-centred velocity at p: the eight corners' (one load each where stored), each
+// component interpolated.
 vec3 cell_velocity_at(vec3 p) {
     Loc l = locate(dims, p);
-#ifdef TRACE_FROM_FACES
-    return cell_velocity_from_faces(l);
-#else
-    // The eight corners' velocities first, then each component interpolated as before.
-    vec4 c[8];
-    c[0] = cell_vel[l.b];
-    c[1] = cell_vel[l.b + l.di];
-    c[2] = cell_vel[l.b + l.dj];
-    c[3] = cell_vel[l.b + l.dj + l.di];
-    c[4] = cell_vel[l.b + l.dk];
-    c[5] = cell_vel[l.b + l.dk + l.di];
-    c[6] = cell_vel[l.b + l.dk + l.dj];
-    c[7] = cell_vel[l.b + l.dk + l.dj + l.di];
-    vec3 r;
-    for (int a = 0; a < 3; a++) {
-        float v[8];
-        for (int i = 0; i < 8; i++) {
-            v[i] = c[i][a];
-        }
-        r[a] = lerp8(v, l.t);
+    uint at8[8] = uint[8](l.b, l.b + l.di, l.b + l.dj, l.b + l.dj + l.di, l.b + l.dk,
+        l.b + l.dk + l.di, l.b + l.dk + l.dj, l.b + l.dk + l.dj + l.di);
+    float x[8];
+    float y[8];
+    float z[8];
+    for (int c = 0; c < 8; c++) {
+        vec3 cv = cell_vel_of(at8[c]);
+        x[c] = cv.x;
+        y[c] = cv.y;
+        z[c] = cv.z;
     }
-    return r;
-#endif
+    return vec3(lerp8(x, l.t), lerp8(y, l.t), lerp8(z, l.t));
 }
 
 // From p (cell-array coordinates) over k cells per unit velocity (negative: backwards),

@@ -81,15 +81,14 @@ fn declarations(source: &str) -> Vec<(String, Decl)> {
         if SMALL_BUFFERS.contains(&name) {
             continue;
         }
-        let scalar = if decl.contains("vec4 ") {
+        // (the cell velocity, CellVel, is a `vec4` a cell: an element like any other)
+        let width = if decl.contains("vec4 ") {
             16
         } else if decl.contains("double ") || decl.contains("vec2 ") {
             8
         } else {
             4
         };
-        // (the cell velocity, CellVel, is a `vec4` a cell: an element like any other)
-        let width = scalar;
         out.push((
             name.to_string(),
             Decl {

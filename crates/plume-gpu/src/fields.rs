@@ -225,9 +225,7 @@ impl Fields {
             active,
         })
     }
-}
 
-impl Fields {
     /// The cell-centred velocity bound as the traces read it: a `vec4` a cell.
     pub fn cell_vel_vec4s(&self) -> Bound<'_> {
         Bound {
