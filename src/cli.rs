@@ -238,6 +238,12 @@ pub struct GridArgs {
     /// by the flow plus turbulent noise; the scene's [detail] settings, switched on.
     #[arg(long, value_name = "N", value_parser = parse_upres)]
     pub upres: Option<u32>,
+    /// A key of the scene and its value, as a scene file writes it (e.g. fluid.max_cfl=4,
+    /// fluid.advection=maccormack, emitter.0.center=[0.5,0.2,0.5]), replacing the scene's;
+    /// checked as a scene file holding it is. Repeat it for several keys; applied in order,
+    /// before --size, --dims, --pressure and --upres.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_set)]
+    pub set: Vec<(String, String)>,
     /// Solver backend: cpu; gpu (OpenGL 4.3 compute shaders, any renderer, llvmpipe too; in
     /// the viewer the fields never leave the card: the 3D view draws them); or auto (the default): the GPU where the OpenGL renderer is a
     /// hardware one with compute shaders, the scene uses nothing it lacks and a short
@@ -271,6 +277,15 @@ fn scene_help() -> String {
     )
 }
 
+fn parse_set(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!(
+            "'{s}': write KEY=VALUE, a scene key and its value (e.g. fluid.max_cfl=4)"
+        )),
+    }
+}
+
 fn parse_upres(s: &str) -> Result<u32, String> {
     let v = crate::ranges::detail::FACTOR.parse(s)?;
     Ok(v as u32)
@@ -289,10 +304,18 @@ fn parse_pressure(s: &str) -> Result<PressureMethod, String> {
 impl GridArgs {
     /// The scene the options ask for, on the grid they ask for.
     pub fn scene(&self) -> Result<crate::scene::Scene, crate::scene::SceneError> {
-        let s = match &self.scene {
+        let mut s = match &self.scene {
             Some(arg) => crate::scene::Scene::resolve(arg)?,
             None => crate::scene::Scene::default_plume(),
         };
+        for (key, value) in &self.set {
+            s = crate::scene::keys::set(&s, key, crate::scene::keys::value_of_text(value))
+                .map_err(|e| crate::scene::SceneError {
+                    file: None,
+                    line: None,
+                    message: format!("--set {key}={value}: {e}"),
+                })?;
+        }
         let s = match (self.dims, self.size) {
             (Some(d), _) => s.with_dims(d),
             (None, Some(n)) => s.with_resolution(n),

@@ -31,17 +31,6 @@ pub struct Vary {
     pub values: Vec<Value>,
 }
 
-fn number_or_text(s: &str) -> Value {
-    let s = s.trim();
-    if let Ok(i) = s.parse::<i64>() {
-        return Value::Integer(i);
-    }
-    match s.parse::<f64>() {
-        Ok(f) => Value::Float(f),
-        Err(_) => Value::String(s.to_string()),
-    }
-}
-
 impl Vary {
     /// `KEY=a,b,c` (a list) or `KEY=a:b:n` (`n` values from `a` to `b`, both included).
     pub fn parse(s: &str) -> Result<Self, String> {
@@ -80,7 +69,7 @@ impl Vary {
                     })
                     .collect()
             }
-            [list] => list.split(',').map(number_or_text).collect(),
+            [list] => list.split(',').map(keys::value_of_text).collect(),
             _ => return Err(format!("'{s}': a range is from:to:count, three numbers")),
         };
         Ok(Self { key, values })

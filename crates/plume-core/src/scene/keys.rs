@@ -43,6 +43,22 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
+/// A value written on a command line (`--set KEY=VALUE`, each of a wedge's `--vary` values):
+/// what it means in a scene file (`2`, `1e-3`, `true`, `[0.5, 0.1, 0.5]`, `"text"`), else the
+/// text itself, so that `fluid.advection=maccormack` needs no quotes.
+pub fn value_of_text(s: &str) -> Value {
+    let s = s.trim();
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct One {
+        v: Value,
+    }
+    match toml::from_str::<One>(&format!("v = {s}")) {
+        Ok(one) => one.v,
+        Err(_) => Value::String(s.to_string()),
+    }
+}
+
 /// Colours in `[render]`: three numbers, each in the range table's `color` range.
 const COLORS: [&str; 5] = [
     "light_color",
@@ -343,5 +359,27 @@ mod tests {
         for k in number_keys(&s) {
             get(&s, &k).unwrap_or_else(|e| panic!("{k}: {e}"));
         }
+    }
+
+    #[test]
+    fn a_value_on_a_command_line_means_what_a_scene_file_means() {
+        assert_eq!(value_of_text("2"), Value::Integer(2));
+        assert_eq!(value_of_text(" 1e-3 "), Value::Float(1e-3));
+        assert_eq!(value_of_text("true"), Value::Boolean(true));
+        assert_eq!(
+            value_of_text("[0.5, 0.2,0.5]"),
+            Value::Array(vec![0.5.into(), 0.2.into(), 0.5.into()])
+        );
+        assert_eq!(value_of_text("\"a b\""), Value::String("a b".into()));
+        // Bare words are text; so is anything that would be more than one value.
+        assert_eq!(
+            value_of_text("maccormack"),
+            Value::String("maccormack".into())
+        );
+        assert_eq!(
+            value_of_text("1\nv2 = 3"),
+            Value::String("1\nv2 = 3".into())
+        );
+        assert_eq!(value_of_text("1]"), Value::String("1]".into()));
     }
 }
