@@ -124,6 +124,17 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     );
     assert_eq!(j["speed"]["cpu"][0]["ok"], true, "{text}");
     assert!(j["speed"]["cpu"][0]["gpu_dispatches_per_step"].is_null());
+    // The largest grid again with fewer, longer sub-steps (`--set fluid.max_cfl=4`).
+    let fewer = &j["fewer_substeps"][0];
+    assert_eq!(fewer["ok"], true, "{fewer}");
+    assert_eq!(fewer["size"], 24, "{fewer}");
+    assert_eq!(fewer["max_cfl"], 4, "{fewer}");
+    assert!(
+        fewer["ms_per_60th_second"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0),
+        "{fewer}"
+    );
     // Every correctness part ran: the closed box, GPU against CPU, the switches that give
     // the same bits, the pictures, the campfire, the viewer.
     let names: Vec<&str> = j["checks"]
@@ -134,6 +145,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
         .collect();
     for part in [
         "bench --kernels 16³ runs",
+        "bench gpu 24³ with max_cfl 4 runs",
         "kernel clock 16³ agrees",
         "closed box",
         "GPU against CPU",
@@ -182,6 +194,10 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert_eq!(viewer["texture_uploads"], 0, "{viewer}");
     let md = std::fs::read_to_string(out_dir.join("gpu-check.md")).expect("the table");
     assert!(md.contains("| gpu | 16³ |"), "{md}");
+    assert!(
+        md.contains("fewer, longer sub-steps (`--set fluid.max_cfl=4`"),
+        "{md}"
+    );
     assert!(md.contains("## Checks"), "{md}");
     assert!(md.contains("a dependent dispatch"), "{md}");
     assert!(md.contains("Kernels at 16³ on the card's clock"), "{md}");
