@@ -66,11 +66,10 @@ fn a_smaller_max_cfl_set_on_the_command_line_splits_the_step() {
     assert_eq!(twice["substeps_max"], set["substeps_max"], "{twice}");
 }
 
-#[test]
-fn a_run_records_the_scene_with_the_values_set() {
-    let dir = scratch("run");
-    let out_dir = dir.join("run");
-    let out = plume(&[
+/// `plume run` of the default scene at 12³, one frame as .npy into `out`, with each of `sets`
+/// as a `--set`.
+fn run_with(sets: &[&str], out: &std::path::Path) -> Output {
+    let mut args = vec![
         "run",
         "--backend",
         "cpu",
@@ -80,15 +79,26 @@ fn a_run_records_the_scene_with_the_values_set() {
         "1",
         "--format",
         "npy",
-        "--set",
-        "fluid.max_cfl=3",
-        "--set",
-        "fluid.advection=semi_lagrangian",
-        "--set",
-        "emitter.0.center=[0.4, 0.2, 0.5]",
-        "--out",
-        out_dir.to_str().expect("utf-8 path"),
-    ]);
+    ];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    args.extend(["--out", out.to_str().expect("utf-8 path")]);
+    plume(&args)
+}
+
+#[test]
+fn a_run_records_the_scene_with_the_values_set() {
+    let dir = scratch("run");
+    let out_dir = dir.join("run");
+    let out = run_with(
+        &[
+            "fluid.max_cfl=3",
+            "fluid.advection=semi_lagrangian",
+            "emitter.0.center=[0.4, 0.2, 0.5]",
+        ],
+        &out_dir,
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -132,21 +142,7 @@ fn a_bad_key_or_value_is_refused_by_name_before_anything_runs() {
     ];
     for (i, (set, words)) in cases.iter().enumerate() {
         let out_dir = dir.join(format!("run{i}"));
-        let out = plume(&[
-            "run",
-            "--backend",
-            "cpu",
-            "--size",
-            "12",
-            "--frames",
-            "1",
-            "--format",
-            "npy",
-            "--set",
-            set,
-            "--out",
-            out_dir.to_str().expect("utf-8 path"),
-        ]);
+        let out = run_with(&[set], &out_dir);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{set:?} was taken: {err}");
         for w in *words {
