@@ -50,9 +50,11 @@ fn a_smaller_max_cfl_set_on_the_command_line_splits_the_step() {
     // scene's max_cfl (2), two where --set holds each to a quarter of a cell.
     let plain = bench_json(&[]);
     assert_eq!(plain["substeps_max"], 1, "{plain}");
+    assert_eq!(plain["max_cfl"], 2.0, "{plain}");
     let cfl = plain["cfl_max"].as_f64().expect("cfl_max");
     assert!(cfl > 0.25, "{plain}");
     let set = bench_json(&["--set", "fluid.max_cfl=0.25"]);
+    assert_eq!(set["max_cfl"], 0.25, "{set}");
     assert!(
         set["substeps_max"].as_u64().is_some_and(|n| n >= 2),
         "{set}"

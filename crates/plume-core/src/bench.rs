@@ -120,6 +120,9 @@ pub struct BenchReport {
     pub substeps_max: u32,
     /// Largest CFL number of any sub-step measured.
     pub cfl_max: f32,
+    /// The scene's `max_cfl`: the most cells a sub-step may move the flow (what splits a
+    /// step into sub-steps; `--set fluid.max_cfl=…` changes it).
+    pub max_cfl: f32,
     /// `memory_bytes` per cell of the grid.
     pub bytes_per_cell: f64,
     /// The memory bandwidth the backend's fields live in, GB/s (10⁹ bytes), bytes read plus
@@ -450,6 +453,7 @@ pub fn run_with(
         budget_limited_steps: limited,
         substeps_max: sub_max,
         cfl_max,
+        max_cfl: solver.params().max_cfl,
         bytes_per_cell: memory as f64 / d.cells() as f64,
         memory_bandwidth_gb_s: bandwidth,
         bandwidth_floor_ms: bandwidth.map(|b| 2.0 * memory as f64 / (b * 1e9) * 1e3),
@@ -598,8 +602,8 @@ impl BenchReport {
         };
         let _ = writeln!(
             s,
-            "per 1/60 s of simulated time: {:.2} ms (dt = {:.4} s); sub-steps {:.2} mean, {} most; largest CFL {:.2}",
-            self.ms_per_60th_second, self.dt, self.substeps_mean, self.substeps_max, self.cfl_max
+            "per 1/60 s of simulated time: {:.2} ms (dt = {:.4} s); sub-steps {:.2} mean, {} most; largest CFL {:.2} (max_cfl {})",
+            self.ms_per_60th_second, self.dt, self.substeps_mean, self.substeps_max, self.cfl_max, self.max_cfl
         );
         let _ = writeln!(
             s,
