@@ -44,8 +44,9 @@ impl fmt::Display for KeyError {
 impl std::error::Error for KeyError {}
 
 /// A value written on a command line (`--set KEY=VALUE`, each of a wedge's `--vary` values):
-/// what it means in a scene file (`2`, `1e-3`, `true`, `[0.5, 0.1, 0.5]`, `"text"`), else the
-/// text itself, so that `fluid.advection=maccormack` needs no quotes.
+/// what it means in a scene file (`2`, `1e-3`, `true`, `[0.5, 0.1, 0.5]`, `"text"`), or a
+/// number TOML would not take as one (`.5`, `5.`, `007`), else the text itself, so that
+/// `fluid.advection=maccormack` needs no quotes.
 pub fn value_of_text(s: &str) -> Value {
     let s = s.trim();
     #[derive(serde::Deserialize)]
@@ -53,8 +54,14 @@ pub fn value_of_text(s: &str) -> Value {
     struct One {
         v: Value,
     }
-    match toml::from_str::<One>(&format!("v = {s}")) {
-        Ok(one) => one.v,
+    if let Ok(one) = toml::from_str::<One>(&format!("v = {s}")) {
+        return one.v;
+    }
+    if let Ok(i) = s.parse::<i64>() {
+        return Value::Integer(i);
+    }
+    match s.parse::<f64>() {
+        Ok(f) => Value::Float(f),
         Err(_) => Value::String(s.to_string()),
     }
 }
@@ -371,6 +378,10 @@ mod tests {
             Value::Array(vec![0.5.into(), 0.2.into(), 0.5.into()])
         );
         assert_eq!(value_of_text("\"a b\""), Value::String("a b".into()));
+        // Numbers as Rust reads them where TOML would not (as a wedge's values always were).
+        assert_eq!(value_of_text(".5"), Value::Float(0.5));
+        assert_eq!(value_of_text("5."), Value::Float(5.0));
+        assert_eq!(value_of_text("007"), Value::Integer(7));
         // Bare words are text; so is anything that would be more than one value.
         assert_eq!(
             value_of_text("maccormack"),
