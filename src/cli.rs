@@ -103,7 +103,7 @@ pub struct RenderArgs {
     #[arg(
         long,
         value_name = "DIR",
-        conflicts_with_all = ["scene", "size", "dims", "pressure", "upres", "steps"]
+        conflicts_with_all = ["scene", "size", "dims", "pressure", "upres", "set", "steps"]
     )]
     pub run: Option<std::path::PathBuf>,
     /// With --run: the frame to draw, by its number (as its files and manifest.json number
@@ -353,7 +353,7 @@ pub struct ViewArgs {
     #[arg(
         long,
         value_name = "DIR",
-        conflicts_with_all = ["scene", "size", "dims", "pressure", "upres", "record"]
+        conflicts_with_all = ["scene", "size", "dims", "pressure", "upres", "set", "record"]
     )]
     pub run: Option<std::path::PathBuf>,
     /// Run this many frames, then exit (for screenshots and tests).

@@ -155,3 +155,23 @@ fn a_bad_key_or_value_is_refused_by_name_before_anything_runs() {
     }
     std::fs::remove_dir_all(&dir).expect("scratch removed");
 }
+
+#[test]
+fn a_run_played_back_takes_no_scene_key() {
+    // Frames already written have their scene: --set with --run is refused by name before
+    // any folder is read or window opened.
+    for cmd in [
+        &["render", "--run", "no-such-run", "--out", "x.png"][..],
+        &["view", "--run", "no-such-run"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--set", "fluid.max_cfl=4"]);
+        let out = plume(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--set") && err.contains("--run"),
+            "{args:?}: {err}"
+        );
+    }
+}
