@@ -12,6 +12,12 @@ fn l2(a: &[f32], b: &[f32]) -> f64 {
         .sqrt()
 }
 
+/// The velocity's three components end to end, and the density.
+fn fields(s: &Solver) -> (Vec<f32>, Vec<f32>) {
+    let u = (0..3).flat_map(|a| s.velocity(a).to_vec()).collect();
+    (u, s.density().to_vec())
+}
+
 /// The velocity and density after `steps` steps of `dt` from `start` with sub-steps of at
 /// most `max_cfl` cells, and the sub-steps they took.
 fn run(start: &Solver, dt: f32, max_cfl: f32, steps: usize) -> (Vec<f32>, Vec<f32>, u32) {
@@ -22,8 +28,8 @@ fn run(start: &Solver, dt: f32, max_cfl: f32, steps: usize) -> (Vec<f32>, Vec<f3
     p.max_substeps = 100;
     s.set_params(p).expect("params in range");
     let subs = (0..steps).map(|_| s.step().substeps).sum();
-    let u: Vec<f32> = (0..3).flat_map(|a| s.velocity(a).to_vec()).collect();
-    (u, s.density().to_vec(), subs)
+    let (u, d) = fields(&s);
+    (u, d, subs)
 }
 
 /// From one developed state of the default scene, steps four times the default's length
@@ -43,10 +49,7 @@ fn shorter_sub_steps_leave_a_smaller_splitting_error() {
     }
     let dt = 4.0 / 60.0;
     let (u_ref, d_ref, subs_ref) = run(&start, dt, 0.25, 2);
-    let (u0, d0): (Vec<f32>, Vec<f32>) = (
-        (0..3).flat_map(|a| start.velocity(a).to_vec()).collect(),
-        start.density().to_vec(),
-    );
+    let (u0, d0) = fields(&start);
     let (du, dd) = (l2(&u_ref, &u0), l2(&d_ref, &d0));
     assert!(du > 0.0 && dd > 0.0, "nothing moved");
     let mut seen: Vec<(f32, u32, f64, f64)> = Vec::new();
