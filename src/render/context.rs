@@ -7,7 +7,7 @@ use glium::backend::Context;
 use glutin::api::egl::device::Device;
 use glutin::api::egl::display::Display;
 use glutin::config::{ConfigSurfaceTypes, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile};
 use glutin::prelude::*;
 use std::rc::Rc;
 
@@ -104,7 +104,7 @@ fn try_device(device: &Device) -> Result<Made, String> {
         .map_err(|e| e.to_string())?
         .next()
         .ok_or("no surfaceless EGL config")?;
-    let not_current = newest_core(|v| {
+    let not_current = super::share::newest_core(|v| {
         let attrs = ContextAttributesBuilder::new()
             .with_profile(GlProfile::Core)
             .with_context_api(ContextApi::OpenGl(Some(v)))
@@ -130,26 +130,6 @@ fn try_device(device: &Device) -> Result<Made, String> {
         display,
         group,
     })
-}
-
-/// The core-profile versions contexts are asked for, newest first. A driver may give just
-/// the version asked for (NVIDIA's gives "3.3.0" for 3.3, where Mesa gives its newest), and
-/// the GPU backend's compute shaders are OpenGL 4.3: so ask for 4.6, then 4.3, then 3.3
-/// (where only the renderer and the CPU backend run).
-pub const CORE_VERSIONS: [Version; 3] =
-    [Version::new(4, 6), Version::new(4, 3), Version::new(3, 3)];
-
-/// The first context `make` gives for [`CORE_VERSIONS`], newest first; the last error where
-/// none is given.
-pub fn newest_core<T, E>(mut make: impl FnMut(Version) -> Result<T, E>) -> Result<T, E> {
-    let mut last = None;
-    for v in CORE_VERSIONS {
-        match make(v) {
-            Ok(c) => return Ok(c),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.expect("CORE_VERSIONS is not empty"))
 }
 
 /// Renderer and version strings of a context.

@@ -9,10 +9,31 @@ use glium::SwapBuffersError;
 use glutin::config::Config;
 use glutin::context::{
     AsRawContext, ContextApi, ContextAttributesBuilder, GlProfile, NotCurrentContext, RawContext,
+    Version,
 };
 use glutin::display::{Display, GlDisplay};
 use std::ffi::{c_void, CString};
 use std::rc::Rc;
+
+/// The core-profile versions contexts are asked for, newest first. A driver may give just
+/// the version asked for (NVIDIA's gives "3.3.0" for 3.3, where Mesa gives its newest), and
+/// the GPU backend's compute shaders are OpenGL 4.3: so ask for 4.6, then 4.3, then 3.3
+/// (where only the renderer and the CPU backend run).
+pub const CORE_VERSIONS: [Version; 3] =
+    [Version::new(4, 6), Version::new(4, 3), Version::new(3, 3)];
+
+/// The first context `make` gives for [`CORE_VERSIONS`], newest first; the last error where
+/// none is given.
+pub fn newest_core<T, E>(mut make: impl FnMut(Version) -> Result<T, E>) -> Result<T, E> {
+    let mut last = None;
+    for v in CORE_VERSIONS {
+        match make(v) {
+            Ok(c) => return Ok(c),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.expect("CORE_VERSIONS is not empty"))
+}
 
 /// How to make a context in the share group of an existing one: its display, a config of
 /// that display, and the context.
@@ -67,7 +88,7 @@ impl ShareGroup {
     /// A new OpenGL core context sharing objects with the group's, current (without a
     /// surface) on this thread, as glium holds it.
     pub fn make(&self) -> Result<plume_gpu::GlContext, String> {
-        let made = super::context::newest_core(|v| {
+        let made = newest_core(|v| {
             let attrs = ContextAttributesBuilder::new()
                 .with_profile(GlProfile::Core)
                 .with_context_api(ContextApi::OpenGl(Some(v)))

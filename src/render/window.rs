@@ -114,7 +114,7 @@ pub fn create(
     // SAFETY: the window outlives the surface (both are owned by `Running`, window first).
     let surface = unsafe { gl_display.create_window_surface(&config, &surface_attrs) }
         .map_err(WindowError::Surface)?;
-    let context = super::context::newest_core(|v| {
+    let context = super::share::newest_core(|v| {
         let ctx_attrs = ContextAttributesBuilder::new()
             .with_profile(GlProfile::Core)
             .with_context_api(ContextApi::OpenGl(Some(v)))

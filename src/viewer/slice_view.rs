@@ -2,6 +2,57 @@
 //! arrows. Pure data, tested without a window.
 
 use crate::frame::Frame;
+use crate::sim::Dims;
+
+/// Slice view settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliceSettings {
+    /// Shown or not.
+    pub visible: bool,
+    /// Normal axis.
+    pub axis: SliceAxis,
+    /// Position along the axis, 0..1.
+    pub position: f32,
+    /// Field.
+    pub field: SliceField,
+    /// Colour map.
+    pub colormap: ColorMap,
+    /// Velocity arrows over the slice.
+    pub arrows: bool,
+    /// Cells between arrows.
+    pub arrow_stride: usize,
+    /// Streamlines of the in-plane velocity over the slice.
+    pub streamlines: bool,
+    /// Cells between their seeds.
+    pub stream_spacing: usize,
+    /// Their longest length, cells.
+    pub stream_length: f32,
+}
+
+impl Default for SliceSettings {
+    fn default() -> Self {
+        Self {
+            visible: false,
+            axis: SliceAxis::Z,
+            position: 0.5,
+            field: SliceField::Density,
+            colormap: ColorMap::Viridis,
+            arrows: true,
+            arrow_stride: 4,
+            streamlines: false,
+            stream_spacing: 4,
+            stream_length: 24.0,
+        }
+    }
+}
+
+impl SliceSettings {
+    /// The plane index for a grid with `n` cells along the slice axis.
+    pub fn index(&self, dims: Dims) -> usize {
+        let n = dims.as_array()[self.axis.index()];
+        ((self.position.clamp(0.0, 1.0) * n as f32) as usize).min(n - 1)
+    }
+}
 
 /// Axis normal to the slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -358,7 +409,7 @@ pub fn streamlines(
 pub(crate) fn outline(
     bx: &crate::render::volume::VolumeBox,
     dims: crate::sim::Dims,
-    s: &crate::viewer::state::SliceSettings,
+    s: &SliceSettings,
 ) -> Vec<[f32; 3]> {
     let a = s.axis.index();
     let at = bx.min[a] + (s.index(dims) as f32 + 0.5) * bx.h;
@@ -382,7 +433,19 @@ pub(crate) fn outline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Dims;
+
+    #[test]
+    fn slice_position_maps_to_a_plane_index() {
+        let mut s = SliceSettings::default();
+        let d = Dims::new(10, 20, 40);
+        s.position = 0.5;
+        assert_eq!(s.index(d), 20);
+        s.position = 1.0;
+        assert_eq!(s.index(d), 39);
+        s.axis = SliceAxis::X;
+        s.position = 0.0;
+        assert_eq!(s.index(d), 0);
+    }
 
     fn frame_fixture(d: Dims) -> Frame {
         let density: Vec<f32> = (0..d.cells()).map(|i| i as f32).collect();

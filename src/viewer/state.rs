@@ -3,65 +3,15 @@
 //! turns edits into simulation commands. No drawing here.
 
 use super::sim_thread::{RecordSpec, SimCommand};
-use super::slice_view::{ColorMap, SliceAxis, SliceField};
+use super::slice_view::SliceSettings;
 use crate::camera::OrbitCamera;
 use crate::export::run::Existing;
 use crate::export::{ExportOptions, Fields, Format, Up};
 use crate::scene::{CameraSpec, Scene};
-use crate::sim::{Dims, Emitter, FluidParams};
+use crate::sim::{Emitter, FluidParams};
 
 /// The grid sizes offered in the panel.
 pub const GRID_SIZES: [usize; 8] = [32, 48, 64, 80, 96, 128, 160, 192];
-
-/// Slice view settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SliceSettings {
-    /// Shown or not.
-    pub visible: bool,
-    /// Normal axis.
-    pub axis: SliceAxis,
-    /// Position along the axis, 0..1.
-    pub position: f32,
-    /// Field.
-    pub field: SliceField,
-    /// Colour map.
-    pub colormap: ColorMap,
-    /// Velocity arrows over the slice.
-    pub arrows: bool,
-    /// Cells between arrows.
-    pub arrow_stride: usize,
-    /// Streamlines of the in-plane velocity over the slice.
-    pub streamlines: bool,
-    /// Cells between their seeds.
-    pub stream_spacing: usize,
-    /// Their longest length, cells.
-    pub stream_length: f32,
-}
-
-impl Default for SliceSettings {
-    fn default() -> Self {
-        Self {
-            visible: false,
-            axis: SliceAxis::Z,
-            position: 0.5,
-            field: SliceField::Density,
-            colormap: ColorMap::Viridis,
-            arrows: true,
-            arrow_stride: 4,
-            streamlines: false,
-            stream_spacing: 4,
-            stream_length: 24.0,
-        }
-    }
-}
-
-impl SliceSettings {
-    /// The plane index for a grid with `n` cells along the slice axis.
-    pub fn index(&self, dims: Dims) -> usize {
-        let n = dims.as_array()[self.axis.index()];
-        ((self.position.clamp(0.0, 1.0) * n as f32) as usize).min(n - 1)
-    }
-}
 
 /// Streamlines in the 3D view.
 #[derive(Clone, Debug, PartialEq)]
@@ -361,7 +311,6 @@ pub struct FrameStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::viewer::slice_view::SliceAxis;
 
     #[test]
     fn edited_parameters_become_commands_only_when_valid() {
@@ -438,19 +387,6 @@ mod tests {
         e.prefix = "ok".into();
         e.dir = "  ".into();
         assert!(e.options().is_err(), "no folder");
-    }
-
-    #[test]
-    fn slice_position_maps_to_a_plane_index() {
-        let mut s = SliceSettings::default();
-        let d = Dims::new(10, 20, 40);
-        s.position = 0.5;
-        assert_eq!(s.index(d), 20);
-        s.position = 1.0;
-        assert_eq!(s.index(d), 39);
-        s.axis = SliceAxis::X;
-        s.position = 0.0;
-        assert_eq!(s.index(d), 0);
     }
 
     #[test]
