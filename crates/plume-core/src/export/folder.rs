@@ -2,8 +2,9 @@
 //! the temporaries an interrupted writer left, and checked for the files of an earlier run,
 //! which a new run refuses to mix with (unless told to replace or continue it).
 
+use super::formats::frame_number;
 use super::manifest::Manifest;
-use super::{ExportError, Format};
+use super::ExportError;
 use crate::atomic::temp_name;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -175,7 +176,7 @@ impl Drop for FolderLock {
 
 /// Whether `name` is a temporary of Plume's atomic writer for a file Plume writes into a run
 /// folder: `.<file>.<pid>-<n>.tmp` where `<file>` is `manifest.json`, the folder probe or a
-/// frame file (see [`frame_number`]).
+/// frame file (see [`frame_number`](super::formats::frame_number)).
 pub fn is_temporary(name: &str) -> bool {
     temporary_of(name).is_some_and(is_run_file)
 }
@@ -196,27 +197,12 @@ pub fn temporary_of(name: &str) -> Option<&str> {
     (!file.is_empty() && digits(pid) && digits(n)).then_some(file)
 }
 
-/// Whether `name` is a frame file: `<prefix>_<4 digits>.<ext>` or
-/// `<prefix>_<field>_<4 digits>.<ext>` with a registered format's extension. Returns the
-/// frame number.
-pub fn frame_number(name: &str) -> Option<u32> {
-    let (stem, ext) = name.rsplit_once('.')?;
-    if !Format::all().any(|f| f.ext() == ext) {
-        return None;
-    }
-    let (head, digits) = stem.rsplit_once('_')?;
-    if head.is_empty() || digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
 /// What a folder holds of earlier runs.
 #[derive(Debug, Default)]
 pub struct Found {
     /// `manifest.json`, when there is one: `Ok` if it reads as a manifest.
     pub manifest: Option<Result<Manifest, String>>,
-    /// Frame files (see [`frame_number`]), sorted.
+    /// Frame files (see [`frame_number`](super::formats::frame_number)), sorted.
     pub frames: Vec<String>,
 }
 
@@ -389,11 +375,6 @@ mod tests {
             "scene.toml",
         ] {
             assert_eq!(temporary_of(not), None, "{not}");
-        }
-        assert_eq!(frame_number("plume_0007.vdb"), Some(7));
-        assert_eq!(frame_number("plume_density_0012.npy"), Some(12));
-        for not in ["plume_007.vdb", "plume_0007.png", "_0007.vdb", "notes.vdb"] {
-            assert_eq!(frame_number(not), None, "{not}");
         }
     }
 

@@ -56,6 +56,21 @@ pub fn write_single(
     Ok(vec![name])
 }
 
+/// Whether `name` is a frame file: `<prefix>_<4 digits>.<ext>` or
+/// `<prefix>_<field>_<4 digits>.<ext>` with a registered format's extension (the names
+/// [`Exporter::file_names`] and [`write_single`] make). Returns the frame number.
+pub fn frame_number(name: &str) -> Option<u32> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    if !Format::all().any(|f| f.ext() == ext) {
+        return None;
+    }
+    let (head, digits) = stem.rsplit_once('_')?;
+    if head.is_empty() || digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// Every format Plume writes, in the order help texts list them.
 pub const REGISTRY: [(Format, &dyn Exporter); 4] = [
     (Format::Vdb, &super::vdb::VdbExporter),
@@ -117,4 +132,18 @@ pub fn help() -> String {
         .map(|(f, e)| format!("{} ({})", f.ext(), e.about()))
         .collect();
     format!("Formats, comma-separated: {}", list.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_files_are_known_by_their_names() {
+        assert_eq!(frame_number("plume_0007.vdb"), Some(7));
+        assert_eq!(frame_number("plume_density_0012.npy"), Some(12));
+        for not in ["plume_007.vdb", "plume_0007.png", "_0007.vdb", "notes.vdb"] {
+            assert_eq!(frame_number(not), None, "{not}");
+        }
+    }
 }

@@ -187,7 +187,7 @@ impl Manifest {
                         && if sized {
                             m.len() == e.sizes[i]
                         } else {
-                            super::folder::frame_number(f).is_some()
+                            super::formats::frame_number(f).is_some()
                         };
                     ok.then_some(f.as_str())
                 })

@@ -114,7 +114,7 @@ impl RunWriter {
                 .unlisted()
                 .into_iter()
                 .filter(|f| {
-                    folder::frame_number(f)
+                    super::formats::frame_number(f)
                         .is_some_and(|n| n >= 1 && n <= last && opts.file_names(n).contains(f))
                 })
                 .cloned()
