@@ -176,7 +176,7 @@ impl Drop for FolderLock {
 
 /// Whether `name` is a temporary of Plume's atomic writer for a file Plume writes into a run
 /// folder: `.<file>.<pid>-<n>.tmp` where `<file>` is `manifest.json`, the folder probe or a
-/// frame file (see [`frame_number`](super::formats::frame_number)).
+/// frame file (see [`frame_number`]).
 pub fn is_temporary(name: &str) -> bool {
     temporary_of(name).is_some_and(is_run_file)
 }
@@ -202,7 +202,7 @@ pub fn temporary_of(name: &str) -> Option<&str> {
 pub struct Found {
     /// `manifest.json`, when there is one: `Ok` if it reads as a manifest.
     pub manifest: Option<Result<Manifest, String>>,
-    /// Frame files (see [`frame_number`](super::formats::frame_number)), sorted.
+    /// Frame files (see [`frame_number`]), sorted.
     pub frames: Vec<String>,
 }
 

@@ -1,11 +1,10 @@
 //! The registry of file formats. Adding a format means: its exporter in its own file (a type
-//! implementing [`Exporter`]), a variant of [`Format`] and a row in [`REGISTRY`] here.
+//! implementing [`Exporter`], `exporter.rs`), a variant of [`Format`] and a row in
+//! [`REGISTRY`] here.
 //! Everything else — `--format` parsing and help, file naming, the manifest, the viewer's
 //! Export checkboxes, writing — reads the registry.
 
-use super::{ExportError, ExportOptions};
-use crate::atomic::Staging;
-use crate::frame::Frame;
+use super::exporter::Exporter;
 
 /// A file format, by name (the file extension; the manifest spells it the same way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -21,44 +20,9 @@ pub enum Format {
     Vtp,
 }
 
-/// Writes frames in one format.
-pub trait Exporter: Sync {
-    /// The file extension, also the format's name on the command line and in the manifest.
-    fn ext(&self) -> &'static str;
-    /// A few words for help texts: what the format is and who reads it.
-    fn about(&self) -> &'static str;
-    /// The files frame `n` (from 1) is written to, relative to the output folder.
-    fn file_names(&self, opts: &ExportOptions, n: u32) -> Vec<String> {
-        vec![format!("{}_{n:04}.{}", opts.prefix, self.ext())]
-    }
-    /// Stages frame `n`'s files in `stage` (temporaries in the output folder, renamed into
-    /// place only when the whole frame is complete); returns their names.
-    fn write(
-        &self,
-        stage: &mut Staging,
-        n: u32,
-        frame: &Frame,
-        opts: &ExportOptions,
-    ) -> Result<Vec<String>, ExportError>;
-}
-
-/// Stages frame `n` as the one file `<prefix>_<n:04>.<ext>` through `fill`; returns its name
-/// (the common case of [`Exporter::write`]).
-pub fn write_single(
-    stage: &mut Staging,
-    opts: &ExportOptions,
-    n: u32,
-    ext: &str,
-    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<Vec<String>, ExportError> {
-    let name = format!("{}_{n:04}.{ext}", opts.prefix);
-    stage.stage(&name, fill)?;
-    Ok(vec![name])
-}
-
 /// Whether `name` is a frame file: `<prefix>_<4 digits>.<ext>` or
 /// `<prefix>_<field>_<4 digits>.<ext>` with a registered format's extension (the names
-/// [`Exporter::file_names`] and [`write_single`] make). Returns the frame number.
+/// [`Exporter::file_names`] and [`write_single`](super::exporter::write_single) make). Returns the frame number.
 pub fn frame_number(name: &str) -> Option<u32> {
     let (stem, ext) = name.rsplit_once('.')?;
     if !Format::all().any(|f| f.ext() == ext) {

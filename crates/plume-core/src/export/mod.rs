@@ -6,6 +6,7 @@
 //! under the final name.
 
 pub mod axes;
+pub mod exporter;
 pub mod folder;
 pub mod formats;
 pub mod manifest;
@@ -20,7 +21,8 @@ pub mod vti;
 pub mod vtp;
 
 pub use axes::Up;
-pub use formats::{Exporter, Format};
+pub use exporter::Exporter;
+pub use formats::Format;
 
 use crate::frame::{Frame, Select};
 use crate::sim::Simulation;

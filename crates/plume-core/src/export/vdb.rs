@@ -387,6 +387,6 @@ impl Exporter for VdbExporter {
             index_offset: [0; 3],
         };
         let bytes = encode(frame, &vo);
-        super::formats::write_single(stage, opts, n, self.ext(), |w| w.write_all(&bytes))
+        super::exporter::write_single(stage, opts, n, self.ext(), |w| w.write_all(&bytes))
     }
 }

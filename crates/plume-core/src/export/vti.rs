@@ -232,7 +232,7 @@ impl Exporter for VtiExporter {
         frame: &Frame,
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
-        super::formats::write_single(stage, opts, n, self.ext(), |w| write(w, frame))
+        super::exporter::write_single(stage, opts, n, self.ext(), |w| write(w, frame))
     }
 }
 

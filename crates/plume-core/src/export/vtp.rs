@@ -83,6 +83,6 @@ impl Exporter for VtpExporter {
         opts: &ExportOptions,
     ) -> Result<Vec<String>, ExportError> {
         let lines = frame.streamlines.as_deref().unwrap_or(&[]);
-        super::formats::write_single(stage, opts, n, self.ext(), |w| write(w, lines))
+        super::exporter::write_single(stage, opts, n, self.ext(), |w| write(w, lines))
     }
 }
