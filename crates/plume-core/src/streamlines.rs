@@ -4,6 +4,7 @@
 //! them over the slice and in the 3D view; `plume run --format vtp` writes them for ParaView.
 
 use crate::frame::Frame;
+pub use crate::frame::Line;
 use crate::sim::Grid;
 
 /// How streamlines are traced.
@@ -23,26 +24,6 @@ impl Trace {
             length,
         }
     }
-}
-
-/// One streamline: its points (world coordinates) and the speed at each.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Line {
-    /// Points along the line, `step` apart along it.
-    pub points: Vec<[f32; 3]>,
-    /// |u| at each point, domain-units/s.
-    pub speed: Vec<f32>,
-}
-
-impl Line {
-    /// Arc length: the sum of the segments.
-    pub fn length(&self) -> f32 {
-        self.points.windows(2).map(|w| norm(sub(w[1], w[0]))).sum()
-    }
-}
-
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 fn norm(a: [f32; 3]) -> f32 {
@@ -209,6 +190,10 @@ pub fn around_emitters(frame: &Frame, count: usize, length: f32) -> Vec<Line> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+    }
 
     #[test]
     fn in_a_solid_body_rotation_a_line_closes_on_itself() {
