@@ -521,3 +521,51 @@ print(json.dumps([m.program_figures(b"driver header!!" + one),
     assert!(j[2]["registers"].is_null(), "{j}");
     assert_eq!(j[2]["elves"], 0, "{j}");
 }
+
+/// The card run carries `.gpucheck` (scripts/gpu-check-pack: about 49 MiB with the GPU
+/// tests' binaries on 2026-12-02) beside the working tree, and the device tool takes at most
+/// 64 MiB of the two together; a tree that grows past what is left would have the next card
+/// run refused before it starts (on 2026-12-02 the two had reached 64.1 MiB). So the tree
+/// (tracked files and untracked ones git does not ignore, as the tool counts it) is held to
+/// 12 MiB: 64 less the pack, less 3 for the binaries' growth. The pack itself prints the sum
+/// and fails above 64.
+#[test]
+fn the_working_tree_leaves_room_for_the_card_pack() {
+    const TREE_BUDGET: u64 = 12 << 20;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("git")
+        .args(["ls-files", "-z", "-co", "--exclude-standard"])
+        .current_dir(root)
+        .output()
+        .expect("git runs (the card run's size is counted from git's files)");
+    assert!(out.status.success(), "git ls-files: {out:?}");
+    let files: Vec<&[u8]> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|f| !f.is_empty())
+        .collect();
+    assert!(
+        files.len() > 100,
+        "git lists the tree: {} files",
+        files.len()
+    );
+    let mut sizes: Vec<(u64, String)> = files
+        .iter()
+        .filter_map(|f| {
+            let name = String::from_utf8_lossy(f).into_owned();
+            // A tracked file deleted in the working tree does not travel.
+            let m = std::fs::symlink_metadata(root.join(&name)).ok()?;
+            Some((m.len(), name))
+        })
+        .collect();
+    let total: u64 = sizes.iter().map(|(s, _)| s).sum();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    assert!(
+        total <= TREE_BUDGET,
+        "the working tree is {:.1} MiB, over the {} MiB that leave room for the card run's \
+         pack within the device tool's 64 MiB; the largest: {:?}",
+        total as f64 / f64::from(1 << 20),
+        TREE_BUDGET >> 20,
+        &sizes[..5.min(sizes.len())]
+    );
+}
