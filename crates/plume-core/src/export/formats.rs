@@ -22,7 +22,8 @@ pub enum Format {
 
 /// Whether `name` is a frame file: `<prefix>_<4 digits>.<ext>` or
 /// `<prefix>_<field>_<4 digits>.<ext>` with a registered format's extension (the names
-/// [`Exporter::file_names`] and [`write_single`](super::exporter::write_single) make). Returns the frame number.
+/// [`Exporter::file_names`] and [`write_single`](super::exporter::write_single) make).
+/// Returns the frame number.
 pub fn frame_number(name: &str) -> Option<u32> {
     let (stem, ext) = name.rsplit_once('.')?;
     if !Format::all().any(|f| f.ext() == ext) {
