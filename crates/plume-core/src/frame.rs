@@ -76,25 +76,14 @@ pub struct Frame {
     pub streamlines: Option<Vec<Line>>,
 }
 
-/// One streamline (traced by [`crate::streamlines`]): its points (world coordinates) and the
-/// speed at each.
+/// One streamline (traced by [`crate::streamlines`], which also measures it): its points
+/// (world coordinates) and the speed at each.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Line {
     /// Points along the line, `step` apart along it.
     pub points: Vec<[f32; 3]>,
     /// |u| at each point, domain-units/s.
     pub speed: Vec<f32>,
-}
-
-impl Line {
-    /// Arc length: the sum of the segments.
-    pub fn length(&self) -> f32 {
-        let segment = |a: [f32; 3], b: [f32; 3]| {
-            let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
-        };
-        self.points.windows(2).map(|w| segment(w[0], w[1])).sum()
-    }
 }
 
 impl Frame {

@@ -26,6 +26,17 @@ impl Trace {
     }
 }
 
+impl Line {
+    /// Arc length: the sum of the segments.
+    pub fn length(&self) -> f32 {
+        self.points.windows(2).map(|w| norm(sub(w[1], w[0]))).sum()
+    }
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
 fn norm(a: [f32; 3]) -> f32 {
     (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
 }
@@ -190,10 +201,6 @@ pub fn around_emitters(frame: &Frame, count: usize, length: f32) -> Vec<Line> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-    }
 
     #[test]
     fn in_a_solid_body_rotation_a_line_closes_on_itself() {
