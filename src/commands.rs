@@ -189,6 +189,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
                 gl_version: Some(probe.info().version.clone()),
                 host_us_per_dispatch: probe.host_us_per_dispatch(),
                 card_us_per_dependent_dispatch: probe.card_us_per_dependent_dispatch(),
+                gl_max_storage_block: probe.max_storage_block(),
                 bandwidth_gb_s: copies.get(plume_gpu::FIELD_COPY).copied(),
                 copy_bandwidths: copies,
                 stage_clock: probe.stage_clock().into(),

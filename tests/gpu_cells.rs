@@ -606,3 +606,87 @@ fn the_v_cycles_coarse_levels_in_shared_memory_give_the_same_bits() {
         }
     }
 }
+
+/// The cell velocity three floats a cell, the layout a grid takes where its `vec4`s would not
+/// fit one buffer (512³: 2³¹ bytes, which llvmpipe refuses; `PLUME_GPU_CELL_VEL_FLOATS=1`
+/// takes it on any grid), gives the bits of the `vec4`s: whole runs of scenes whose traces
+/// read the stored cell velocity (the velocity's advection, semi-Lagrangian and MacCormack,
+/// and the scalars' where they fill over half the grid), with fire. The byte model sees the
+/// layout: 4 bytes a cell fewer in every pass that stores or reads it.
+#[test]
+fn the_cell_velocity_in_three_floats_a_cell_gives_the_bits_of_vec4s() {
+    let dir = std::env::temp_dir().join(format!("plume_cell_vel_{}", std::process::id()));
+    let plume = |floats: bool, args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_plume"));
+        c.args(args).env_remove("PLUME_GPU_CELL_VEL_FLOATS");
+        if floats {
+            c.env("PLUME_GPU_CELL_VEL_FLOATS", "1");
+        }
+        let out = c.output().expect("plume runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "plume {args:?}: {err}");
+        out.stdout
+    };
+    for scene in ["plume", "wind_tunnel", "jets", "campfire"] {
+        let run = |floats: bool| {
+            let out = dir.join(format!("{scene}_{floats}"));
+            let out = out.to_str().expect("a path");
+            plume(
+                floats,
+                &[
+                    "run",
+                    "--backend",
+                    "gpu",
+                    "--scene",
+                    scene,
+                    "--size",
+                    "24",
+                    "--frames",
+                    "2",
+                    "--every",
+                    "6",
+                    "--format",
+                    "npy",
+                    "--fields",
+                    "density,velocity",
+                    "--out",
+                    out,
+                ],
+            );
+            let mut files: Vec<_> = std::fs::read_dir(out)
+                .expect("the run's folder")
+                .map(|e| e.expect("an entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "npy"))
+                .collect();
+            files.sort();
+            assert_eq!(files.len(), 4, "{scene}: two frames of two fields");
+            files
+                .iter()
+                .map(|p| std::fs::read(p).expect("a frame"))
+                .collect::<Vec<_>>()
+        };
+        assert!(run(false) == run(true), "{scene}: the frames differ");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let bytes = |floats: bool| {
+        let args = [
+            "bench",
+            "--backend",
+            "gpu",
+            "--size",
+            "16",
+            "--warmup",
+            "1",
+            "--steps",
+            "2",
+        ];
+        let out = plume(floats, &[&args[..], &["--json"]].concat());
+        let r: serde_json::Value = serde_json::from_slice(&out).expect("bench's JSON");
+        r["bytes_per_step"].as_f64().expect("bytes_per_step")
+    };
+    let (vec4s, floats) = (bytes(false), bytes(true));
+    assert!(
+        floats < vec4s,
+        "bytes a step: {floats} in floats, {vec4s} as vec4s"
+    );
+}

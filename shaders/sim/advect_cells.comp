@@ -14,7 +14,11 @@
 // bytes when phase=1 fields=2: CellVel r, Src0 r, Src1 r, Hat0 w, Hat1 w
 // bytes when phase=2 fields=1: CellVel r, Src0 r, Hat0 r, Dst0 w
 // bytes when phase=2 fields=2: CellVel r, Src0 r, Src1 r, Hat0 r, Hat1 r, Dst0 w, Dst1 w
+#ifdef CELL_VEL_FLOATS
+layout(std430) readonly buffer CellVel { float cell_vel[]; };
+#else
 layout(std430) readonly buffer CellVel { vec4 cell_vel[]; };
+#endif
 // The faces, read instead of CellVel in the variant compiled with TRACE_FROM_FACES (see
 // trace.glsl).
 #ifdef TRACE_FROM_FACES

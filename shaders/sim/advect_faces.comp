@@ -25,7 +25,11 @@
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };
+#ifdef CELL_VEL_FLOATS
+layout(std430) readonly buffer CellVel { float cell_vel[]; };
+#else
 layout(std430) readonly buffer CellVel { vec4 cell_vel[]; };
+#endif
 layout(std430) readonly buffer Hat { float hat[]; };
 // Where the faces of each axis go (an item writes the one of its axis).
 layout(std430) writeonly buffer Out0 { float out0[]; };

@@ -4,7 +4,13 @@
 layout(std430) readonly buffer U { float u[]; };
 layout(std430) readonly buffer V { float v[]; };
 layout(std430) readonly buffer W { float w[]; };
+// Compiled with CELL_VEL_FLOATS, three floats a cell: the layout of a grid whose vec4s would
+// not fit one buffer (`fields::cell_vel_in_floats`).
+#ifdef CELL_VEL_FLOATS
+layout(std430) writeonly buffer CellVel { float cell_vel[]; };
+#else
 layout(std430) writeonly buffer CellVel { vec4 cell_vel[]; };
+#endif
 
 #include "cell_velocity.glsl"
 #include "cells.glsl"
@@ -22,7 +28,13 @@ void main() {
     for (int k = 0; k < PER; k++) {
         uint n = cell_of(k);
         if (n < count) {
+#ifdef CELL_VEL_FLOATS
+            cell_vel[3u * n] = m[k].x;
+            cell_vel[3u * n + 1u] = m[k].y;
+            cell_vel[3u * n + 2u] = m[k].z;
+#else
             cell_vel[n] = vec4(m[k], 0.0);
+#endif
         }
     }
 }

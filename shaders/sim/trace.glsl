@@ -1,10 +1,12 @@
 // Second-order (RK2) traces through the cell-centred velocity (a vec4 a cell: the mean of
 // each cell's two faces along each axis, and a zero), as the CPU's `sample::rk2`. Needs a
 // block `CellVel { vec4 cell_vel[]; }` declared before it: a corner's three components are
-// one load (three floats a cell took three: a trilinear sample 24 loads, now 8). A kernel
-// compiled with TRACE_FROM_FACES defined (and the face blocks `cell_velocity.glsl` needs)
-// takes the cell-centred velocity from the faces instead: the same values (`precise`),
-// without a pass storing them first, for traces from a few cells.
+// one load (three floats a cell took three: a trilinear sample 24 loads, now 8). Compiled
+// with CELL_VEL_FLOATS, the block is `float cell_vel[]`, three a cell: the layout of a grid
+// whose vec4s would not fit one buffer (the same values). A kernel compiled with
+// TRACE_FROM_FACES defined (and the face blocks `cell_velocity.glsl` needs) takes the
+// cell-centred velocity from the faces instead: the same values (`precise`), without a pass
+// storing them first, for traces from a few cells.
 
 #include "solid.glsl"
 
@@ -14,7 +16,11 @@
 
 // The cell-centred velocity of cell q (its index), stored.
 vec3 stored_cell_vel(uint q) {
+#ifdef CELL_VEL_FLOATS
+    return vec3(cell_vel[3u * q], cell_vel[3u * q + 1u], cell_vel[3u * q + 2u]);
+#else
     return cell_vel[q].xyz;
+#endif
 }
 
 // The same from the faces (the same values).

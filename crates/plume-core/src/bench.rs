@@ -167,6 +167,9 @@ pub struct BenchReport {
     /// `gpu_dispatches_per_step` dispatches, however small the grid. Null on the CPU, where
     /// the driver has no timer queries, or where the host could not get ahead of the card.
     pub card_us_per_dependent_dispatch: Option<f64>,
+    /// GPU backend: the largest storage block a kernel may bind, bytes, as the driver
+    /// reports it (`GL_MAX_SHADER_STORAGE_BLOCK_SIZE`); null on the CPU.
+    pub gl_max_storage_block: Option<u64>,
     /// GPU backend: the card's copy bandwidths, GB/s, by how the buffers are made and
     /// what copies (`kernel_immutable`: the copy kernel on buffers made as the fields are,
     /// which `memory_bandwidth_gb_s` repeats; `kernel_mappable`, `copy_engine`; on a
@@ -247,6 +250,8 @@ pub struct BackendInfo {
     pub host_us_per_dispatch: Option<f64>,
     /// The card's microseconds a dependent dispatch (GPU backend).
     pub card_us_per_dependent_dispatch: Option<f64>,
+    /// The driver's largest storage block, bytes (GPU backend).
+    pub gl_max_storage_block: Option<u64>,
     /// The card's copy bandwidths by kind, GB/s (GPU backend).
     pub copy_bandwidths: BTreeMap<String, f64>,
     /// The bandwidth of the memory its fields live in, GB/s (see
@@ -398,6 +403,7 @@ pub fn run_with(
         host_issue_ms: host_median(&mut issue),
         host_us_per_dispatch: info.host_us_per_dispatch,
         card_us_per_dependent_dispatch: info.card_us_per_dependent_dispatch,
+        gl_max_storage_block: info.gl_max_storage_block,
         copy_bandwidths: info.copy_bandwidths,
         bytes_per_step: (!step_bytes.is_empty()).then(|| median(&mut step_bytes)),
         stage_floors_ms: match bandwidth {

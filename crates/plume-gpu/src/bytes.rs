@@ -48,6 +48,10 @@ const READ_INSTEAD: [&str; 12] = [
     "F1", "F2", "F3", "F4", "F5", "F6", "F7", "Out1", "Out2", "FaceU", "FaceV", "FaceW",
 ];
 
+/// Arrays declared as floats whose element in the model is several of them: the cell
+/// velocity where it goes three floats a cell (`CELL_VEL_FLOATS`; a `vec4` a cell else).
+const FLOATS_AN_ELEMENT: [(&str, u32); 1] = [("CellVel", 3)];
+
 /// How a source declares an array: the passes its qualifier allows (`readonly` or
 /// `writeonly`: one kind; neither: both) and its bytes an element.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,10 +61,49 @@ struct Decl {
     width: u32,
 }
 
-/// The per-item arrays a (complete, includes expanded) source binds, by block name.
+/// The lines of `source`, each with whether the compiler sees it as far as `#define NAME`,
+/// `#ifdef`, `#ifndef`, `#else` and `#endif` say (a kernel compiled with `CELL_VEL_FLOATS`
+/// declares its cell velocity as floats, not `vec4`s). An `#if` with an expression is not
+/// worked out: both of its branches count as seen.
+fn compiled_lines(source: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut defined: Vec<&str> = Vec::new();
+    // Each open block: (whether the lines around it are compiled, whether its present
+    // branch is, whether its condition was worked out).
+    let mut open: Vec<(bool, bool, bool)> = Vec::new();
+    source.lines().map(move |line| {
+        let t = line.trim();
+        let on = open.last().is_none_or(|o| o.1);
+        let mut words = t.split_whitespace();
+        let (head, name) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        match head {
+            "#ifdef" | "#ifndef" => {
+                let is = defined.contains(&name) == (head == "#ifdef");
+                open.push((on, on && is, true));
+            }
+            "#if" => open.push((on, on, false)),
+            "#else" | "#elif" => {
+                if let Some(o) = open.last_mut() {
+                    o.1 = o.0 && (!o.2 || !o.1);
+                }
+            }
+            "#endif" => {
+                open.pop();
+            }
+            "#define" if on => defined.push(name),
+            _ => {}
+        }
+        (line, on)
+    })
+}
+
+/// The per-item arrays a (complete, includes expanded) source binds, by block name: every
+/// declaration, since a kernel's variants share its `// bytes` cases (`divergence.comp`'s
+/// `X` is declared only where it is compiled with `RESIDUAL`), but of a block declared in
+/// several branches (`CellVel` as `vec4`s or floats) the one the compiler sees.
 fn declarations(source: &str) -> Vec<(String, Decl)> {
-    let mut out = Vec::new();
-    for line in source.lines() {
+    let mut out: Vec<(String, Decl)> = Vec::new();
+    let mut seen: Vec<bool> = Vec::new();
+    for (line, compiled) in compiled_lines(source) {
         let Some(rest) = line.trim().strip_prefix("layout(std430)") else {
             continue;
         };
@@ -81,22 +124,32 @@ fn declarations(source: &str) -> Vec<(String, Decl)> {
         if SMALL_BUFFERS.contains(&name) {
             continue;
         }
-        // (the cell velocity, CellVel, is a `vec4` a cell: an element like any other)
+        // (the cell velocity, CellVel, is a `vec4` a cell, or three floats where its
+        // `vec4`s would not fit one buffer: an element like any other)
         let width = if decl.contains("vec4 ") {
             16
         } else if decl.contains("double ") || decl.contains("vec2 ") {
             8
         } else {
-            4
+            let several = FLOATS_AN_ELEMENT.iter().find(|(n, _)| *n == name);
+            4 * several.map_or(1, |(_, k)| *k)
         };
-        out.push((
-            name.to_string(),
-            Decl {
-                can_read,
-                can_write,
-                width,
-            },
-        ));
+        let d = Decl {
+            can_read,
+            can_write,
+            width,
+        };
+        match out.iter().position(|(n, _)| n == name) {
+            None => {
+                out.push((name.to_string(), d));
+                seen.push(compiled);
+            }
+            Some(i) if compiled && !seen[i] => {
+                out[i].1 = d;
+                seen[i] = true;
+            }
+            Some(_) => {}
+        }
     }
     out
 }
@@ -343,6 +396,43 @@ layout(std430) coherent buffer Done { uint done[]; };
                    layout(std430) writeonly buffer O { vec4 o[]; };
 ";
         assert_eq!(bytes_per_item(src), 32);
+    }
+
+    #[test]
+    fn declarations_left_out_by_the_preprocessor_are_not_counted() {
+        let src = "\
+#ifndef GUARD
+#define GUARD
+#ifdef CELL_VEL_FLOATS
+layout(std430) readonly buffer CellVel { float cell_vel[]; };
+#else
+layout(std430) readonly buffer CellVel { vec4 cell_vel[]; };
+#endif
+#if PER > 1
+layout(std430) readonly buffer Q { float q[]; };
+#else
+layout(std430) readonly buffer R { float r[]; };
+#endif
+#endif
+#ifdef GUARD
+layout(std430) writeonly buffer O { float o[]; };
+#endif
+";
+        // The cell velocity's vec4 read, Q and R (an expression: both seen), O written.
+        assert_eq!(bytes_per_item(src), 16 + 4 + 4 + 4);
+        // A block declared only where a kernel is compiled otherwise counts all the same.
+        let skipped = "#ifdef RESIDUAL\nlayout(std430) readonly buffer X { float x[]; };\n#endif\n";
+        assert_eq!(bytes_per_item(skipped), 4);
+        let floats = format!("#define CELL_VEL_FLOATS\n{src}");
+        let d = declarations(&floats);
+        let cell_vel: Vec<u32> = d
+            .iter()
+            .filter(|(n, _)| n == "CellVel")
+            .map(|(_, d)| d.width)
+            .collect();
+        // (three floats a cell: an element of the model)
+        assert_eq!(cell_vel, [12]);
+        assert_eq!(bytes_per_item(&floats), 12 + 4 + 4 + 4);
     }
 
     #[test]

@@ -123,13 +123,11 @@ impl Engine {
             Rc::clone(&ctx),
             proc_address,
         )));
-        let k = Kernels::new(
-            &ctx,
-            crate::is_software(ctx_renderer.as_str()),
-            &kernel_clock,
-        )?;
-        let f = Fields::new(&ctx, grid.dims)?;
+        let raw = crate::raw::RawGl::new(Rc::clone(&ctx), proc_address);
+        // (the fields first: how the cell velocity fits decides how its kernels compile)
+        let f = Fields::new(&ctx, grid.dims, raw.max_storage_block())?;
         let software = crate::is_software(ctx_renderer.as_str());
+        let k = Kernels::new(&ctx, software, f.cell_vel_floats, &kernel_clock)?;
         let tuner = crate::tune::Tuner::new(
             crate::raw::RawGl::new(Rc::clone(&ctx), proc_address),
             crate::kernels::tuning(software),
@@ -181,7 +179,6 @@ impl Engine {
             BufferMode::Default,
         )
         .map_err(|e| format!("{e:?}"))?;
-        let raw = crate::raw::RawGl::new(Rc::clone(&ctx), proc_address);
         let mut e = Self {
             ctx,
             k,
@@ -364,7 +361,9 @@ impl Engine {
             .as_ref()
             .map_or(0, |b| b.get_size() as u64);
         let mg = self.mg.as_ref().map_or(0, |m| m.bytes());
-        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some())
+        // (`bytes_for` counts the cell velocity as vec4s)
+        let floats = 4 * self.grid.dims.cells() as u64 * u64::from(self.f.cell_vel_floats);
+        crate::fields::bytes_for(self.grid.dims, self.f.fuel.is_some()) - floats
             + self.obs.bytes()
             + scratch
             + mg

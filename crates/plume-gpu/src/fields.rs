@@ -58,8 +58,12 @@ pub(crate) struct Fields {
     pub vel: [Field; 3],
     pub vel_tmp: [Field; 3],
     /// The cell-centred velocity, a `vec4` a cell (x, y, z and a zero: a trace reads a
-    /// corner in one load); scratch for the V-cycle's coarse levels and the diffusion.
+    /// corner in one load), or three floats a cell where `cell_vel_floats`; scratch for the
+    /// V-cycle's coarse levels and the diffusion.
     pub cell_vel: Field,
+    /// Whether the cell velocity is three floats a cell ([`cell_vel_in_floats`]): the
+    /// kernels that read or write it are compiled with `CELL_VEL_FLOATS`.
+    pub cell_vel_floats: bool,
     pub pressure: Field,
     pub r: Field,
     pub p: Field,
@@ -105,7 +109,24 @@ pub(crate) fn partial_slots(d: Dims) -> usize {
         .max(tiles)
 }
 
-/// Bytes of the fields of a `d` grid (with fuel and flame where something burns).
+/// The largest buffer every driver we have run takes, bytes: llvmpipe (Mesa 22.3) allocates
+/// 2³¹ − 4 bytes and refuses 2³¹ with `GL_OUT_OF_MEMORY`, whatever memory is free, and
+/// 2³¹ − 1 is the most a signed 32-bit size can say. The cell velocity as `vec4`s of a grid
+/// of 2²⁷ cells (512³, the most cells a grid may have) is 2³¹ bytes.
+pub(crate) const LARGEST_BUFFER: u64 = i32::MAX as u64;
+
+/// Whether the cell velocity of a grid of `cells` goes three floats a cell rather than a
+/// `vec4` (the same values; a trace loads a corner in three loads instead of one): where
+/// its `vec4`s would not fit one buffer, that is more than [`LARGEST_BUFFER`] bytes and more
+/// than the largest storage block the driver reports (`block`: a driver may allow more), or
+/// where `PLUME_GPU_CELL_VEL_FLOATS=1` says so (for the card check's same-bits row).
+pub(crate) fn cell_vel_in_floats(cells: u64, block: Option<u64>) -> bool {
+    let limit = LARGEST_BUFFER.max(block.unwrap_or(0));
+    crate::switches::env_flag("PLUME_GPU_CELL_VEL_FLOATS") == Some(true) || 16 * cells > limit
+}
+
+/// Bytes of the fields of a `d` grid (with fuel and flame where something burns), the cell
+/// velocity counted as `vec4`s (at most 4 bytes a cell more than where it goes in floats).
 pub fn bytes_for(d: Dims, fire: bool) -> u64 {
     let n = d.cells() as u64;
     let faces: u64 = (0..3).map(|a| d.faces(a).cells() as u64).sum();
@@ -176,9 +197,19 @@ pub(crate) fn floats(ctx: &Rc<Context>, n: usize) -> Result<Field, String> {
 }
 
 impl Fields {
-    /// Allocates every buffer of a `d` grid (contents undefined until filled).
-    pub fn new(ctx: &Rc<Context>, d: Dims) -> Result<Self, String> {
+    /// Allocates every buffer of a `d` grid (contents undefined until filled), the cell
+    /// velocity as [`cell_vel_in_floats`] says for the driver's largest storage block
+    /// `block`, or in floats where the driver refuses its `vec4`s.
+    pub fn new(ctx: &Rc<Context>, d: Dims, block: Option<u64>) -> Result<Self, String> {
         let n = d.cells();
+        let mut cell_vel_floats = cell_vel_in_floats(n as u64, block);
+        let cell_vel = match cell_vel_floats {
+            true => floats(ctx, 3 * n)?,
+            false => floats(ctx, 4 * n).or_else(|e| {
+                cell_vel_floats = true;
+                floats(ctx, 3 * n).map_err(|_| e)
+            })?,
+        };
         let face = |a: usize| floats(ctx, d.faces(a).cells());
         let small = |bytes: usize| {
             (
@@ -206,7 +237,8 @@ impl Fields {
             temperature: floats(ctx, n)?,
             vel: [face(0)?, face(1)?, face(2)?],
             vel_tmp: [face(0)?, face(1)?, face(2)?],
-            cell_vel: floats(ctx, 4 * n)?,
+            cell_vel,
+            cell_vel_floats,
             pressure: floats(ctx, n)?,
             r: floats(ctx, n)?,
             p: floats(ctx, n)?,
@@ -226,11 +258,11 @@ impl Fields {
         })
     }
 
-    /// The cell-centred velocity bound as the traces read it: a `vec4` a cell.
-    pub fn cell_vel_vec4s(&self) -> Bound<'_> {
+    /// The cell-centred velocity bound as the traces read it: a `vec4` a cell, or floats.
+    pub fn cell_vel_bound(&self) -> Bound<'_> {
         Bound {
             field: &self.cell_vel,
-            vec4: true,
+            vec4: !self.cell_vel_floats,
         }
     }
 }

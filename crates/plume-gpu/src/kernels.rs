@@ -403,9 +403,20 @@ fn expand(text: &str, out: &mut String, depth: u32) {
 
 impl Kernels {
     /// Compiles every kernel (the per-item ones in groups of [`item_wg`] for a `software`
-    /// renderer or not); the error names the kernel and carries the compiler's log.
-    pub fn new(ctx: &Rc<Context>, software: bool, clock: &Rc<KernelClock>) -> Result<Self, String> {
+    /// renderer or not; with `CELL_VEL_FLOATS` where the cell velocity is three floats a
+    /// cell, `cell_vel_floats`); the error names the kernel and carries the compiler's log.
+    pub fn new(
+        ctx: &Rc<Context>,
+        software: bool,
+        cell_vel_floats: bool,
+        clock: &Rc<KernelClock>,
+    ) -> Result<Self, String> {
         let dump = dump_programs_dir();
+        let layout = if cell_vel_floats {
+            "#define CELL_VEL_FLOATS\n"
+        } else {
+            ""
+        };
         let make_with = |file: &str, wg: u32, defines: &str| {
             let name = file.trim_end_matches(".comp");
             let (name, text) = SOURCES
@@ -413,7 +424,7 @@ impl Kernels {
                 .find(|(n, _)| *n == name)
                 .copied()
                 .ok_or_else(|| format!("shaders/sim/{file} is not among the kernels' sources"))?;
-            let src = source(&format!("{defines}{text}"), wg);
+            let src = source(&format!("{layout}{defines}{text}"), wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
             if let Some(dir) = &dump {

@@ -176,13 +176,24 @@ pub fn fits(need: u64, free: Option<u64>, what: &str) -> Result<(), SimError> {
 
 /// The error for fields the card would not allocate (`message`, glium's): where the driver
 /// ran out of memory (`GL_OUT_OF_MEMORY`, a buffer smaller than asked), with what it would
-/// allocate instead, probed in blocks; any other refusal as it came.
+/// allocate instead, probed in blocks; where all of it can be allocated in blocks, the
+/// buffer named in `message` is larger than the driver takes at once; any other refusal as
+/// it came.
 fn refused(ctx: &Rc<Context>, what: &str, need: u64, message: &str) -> SimError {
     if fields::out_of_memory(message) {
+        let available = fields::allocatable(ctx, need);
+        if available >= need {
+            return SimError::InvalidGrid(format!(
+                "{what}: the driver refused one buffer ({message}), though the fields' {} \
+                 can be allocated in blocks of 64 MiB: that buffer is larger than the driver \
+                 takes at once; choose a smaller grid",
+                plume_core::sim::solver::memory::human(need)
+            ));
+        }
         SimError::Memory {
             what: what.to_string(),
             need,
-            available: fields::allocatable(ctx, need),
+            available,
             limit: "memory the graphics card would allocate (it reports no free memory; \
                     measured in 64 MiB blocks)",
         }
@@ -262,6 +273,8 @@ impl GpuSolver {
                             info.renderer, info.version
                         )));
                     }
+                    // (the card named in what it cannot hold)
+                    let what = format!("{what} ({})", info.renderer);
                     fits(need, info.free_memory, &what)?;
                     let probe = Rc::clone(&ctx);
                     let e = Engine::new(ctx, &proc_address, grid, p, boundaries)
@@ -415,6 +428,14 @@ impl GpuSolver {
         }
     }
 
+    /// The largest storage block a kernel may bind as the driver reports it, bytes
+    /// (`GL_MAX_SHADER_STORAGE_BLOCK_SIZE`: llvmpipe says 2²⁷ and binds larger buffers
+    /// all the same): where it is 2³¹ or more, the cell velocity of a grid of 2²⁷ cells
+    /// (2³¹ bytes as `vec4`s) goes as `vec4`s, else three floats a cell.
+    pub fn max_storage_block(&self) -> Option<u64> {
+        self.call(|e| e.raw.max_storage_block())
+    }
+
     /// How much of `up_to` bytes the card would allocate now (probed in 64 MiB blocks,
     /// then freed): what a refusal reports where the driver gives no free memory.
     pub fn allocatable(&self, up_to: u64) -> u64 {
@@ -520,8 +541,8 @@ impl Simulation for GpuSolver {
     fn set_emitters(&mut self, es: Vec<Emitter>) -> Result<(), SimError> {
         if es.iter().any(Emitter::burns) {
             let what = format!(
-                "fuel and flame of a {} grid on the graphics card",
-                self.grid.dims
+                "fuel and flame of a {} grid on the graphics card ({})",
+                self.grid.dims, self.info.renderer
             );
             let extra = bytes_for(self.grid.dims, true) - bytes_for(self.grid.dims, false);
             fits(extra, self.info.free_memory, &what)?;
@@ -636,6 +657,19 @@ mod tests {
             "allocating a field of 134217728 floats on the card: OutOfMemory"
         ));
         assert!(!fields::out_of_memory("compiling shaders/sim/mg.comp: …"));
+    }
+
+    #[test]
+    fn only_a_cell_velocity_too_large_for_one_buffer_goes_in_floats() {
+        let most = 1u64 << 27; // 512³, the most cells a grid may have
+                               // (llvmpipe's storage block, 2²⁷ bytes: smaller than the buffers it takes)
+        for block in [None, Some(1 << 27), Some(i32::MAX as u64)] {
+            assert!(!fields::cell_vel_in_floats(most - 1, block), "{block:?}");
+            assert!(fields::cell_vel_in_floats(most, block), "{block:?}");
+        }
+        // A driver whose storage blocks may be larger keeps the vec4s.
+        assert!(!fields::cell_vel_in_floats(most, Some(1 << 31)));
+        assert!(fields::cell_vel_in_floats(most + 1, Some(1 << 31)));
     }
 
     #[test]

@@ -17,6 +17,7 @@ const GL_TIMESTAMP: u32 = 0x8E28;
 const GL_QUERY_RESULT: u32 = 0x8866;
 const GL_QUERY_RESULT_AVAILABLE: u32 = 0x8867;
 const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
+const GL_MAX_SHADER_STORAGE_BLOCK_SIZE: u32 = 0x90DE;
 
 type GenQueries = unsafe extern "system" fn(i32, *mut u32);
 type DeleteQueries = unsafe extern "system" fn(i32, *const u32);
@@ -89,6 +90,20 @@ impl RawGl {
         // SAFETY: `v` takes the one 64-bit value GL_TIMESTAMP has.
         unsafe { self.ctx.exec_in_context(|| get(GL_TIMESTAMP, &mut v)) };
         u64::try_from(v).ok().filter(|&t| t > 0)
+    }
+
+    /// The largest storage block a kernel may bind, bytes, as the driver reports it
+    /// (`GL_MAX_SHADER_STORAGE_BLOCK_SIZE`; OpenGL 4.3 asks for at least 2²⁷), `None`
+    /// where it reports none.
+    pub fn max_storage_block(&self) -> Option<u64> {
+        let get = self.get_integer64?;
+        let mut v = 0i64;
+        // SAFETY: `v` takes the one 64-bit value the limit has.
+        unsafe {
+            self.ctx
+                .exec_in_context(|| get(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &mut v))
+        };
+        u64::try_from(v).ok().filter(|&b| b > 0)
     }
 
     /// Records the card's clock once the commands issued so far have run; returns the

@@ -38,7 +38,7 @@ impl Engine {
                 [&self.k.cell_velocity, &self.k.cell_velocity_wide][way],
                 self.dims(),
                 self.cells(),
-                uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: f.cell_vel_vec4s() },
+                uniform! { U: &f.vel[0], V: &f.vel[1], W: &f.vel[2], CellVel: f.cell_vel_bound() },
             )
         });
     }
@@ -151,7 +151,7 @@ impl Engine {
                             U: &f.vel[0],
                             V: &f.vel[1],
                             W: &f.vel[2],
-                            CellVel: f.cell_vel_vec4s(),
+                            CellVel: f.cell_vel_bound(),
                             Hat: scratch,
                             Out0: out(0),
                             Out1: out(1),
@@ -457,7 +457,7 @@ impl Engine {
                 self.dims(),
                 self.cells(),
                 uniform! {
-                    CellVel: f.cell_vel_vec4s(),
+                    CellVel: f.cell_vel_bound(),
                     Src0: &f.density,
                     Src1: &f.temperature,
                     Hat0: &f.q,
