@@ -77,8 +77,8 @@ impl Engine {
             }
         });
         let items = s.adims.iter().map(|&x| x as usize).product::<usize>();
-        // The |residual| goes into the cell velocity's buffer, idle here (4 floats a cell
-        // hold any face array).
+        // The |residual| goes into the cell velocity's buffer, idle here (its 3 or 4
+        // floats a cell hold any face array, at most 2 a cell).
         let out = &self.f.cell_vel;
         let pass = |phase: u32, color: u32| {
             run(

@@ -30,7 +30,8 @@ impl Multigrid {
     /// The levels of a `dims` grid, the coarse masks from the finest `solid` cells (one bit a
     /// cell, as the engine's mask), or `None` where the levels take more than three floats a
     /// cell of the cell velocity's buffer (they take about 2.6; the buffer holds a `vec4` a
-    /// cell, but the bound stays three, so that every grid keeps the levels it had).
+    /// cell, or three floats where its vec4s would not fit one buffer: the bound is three,
+    /// so that every grid keeps the levels it had, whichever way it holds its velocity).
     pub fn new(e: &Engine, solid: Option<&[u8]>) -> Option<Self> {
         let d = e.dims();
         let n0 = d[0] * d[1] * d[2];
