@@ -631,28 +631,11 @@ fn the_cell_velocity_in_three_floats_a_cell_gives_the_bits_of_vec4s() {
         let run = |floats: bool| {
             let out = dir.join(format!("{scene}_{floats}"));
             let out = out.to_str().expect("a path");
-            plume(
-                floats,
-                &[
-                    "run",
-                    "--backend",
-                    "gpu",
-                    "--scene",
-                    scene,
-                    "--size",
-                    "24",
-                    "--frames",
-                    "2",
-                    "--every",
-                    "6",
-                    "--format",
-                    "npy",
-                    "--fields",
-                    "density,velocity",
-                    "--out",
-                    out,
-                ],
-            );
+            let args = "run --backend gpu --size 24 --frames 2 --every 6 --format npy \
+                        --fields density,velocity";
+            let mut args: Vec<&str> = args.split_whitespace().collect();
+            args.extend(["--scene", scene, "--out", out]);
+            plume(floats, &args);
             let mut files: Vec<_> = std::fs::read_dir(out)
                 .expect("the run's folder")
                 .map(|e| e.expect("an entry").path())
@@ -669,18 +652,10 @@ fn the_cell_velocity_in_three_floats_a_cell_gives_the_bits_of_vec4s() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let bytes = |floats: bool| {
-        let args = [
-            "bench",
-            "--backend",
-            "gpu",
-            "--size",
-            "16",
-            "--warmup",
-            "1",
-            "--steps",
-            "2",
-        ];
-        let out = plume(floats, &[&args[..], &["--json"]].concat());
+        let args: Vec<&str> = "bench --backend gpu --size 16 --warmup 1 --steps 2 --json"
+            .split(' ')
+            .collect();
+        let out = plume(floats, &args);
         let r: serde_json::Value = serde_json::from_slice(&out).expect("bench's JSON");
         r["bytes_per_step"].as_f64().expect("bytes_per_step")
     };
