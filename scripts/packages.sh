@@ -47,10 +47,11 @@ VIEWER_PACKAGES=(gcc pkg-config libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libx
 # What the tests need besides: Xvfb (the viewer's end-to-end test under a virtual X server),
 # OpenVDB's and VTK's Python bindings with NumPy (our files opened by readers not ours), and
 # Blender (tools/blender/import_plume.py loads and renders an export headless; ~300 MB, about
-# a minute to install, seconds to run), and Python's venv (the Python module's tests install
-# their packages from PyPI into a virtual environment).
+# a minute to install, seconds to run), Python's venv (the Python module's tests install
+# their packages from PyPI into a virtual environment), and Khronos' reference GLSL
+# compiler (every shader checked against the standard, not only against Mesa's compiler).
 TEST_PACKAGES=("${VIEWER_PACKAGES[@]}" xvfb xauth python3 python3-numpy python3-openvdb
-  python3-vtk9 python3-venv blender)
+  python3-vtk9 python3-venv blender glslang-tools)
 
 # Run rather than sourced (`bash scripts/packages.sh`): prints every package the tests need
 # (the viewer's included), for `sudo apt-get install $(bash scripts/packages.sh)`.

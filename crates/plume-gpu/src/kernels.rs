@@ -424,11 +424,12 @@ impl Kernels {
                 .find(|(n, _)| *n == name)
                 .copied()
                 .ok_or_else(|| format!("shaders/sim/{file} is not among the kernels' sources"))?;
-            let src = source(&format!("{layout}{defines}{text}"), wg);
+            let defines = format!("{layout}{defines}");
+            let src = source(&format!("{defines}{text}"), wg);
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
             if let Some(dir) = &dump {
-                dump_program(&shader, dir, name, defines);
+                dump_program(&shader, dir, name, &defines, &src);
             }
             Ok::<_, String>(Kernel {
                 shader,
@@ -581,9 +582,16 @@ impl Kernels {
 }
 
 /// Leaves the driver's binary of `shader` (the kernel `name` compiled with `defines`) in
-/// `dir` as `NAME[+DEFINE=VALUE…].bin` (written beside it and renamed). A diagnostic: where
-/// the driver gives no binary or the folder cannot be written, says so on stderr and goes on.
-fn dump_program(shader: &ComputeShader, dir: &std::path::Path, name: &str, defines: &str) {
+/// `dir` as `NAME[+DEFINE=VALUE…].bin`, and the source it was compiled from as `….comp`
+/// (each written beside it and renamed). A diagnostic: where the driver gives no binary or
+/// the folder cannot be written, says so on stderr and goes on.
+fn dump_program(
+    shader: &ComputeShader,
+    dir: &std::path::Path,
+    name: &str,
+    defines: &str,
+    src: &str,
+) {
     let mut file = name.to_string();
     for d in defines.lines() {
         let mut w = d.split_whitespace().skip(1);
@@ -593,15 +601,18 @@ fn dump_program(shader: &ComputeShader, dir: &std::path::Path, name: &str, defin
             _ => {}
         }
     }
-    let written = shader
-        .get_binary()
-        .map_err(|e| format!("no binary from the driver ({e:?})"))
-        .and_then(|b| {
-            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-            let tmp = dir.join(format!(".{file}.bin.tmp"));
-            std::fs::write(&tmp, &b.content).map_err(|e| e.to_string())?;
-            std::fs::rename(&tmp, dir.join(format!("{file}.bin"))).map_err(|e| e.to_string())
-        });
+    let leave = |ext: &str, bytes: &[u8]| {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let tmp = dir.join(format!(".{file}.{ext}.tmp"));
+        std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, dir.join(format!("{file}.{ext}"))).map_err(|e| e.to_string())
+    };
+    let written = leave("comp", src.as_bytes()).and_then(|()| {
+        let b = shader
+            .get_binary()
+            .map_err(|e| format!("no binary from the driver ({e:?})"))?;
+        leave("bin", &b.content)
+    });
     if let Err(e) = written {
         eprintln!("PLUME_GPU_DUMP_PROGRAMS: {file}: {e}");
     }
