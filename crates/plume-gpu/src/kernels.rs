@@ -429,7 +429,7 @@ impl Kernels {
             let shader = ComputeShader::from_source(ctx, &src)
                 .map_err(|e| format!("compiling shaders/sim/{file}: {e}"))?;
             if let Some(dir) = &dump {
-                dump_program(&shader, dir, name, &defines, &src);
+                crate::dump::dump_program(&shader, dir, name, &defines, &src);
             }
             Ok::<_, String>(Kernel {
                 shader,
@@ -578,43 +578,6 @@ impl Kernels {
             0..=2 | 4 | 8 => Some(&self.mg_rows),
             _ => None,
         }
-    }
-}
-
-/// Leaves the driver's binary of `shader` (the kernel `name` compiled with `defines`) in
-/// `dir` as `NAME[+DEFINE=VALUE…].bin`, and the source it was compiled from as `….comp`
-/// (each written beside it and renamed). A diagnostic: where the driver gives no binary or
-/// the folder cannot be written, says so on stderr and goes on.
-fn dump_program(
-    shader: &ComputeShader,
-    dir: &std::path::Path,
-    name: &str,
-    defines: &str,
-    src: &str,
-) {
-    let mut file = name.to_string();
-    for d in defines.lines() {
-        let mut w = d.split_whitespace().skip(1);
-        match (w.next(), w.next()) {
-            (Some(k), Some(v)) => file.push_str(&format!("+{k}={v}")),
-            (Some(k), None) => file.push_str(&format!("+{k}")),
-            _ => {}
-        }
-    }
-    let leave = |ext: &str, bytes: &[u8]| {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-        let tmp = dir.join(format!(".{file}.{ext}.tmp"));
-        std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, dir.join(format!("{file}.{ext}"))).map_err(|e| e.to_string())
-    };
-    let written = leave("comp", src.as_bytes()).and_then(|()| {
-        let b = shader
-            .get_binary()
-            .map_err(|e| format!("no binary from the driver ({e:?})"))?;
-        leave("bin", &b.content)
-    });
-    if let Err(e) = written {
-        eprintln!("PLUME_GPU_DUMP_PROGRAMS: {file}: {e}");
     }
 }
 

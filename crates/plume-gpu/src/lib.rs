@@ -16,6 +16,7 @@ pub mod bytes;
 mod clock;
 pub mod cost;
 mod diffuse;
+mod dump;
 mod emit;
 mod engine;
 mod fields;

@@ -192,7 +192,7 @@ pub(crate) fn cells_per_invocation() -> Option<u32> {
 /// driver's program binary (`glGetProgramBinary`), for `scripts/gpu-check` to read what the
 /// driver made of it (on NVIDIA's, the registers an invocation takes: a program takes those
 /// of its widest path, and the more each takes, the fewer run at once). See
-/// `kernels::dump_program`.
+/// `dump::dump_program`.
 pub(crate) fn dump_programs_dir() -> Option<std::path::PathBuf> {
     std::env::var_os("PLUME_GPU_DUMP_PROGRAMS")
         .filter(|v| !v.is_empty())
