@@ -399,7 +399,7 @@ layout(std430) coherent buffer Done { uint done[]; };
     }
 
     #[test]
-    fn declarations_left_out_by_the_preprocessor_are_not_counted() {
+    fn of_a_block_declared_in_branches_the_one_compiled_counts() {
         let src = "\
 #ifndef GUARD
 #define GUARD

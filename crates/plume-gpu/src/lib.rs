@@ -662,8 +662,9 @@ mod tests {
 
     #[test]
     fn only_a_cell_velocity_too_large_for_one_buffer_goes_in_floats() {
-        let most = 1u64 << 27; // 512³, the most cells a grid may have
-                               // (llvmpipe's storage block, 2²⁷ bytes: smaller than the buffers it takes)
+        // 512³, the most cells a grid may have; the blocks: none reported, llvmpipe's 2²⁷
+        // bytes (smaller than the buffers it takes) and 2³¹ − 1.
+        let most = 1u64 << 27;
         for block in [None, Some(1 << 27), Some(i32::MAX as u64)] {
             assert!(!fields::cell_vel_in_floats(most - 1, block), "{block:?}");
             assert!(fields::cell_vel_in_floats(most, block), "{block:?}");
