@@ -124,14 +124,7 @@ pub fn build_in(
             (Box::new(g), "gpu", why)
         }
         Backend::Auto => match auto_choice(scene) {
-            Ok(renderer) => {
-                let g = gpu_in(scene, share)?;
-                let why = format!(
-                    "backend: gpu (auto: {renderer} runs compute shaders and matched the CPU \
-                     at start-up)"
-                );
-                (Box::new(g), "gpu", why)
-            }
+            Ok(renderer) => auto_on_the_card(scene, &renderer, gpu_in(scene, share))?,
             Err(reason) => (
                 Box::new(scene.build()?),
                 "cpu",
@@ -145,6 +138,30 @@ pub fn build_in(
         coarse
     };
     Ok(Built { sim, backend, why })
+}
+
+/// `auto`'s backend once its probe took the card (`renderer`): the GPU solver `gpu` built for
+/// the whole of `scene`, or, where the card cannot run it (its memory, a buffer larger than
+/// the driver takes, anything else the solver refused on it), the CPU with that reason: the
+/// probe's grid is 16³, the scene's may be more than the card holds.
+fn auto_on_the_card(
+    scene: &Scene,
+    renderer: &str,
+    gpu: Result<GpuSolver, SimError>,
+) -> Result<(Box<dyn Simulation>, &'static str, String), SimError> {
+    Ok(match gpu {
+        Ok(g) => {
+            let why = format!(
+                "backend: gpu (auto: {renderer} runs compute shaders and matched the CPU at \
+                 start-up)"
+            );
+            (Box::new(g), "gpu", why)
+        }
+        Err(e) => {
+            let why = format!("backend: cpu (auto: the GPU cannot run this grid: {e})");
+            (Box::new(scene.build()?), "cpu", why)
+        }
+    })
 }
 
 /// Whether `auto` takes the GPU for `scene`: `Ok(renderer)` where the OpenGL renderer is a
@@ -290,5 +307,45 @@ pub fn startup_check(scene: &Scene, mut gpu: Box<dyn Simulation>) -> Result<(), 
             "the GPU's start-up check differed from the CPU's by {diff:.2e} (largest density \
              {top:.2e})"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_runs_on_the_cpu_where_the_card_cannot_hold_the_grid() {
+        let scene = Scene::default_plume().with_resolution(12);
+        let card = "NVIDIA GeForce RTX 3050 Laptop GPU/PCIe/SSE2";
+        // (what `GpuSolver::new` says of a grid beyond the card's free memory)
+        let refusal = plume_gpu::fits(
+            8 << 30,
+            Some(3 << 30),
+            &format!("a 512x512x512 grid on the graphics card ({card})"),
+        )
+        .expect_err("refused");
+        let (mut sim, backend, why) =
+            auto_on_the_card(&scene, card, Err(refusal)).expect("the CPU runs it");
+        assert_eq!(backend, "cpu");
+        assert!(
+            why.starts_with("backend: cpu (auto: the GPU cannot run this grid: ")
+                && why.contains(card)
+                && why.contains("8.0 GiB")
+                && why.contains("3.0 GiB"),
+            "{why}"
+        );
+        sim.step().expect("a step on the CPU");
+        assert_eq!(sim.backend(), "cpu");
+        // A scene the CPU cannot run either is refused as the CPU refuses it.
+        let mut bad = scene.clone();
+        bad.fluid.dt = -1.0;
+        let e = auto_on_the_card(&bad, card, Err(SimError::Gpu("x".into())))
+            .err()
+            .expect("refused");
+        assert_eq!(
+            e.to_string(),
+            bad.build().err().expect("refused").to_string()
+        );
     }
 }

@@ -246,8 +246,9 @@ pub struct GridArgs {
     pub set: Vec<(String, String)>,
     /// Solver backend: cpu; gpu (OpenGL 4.3 compute shaders, any renderer, llvmpipe too; in
     /// the viewer the fields never leave the card: the 3D view draws them); or auto (the default): the GPU where the OpenGL renderer is a
-    /// hardware one with compute shaders, the scene uses nothing it lacks and a short
-    /// start-up check against the CPU passes, else the CPU. Which, and why, is printed.
+    /// hardware one with compute shaders, the scene uses nothing it lacks, a short start-up
+    /// check against the CPU passes and the card holds the grid, else the CPU. Which, and
+    /// why, is printed.
     #[arg(long, value_name = "cpu|gpu|auto", default_value = "auto", value_parser = crate::backend::Backend::parse)]
     pub backend: crate::backend::Backend,
 }
