@@ -158,6 +158,20 @@ fn auto_on_the_card(
             (Box::new(g), "gpu", why)
         }
         Err(e) => {
+            // (the figures without the advice to choose a smaller grid: this one runs)
+            let e = match e {
+                SimError::Memory {
+                    what,
+                    need,
+                    available,
+                    limit,
+                } => {
+                    let human = crate::sim::solver::memory::human;
+                    let (need, free) = (human(need), human(available));
+                    format!("{what} needs about {need} but only {free} is free ({limit})")
+                }
+                e => e.to_string(),
+            };
             let why = format!("backend: cpu (auto: the GPU cannot run this grid: {e})");
             (Box::new(scene.build()?), "cpu", why)
         }
@@ -331,6 +345,7 @@ mod tests {
         assert!(
             why.starts_with("backend: cpu (auto: the GPU cannot run this grid: ")
                 && why.contains(card)
+                && !why.contains("choose a smaller grid")
                 && why.contains("8.0 GiB")
                 && why.contains("3.0 GiB"),
             "{why}"
