@@ -165,11 +165,7 @@ fn auto_on_the_card(
                     need,
                     available,
                     limit,
-                } => {
-                    let human = crate::sim::solver::memory::human;
-                    let (need, free) = (human(need), human(available));
-                    format!("{what} needs about {need} but only {free} is free ({limit})")
-                }
+                } => crate::sim::solver::memory::shortfall(&what, need, available, limit),
                 e => e.to_string(),
             };
             let why = format!("backend: cpu (auto: the GPU cannot run this grid: {e})");

@@ -64,9 +64,8 @@ pub enum SimError {
     },
     /// There is not enough memory for what was asked.
     #[error(
-        "{what} needs about {} but only {} is free ({limit}); choose a smaller grid",
-        solver::memory::human(*need),
-        solver::memory::human(*available)
+        "{}; choose a smaller grid",
+        solver::memory::shortfall(what, *need, *available, limit)
     )]
     Memory {
         /// What would not fit (`a 1024×1024×34 grid`).

@@ -136,6 +136,17 @@ pub fn available() -> Option<Available> {
     best
 }
 
+/// What would not fit, against what is free: "`what` needs about … but only … is free
+/// (`limit`)", the figures by [`human`]; [`SimError::Memory`](crate::sim::SimError::Memory)
+/// says it, with its advice.
+pub fn shortfall(what: &str, need: u64, available: u64, limit: &str) -> String {
+    format!(
+        "{what} needs about {} but only {} is free ({limit})",
+        human(need),
+        human(available)
+    )
+}
+
 /// Formats bytes as KiB (under 10 MiB, so a small figure is never "0 MiB"), MiB or GiB.
 pub fn human(bytes: u64) -> String {
     let mib = bytes as f64 / (1u64 << 20) as f64;
