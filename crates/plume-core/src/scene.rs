@@ -5,6 +5,7 @@
 use crate::camera::OrbitCamera;
 use crate::ranges::scene as ranges;
 use crate::render_settings::{RenderSettings, MAX_OBSTACLES};
+use crate::sim::cost;
 use crate::sim::grid::{MAX_AXIS_CELLS, MAX_TOTAL_CELLS};
 use crate::sim::{
     Boundaries, Dims, Emitter, FireParams, FluidParams, Grid, Obstacle, SimError, Solver,
@@ -458,13 +459,27 @@ impl Scene {
     }
 
     /// Where the scene's settings make a step cost more than [`cost::NOTE_ABOVE`] default
-    /// scene steps at its grid, what it costs and the setting that costs most
-    /// ([`cost::scene_note`]).
-    ///
-    /// [`cost::NOTE_ABOVE`]: crate::sim::cost::NOTE_ABOVE
-    /// [`cost::scene_note`]: crate::sim::cost::scene_note
+    /// scene steps at its grid (an estimate: [`cost::estimate`]), what it costs and the
+    /// setting that costs most.
     pub fn cost_note(&self) -> Option<String> {
-        crate::sim::cost::scene_note(self)
+        let fastest = self
+            .emitters
+            .iter()
+            .filter_map(|e| e.velocity)
+            .flatten()
+            .fold(0.0f32, |m, v| m.max(v.abs()));
+        let fire = self.emitters.iter().any(|e| e.burns());
+        let e = cost::estimate(&self.fluid, &self.grid_placement(), fastest, fire);
+        (e.times_default > cost::NOTE_ABOVE).then(|| {
+            format!(
+                "a step of this scene costs about {:.0} times the default scene's on its grid \
+                 (estimated), most from {}; steps are held to {} times (solves stop short where \
+                 they would cost more)",
+                e.times_default,
+                e.costliest,
+                cost::BUDGET
+            )
+        })
     }
 
     /// The scene as TOML that [`Scene::from_toml`] reads back to an equal scene.

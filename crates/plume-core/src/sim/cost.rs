@@ -131,6 +131,13 @@ pub fn substep_cap(p: &FluidParams, dims: Dims) -> u32 {
     (p.max_substeps as f64).min(crossing).min(paid) as u32
 }
 
+/// `max_cfl·cap·h/dt` for the sub-step cap of [`substep_cap`] (`max_substeps`, or fewer on
+/// a small grid or with a dear sub-step), domain-units/s: the fastest flow the sub-steps
+/// follow (and the speed limit clamps to) on `grid`. Both backends use it.
+pub fn speed_limit(p: &FluidParams, grid: &super::Grid) -> f32 {
+    p.max_cfl * substep_cap(p, grid.dims) as f32 * grid.h / p.dt
+}
+
 /// Iteration caps of one sub-step's solves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caps {
@@ -287,7 +294,7 @@ pub fn estimate(p: &FluidParams, grid: &super::Grid, fastest: f32, fire: bool) -
     let h = f64::from(grid.h);
     let dt = f64::from(p.dt);
     let cap = substep_cap(p, d);
-    let cells_a_step = f64::from(fastest.min(super::solver::speed_limit(p, grid))) * dt / h;
+    let cells_a_step = f64::from(fastest.min(speed_limit(p, grid))) * dt / h;
     let n = (cells_a_step / f64::from(p.max_cfl))
         .ceil()
         .clamp(1.0, f64::from(cap));
@@ -360,25 +367,4 @@ pub fn estimate(p: &FluidParams, grid: &super::Grid, fastest: f32, fire: bool) -
         times_default: work / default_step(),
         costliest: parts.swap_remove(0).1,
     }
-}
-
-/// Where `scene`'s settings make a step cost more than [`NOTE_ABOVE`] default scene steps at
-/// its grid (an estimate: [`estimate`]), what it costs and the setting that costs most.
-pub fn scene_note(scene: &crate::scene::Scene) -> Option<String> {
-    let fastest = scene
-        .emitters
-        .iter()
-        .filter_map(|e| e.velocity)
-        .flatten()
-        .fold(0.0f32, |m, v| m.max(v.abs()));
-    let fire = scene.emitters.iter().any(|e| e.burns());
-    let e = estimate(&scene.fluid, &scene.grid_placement(), fastest, fire);
-    (e.times_default > NOTE_ABOVE).then(|| {
-        format!(
-            "a step of this scene costs about {:.0} times the default scene's on its grid \
-             (estimated), most from {}; steps are held to {} times (solves stop short where \
-             they would cost more)",
-            e.times_default, e.costliest, BUDGET
-        )
-    })
 }

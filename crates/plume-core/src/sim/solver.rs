@@ -28,10 +28,11 @@ mod stages;
 mod stats;
 mod substeps;
 
+pub use crate::sim::cost::speed_limit;
 pub(crate) use inject::{check_amount, check_sphere, check_velocity};
 pub use scalars::MASS_CORRECTION_BOUNDS;
 pub use stats::{HostStats, KernelTime, StageTime, StepStats, TunedChoice, TunedWay};
-pub use substeps::{emitter_speed, likely_cause, speed_limit, split_step, SubSteps};
+pub use substeps::{emitter_speed, likely_cause, split_step, SubSteps};
 
 /// A 3D smoke simulation: density at cell centres, velocity on cell faces, pressure at centres.
 /// A clone carries on exactly as the original would (the benchmarks step copies of one

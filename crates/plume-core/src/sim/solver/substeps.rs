@@ -105,11 +105,11 @@ impl Solver {
         emitter_speed(&self.emitters, self.time, faces, self.speed_limit())
     }
 
-    /// The fastest flow the sub-steps can carry, `max_cfl·cap·h/dt` ([`speed_limit`])
+    /// The fastest flow the sub-steps can carry, `max_cfl·cap·h/dt` ([`cost::speed_limit`])
     /// (domain-units/s): the speed limit holds the faces within it, and emitters set at most
     /// this, so no sub-step's traces go further than `max_cfl` cells.
     pub(super) fn speed_limit(&self) -> f32 {
-        speed_limit(&self.params, &self.grid)
+        cost::speed_limit(&self.params, &self.grid)
     }
 
     /// [`Solver::max_speed`], from what the last projection saw where it saw it and every
@@ -134,7 +134,7 @@ impl Solver {
             .fold(0.0, f32::max)
     }
 
-    /// Holds every face velocity within ±`max_cfl·cap·h/dt` ([`speed_limit`]), the fastest flow the
+    /// Holds every face velocity within ±`max_cfl·cap·h/dt` ([`cost::speed_limit`]), the fastest flow the
     /// sub-steps can carry (far beyond any flow a scene sets up: 128 domain-units/s at the
     /// defaults on a 64³ grid). Without it, parameters at the ends of their ranges (vorticity
     /// confinement ε = 100 feeds swirls e^(ε·t)) could grow the velocity without bound.
@@ -233,14 +233,6 @@ impl SubSteps for Solver {
     }
 }
 
-/// The parameter of `p` most likely to have made a field non-finite, with its value (both
-/// `max_cfl·cap·h/dt` for the sub-step cap of [`cost::substep_cap`] (`max_substeps`, or
-/// fewer on a small grid or with a dear sub-step), domain-units/s: the fastest flow the
-/// sub-steps follow (and the speed limit clamps to) on `grid`. Both backends use it.
-pub fn speed_limit(p: &FluidParams, grid: &Grid) -> f32 {
-    p.max_cfl * cost::substep_cap(p, grid.dims) as f32 * grid.h / p.dt
-}
-
 /// The largest velocity component an emitter on at `time` sets, or a moving obstacle's
 /// face had in the last sub-step (`face_vel`), within `limit`; 0 without either. Both
 /// backends' CFL sub-steps count it.
@@ -264,6 +256,7 @@ pub fn emitter_speed(
         .min(limit)
 }
 
+/// The parameter of `p` most likely to have made a field non-finite, with its value (both
 /// backends name it in `SimError::NonFinite`).
 pub fn likely_cause(p: &FluidParams) -> String {
     if p.vorticity > 15.0 {
@@ -374,7 +367,7 @@ mod tests {
         let mut s =
             Solver::new(grid, FluidParams::default(), Boundaries::default()).expect("solver");
         let p = &s.params;
-        let lim = speed_limit(p, &s.grid);
+        let lim = cost::speed_limit(p, &s.grid);
         let before: Vec<Vec<f32>> = s
             .vel
             .iter_mut()
