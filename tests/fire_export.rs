@@ -4,7 +4,9 @@
 //! turns the volume so the smoke rises along Z, and `tools/blender/import_plume.py` loads the
 //! sequence into Blender headless (Debian's `blender`) with the fire material and renders it.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 fn plume(args: &[&str]) {
@@ -27,12 +29,6 @@ fn python() -> Command {
     });
     c.env("PYTHONPATH", "/usr/lib/python3/dist-packages");
     c
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plume-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
 }
 
 /// Runs the campfire at 24 cells across into `dir`: `frames` frames `every` steps apart,
@@ -109,7 +105,7 @@ print("OK", json.dumps({"y": list(cy), "z": list(cz)}))
 
 #[test]
 fn vdb_grids_carry_blenders_names_and_turn_z_up() {
-    let (yd, zd) = (temp_dir("fire-y"), temp_dir("fire-z"));
+    let (yd, zd) = (common::temp_dir("fire-y"), common::temp_dir("fire-z"));
     export(&yd, "y");
     export(&zd, "z");
     let out = python()
@@ -132,7 +128,7 @@ fn vdb_grids_carry_blenders_names_and_turn_z_up() {
 
 #[test]
 fn blender_imports_the_sequence_with_a_fire_material_and_renders_it() {
-    let dir = temp_dir("blender");
+    let dir = common::temp_dir("blender");
     campfire(
         &dir,
         "3",
@@ -192,7 +188,7 @@ fn blender_imports_the_sequence_with_a_fire_material_and_renders_it() {
 #[test]
 fn import_plume_refuses_bad_arguments_with_a_message() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/blender/import_plume.py");
-    let dir = temp_dir("import-args");
+    let dir = common::temp_dir("import-args");
     let cases: [(&[&str], &str); 6] = [
         (
             &["--frame", "abc"],

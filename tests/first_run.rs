@@ -1,6 +1,8 @@
 //! What a new user meets first: the bare command with the viewer's flags, the viewer without
 //! a display, image formats, `--half`, and the progress display on a terminal and in a pipe.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn plume(args: &[&str]) -> Output {
@@ -26,8 +28,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("plume-first-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::temp_dir(&format!("first-{tag}"));
     std::fs::create_dir_all(&d).expect("temp dir");
     d
 }

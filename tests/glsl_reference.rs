@@ -7,6 +7,8 @@
 //! and then. A missing `glslangValidator` fails the test: it is among the packages
 //! `bash scripts/packages.sh` lists.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,15 +33,9 @@ fn rejected(file: &Path) -> Option<String> {
         .then(|| format!("{}: {}", file.display(), said.trim()))
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plume-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 #[test]
 fn the_solvers_kernels_pass_the_reference_compiler() {
-    let root = temp_dir("glsl-kernels");
+    let root = common::temp_dir("glsl-kernels");
     let ways: [(&str, &[(&str, &str)]); 3] = [
         ("card", &[("PLUME_GPU_WG", "512")]),
         ("floats", &[("PLUME_GPU_CELL_VEL_FLOATS", "1")]),
@@ -87,7 +83,7 @@ fn the_solvers_kernels_pass_the_reference_compiler() {
 fn the_renderers_shaders_pass_the_reference_compiler() {
     let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     let march = std::fs::read_to_string(shaders.join("light_march.glsl")).expect("a shader");
-    let dir = temp_dir("glsl-render");
+    let dir = common::temp_dir("glsl-render");
     std::fs::create_dir_all(&dir).expect("a folder");
     let mut checked = 0;
     let mut bad = Vec::new();

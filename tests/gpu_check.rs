@@ -3,7 +3,9 @@
 //! runs and passes, the JSON and the Markdown table hold what the card's run reports, and
 //! nothing but its own files lands in the output folder.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 fn python() -> Command {
@@ -12,12 +14,6 @@ fn python() -> Command {
     } else {
         "python3"
     })
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plume-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
 }
 
 fn gpu_check(args: &[&str]) -> std::process::Output {
@@ -58,7 +54,7 @@ loader.exec_module(m)
 
 #[test]
 fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
-    let out_dir = temp_dir("gpu-check");
+    let out_dir = common::temp_dir("gpu-check");
     let out = gpu_check(&["--quick", "--out", out_dir.to_str().expect("utf-8")]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -283,7 +279,7 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
 
 #[test]
 fn the_card_check_refuses_bad_arguments_before_running_anything() {
-    let out_dir = temp_dir("gpu-check-bad");
+    let out_dir = common::temp_dir("gpu-check-bad");
     let missing = gpu_check(&[
         "--quick",
         "--out",
@@ -302,7 +298,7 @@ fn the_card_check_refuses_bad_arguments_before_running_anything() {
         ("not-json", Some("mine")),
         ("other", Some("[1]")),
     ] {
-        let earlier = temp_dir(&format!("gpu-check-against-{name}"));
+        let earlier = common::temp_dir(&format!("gpu-check-against-{name}"));
         if let Some(t) = text {
             std::fs::write(&earlier, t).expect("a file");
         }
@@ -319,7 +315,7 @@ fn the_card_check_refuses_bad_arguments_before_running_anything() {
         assert!(!out_dir.exists(), "{name}: nothing written");
         let _ = std::fs::remove_file(&earlier);
     }
-    let file = temp_dir("gpu-check-file");
+    let file = common::temp_dir("gpu-check-file");
     std::fs::write(&file, b"mine").expect("a file");
     let not_dir = gpu_check(&["--quick", "--out", file.to_str().expect("utf-8")]);
     assert_eq!(not_dir.status.code(), Some(2));

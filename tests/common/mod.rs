@@ -122,3 +122,11 @@ pub fn peak_kib(cmd: &mut std::process::Command) -> (bool, i64) {
         usage.ru_maxrss,
     )
 }
+
+/// A path in the system's temporary folder for one test, `plume-{tag}-{process}`, emptied
+/// of what an earlier run of the same process id left there (it is not created).
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("plume-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
