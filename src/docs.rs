@@ -271,6 +271,32 @@ pub fn gpu_kernel_reference() -> String {
     out
 }
 
+/// `docs/reference/environment.md`: the environment variables Plume reads for experiments
+/// and measurements, from their tables ([`crate::ENVIRONMENT`]).
+pub fn environment_reference() -> String {
+    let mut out = String::from(
+        "# Environment variables\n\n\
+         Generated from the tables beside the code that reads them (`plume_gpu::ENVIRONMENT`, \
+         `plume::render::ENVIRONMENT`) by `src/docs.rs`; do not edit by hand \
+         (`PLUME_BLESS=1 cargo test --release --test docs` rewrites it, and the test fails \
+         when it differs).\n\n\
+         None is needed to use Plume: they are switches for measuring one way of doing a \
+         piece of work against another (`scripts/gpu-check` sets them on a card), and \
+         every way they choose gives the same results unless its line says otherwise. A \
+         variable whose name starts with a prefix below is checked before anything runs: \
+         one Plume does not read (a misspelt name), or a value it does not take, is an \
+         error that names it (the command line exits with status 1, the GPU backend and \
+         the renderer refuse to be built, in Python and Blender too), never a run with \
+         the defaults that looks like the experiment. An empty value is as if the variable \
+         were not set.\n",
+    );
+    for (prefix, reader, table) in crate::ENVIRONMENT {
+        out.push_str(&format!("\n## `{prefix}…`: {reader}\n\n"));
+        out.push_str(&plume_core::environment::markdown_rows(table));
+    }
+    out
+}
+
 /// Every key path (`[table].key`, `[[emitter]].key`) the scenes `scenes` write, with the
 /// value the first of them that has it writes.
 pub fn scene_keys(scenes: &[crate::scene::Scene]) -> Vec<(String, String)> {

@@ -12,6 +12,12 @@ fn main() {
     }
     plume::signals::install_abort_handler();
     let cli = Cli::parse();
+    // (a misspelt experiment switch, or a value it does not take: refused before any work,
+    // not a run with the defaults)
+    if let Some(problem) = plume::environment_problem() {
+        eprintln!("error: {problem}");
+        std::process::exit(1);
+    }
     let command = cli.into_command();
     let threads = match &command {
         Command::Bench(a) => a.threads.map(|t| t as usize),

@@ -1,5 +1,7 @@
 //! The `plume` binary as a user runs it.
 
+mod common;
+
 use std::process::Command;
 
 fn plume(args: &[&str]) -> std::process::Output {
@@ -183,7 +185,7 @@ fn pressure_flag_picks_the_solver_and_both_converge() {
         );
     }
     // The scene file's choice is replaced by the flag.
-    let dir = temp_dir("pressure_flag");
+    let dir = common::temp_dir("cli-pressure_flag");
     let scene = dir.join("sor.toml");
     let mut sc = plume::scene::Scene::default_plume();
     sc.fluid.pressure_method = plume::sim::PressureMethod::RedBlackSor;
@@ -337,12 +339,6 @@ fn too_big_a_grid_is_refused_before_allocating() {
     assert!(err.contains("exceeds the limit"), "{err}");
 }
 
-fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("plume-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 fn png_size(path: &std::path::Path) -> (u32, u32) {
     let dec = png::Decoder::new(std::fs::File::open(path).expect("png exists"));
     let r = dec.read_info().expect("a valid PNG");
@@ -352,7 +348,7 @@ fn png_size(path: &std::path::Path) -> (u32, u32) {
 
 #[test]
 fn render_writes_a_png_and_reports_timings() {
-    let dir = temp_dir("render");
+    let dir = common::temp_dir("cli-render");
     let out = dir.join("shot.png");
     let o = plume(&[
         "render",
@@ -381,7 +377,7 @@ fn render_writes_a_png_and_reports_timings() {
 
 #[test]
 fn render_every_k_writes_a_numbered_sequence() {
-    let dir = temp_dir("seq");
+    let dir = common::temp_dir("cli-seq");
     let o = plume(&[
         "render",
         "--size",
@@ -441,7 +437,7 @@ fn render_refuses_bad_input_clearly() {
 
 #[test]
 fn render_into_an_unwritable_place_names_the_file_and_leaves_nothing() {
-    let dir = temp_dir("ro");
+    let dir = common::temp_dir("cli-ro");
     std::fs::create_dir_all(&dir).expect("dir");
     // A path whose parent is a regular file cannot be created, even by root.
     let blocker = dir.join("file");
@@ -476,7 +472,7 @@ fn render_into_an_unwritable_place_names_the_file_and_leaves_nothing() {
 
 #[test]
 fn run_writes_named_frames_and_a_manifest() {
-    let dir = temp_dir("run");
+    let dir = common::temp_dir("cli-run");
     let o = plume(&[
         "run",
         "--size",
@@ -534,7 +530,7 @@ fn run_writes_named_frames_and_a_manifest() {
 
 #[test]
 fn run_refuses_bad_flags_formats_and_folders() {
-    let dir = temp_dir("runbad");
+    let dir = common::temp_dir("cli-runbad");
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("a-file");
     std::fs::write(&file, b"x").expect("file");
@@ -583,7 +579,7 @@ fn run_refuses_bad_flags_formats_and_folders() {
 #[cfg(unix)]
 #[test]
 fn run_stops_cleanly_on_ctrl_c_after_the_current_frame() {
-    let dir = temp_dir("sigint");
+    let dir = common::temp_dir("cli-sigint");
     let child = Command::new(env!("CARGO_BIN_EXE_plume"))
         .args([
             "run", "--size", "48", "--frames", "100000", "--format", "npy", "--out",
@@ -630,7 +626,7 @@ fn run_stops_cleanly_on_ctrl_c_after_the_current_frame() {
 
 #[test]
 fn every_command_takes_a_scene_file_or_preset() {
-    let dir = temp_dir("scene");
+    let dir = common::temp_dir("cli-scene");
     std::fs::create_dir_all(&dir).expect("dir");
     // A scene file of our own: a small wind tunnel.
     let scene = dir.join("tunnel.toml");
@@ -716,7 +712,7 @@ fn every_command_takes_a_scene_file_or_preset() {
 
 #[test]
 fn a_bad_scene_file_is_named_with_its_line_by_every_command() {
-    let dir = temp_dir("badscene");
+    let dir = common::temp_dir("cli-badscene");
     std::fs::create_dir_all(&dir).expect("dir");
     let bad = dir.join("bad.toml");
     std::fs::write(
@@ -792,5 +788,62 @@ fn help_names_every_preset() {
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+/// An experiment switch misspelt, or set to a value it does not take, is refused before
+/// anything runs (no folder made), naming it and what it takes; a value it takes, or an
+/// empty one, runs.
+#[test]
+fn a_misspelt_or_wrong_environment_switch_is_refused_before_any_work() {
+    let dir = common::temp_dir("cli-envswitch");
+    let out_dir = dir.to_str().expect("utf-8 path");
+    let run = |var: &str, value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_plume"))
+            .args(["run", "--backend", "cpu", "--size", "8", "--frames", "1"])
+            .args(["--format", "npy", "--out", out_dir])
+            .env(var, value)
+            .output()
+            .expect("the plume binary runs")
+    };
+    for (var, value, says) in [
+        (
+            "PLUME_GPU_WG",
+            "500",
+            "it takes a power of two from 32 to 1024",
+        ),
+        ("PLUME_GPU_WGG", "512", "did you mean PLUME_GPU_WG?"),
+        ("PLUME_GPU_TUNE", "yes", "it takes 0 (off) or 1 (on)"),
+        (
+            "PLUME_RENDER_LIGHT_CACHE",
+            "on",
+            "it takes 0 (off) or 1 (on)",
+        ),
+        (
+            "PLUME_GPU_FIELD_BUFFERS",
+            "mapped",
+            "one of `immutable`, `default`",
+        ),
+    ] {
+        let out = run(var, value);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{var}={value}: {err}");
+        assert!(err.starts_with("error: the environment variable "), "{err}");
+        assert!(
+            err.contains(var) && err.contains(says),
+            "{var}={value}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!dir.exists(), "{var}={value}: the run started");
+    }
+    for (var, value) in [("PLUME_GPU_WG", "256"), ("PLUME_GPU_WG", "")] {
+        let out = run(var, value);
+        assert!(
+            out.status.success(),
+            "{var}={value}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(dir.join("manifest.json").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

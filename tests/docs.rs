@@ -111,6 +111,25 @@ fn the_gpu_kernel_byte_table_is_what_the_shaders_give() {
     matches_committed("gpu-kernels.md", &text);
 }
 
+#[test]
+fn the_environment_reference_is_what_the_tables_give() {
+    let text = plume::docs::environment_reference();
+    for (_, _, table) in plume::ENVIRONMENT {
+        for s in table {
+            assert!(
+                text.contains(&format!("| `{}` |", s.name)),
+                "{} missing",
+                s.name
+            );
+        }
+    }
+    assert!(
+        text.contains("| `PLUME_GPU_WG` | a power of two from 32 to 1024 |"),
+        "{text}"
+    );
+    matches_committed("environment.md", &text);
+}
+
 /// The grid's cell limit, wherever a page names it, is the binary's (`MAX_TOTAL_CELLS`, as
 /// `max_total_cells_text` writes it): no other figure for it stands anywhere.
 #[test]

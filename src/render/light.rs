@@ -110,13 +110,9 @@ impl LightCache {
             grid: None,
             key: None,
             read: false,
-            on: match std::env::var("PLUME_RENDER_LIGHT_CACHE").as_deref() {
-                Ok("0") => false,
-                Ok(_) => true,
-                Err(_) => {
-                    !plume_gpu::is_software(facade.get_context().get_opengl_renderer_string())
-                }
-            },
+            on: super::env_switch("PLUME_RENDER_LIGHT_CACHE").unwrap_or_else(|| {
+                !plume_gpu::is_software(facade.get_context().get_opengl_renderer_string())
+            }),
         }
     }
 

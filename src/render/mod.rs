@@ -21,6 +21,28 @@ pub use offscreen::{render_image, Image, ImageFormat, Offscreen};
 pub use crate::render_settings::MAX_OBSTACLES;
 pub use volume::{RenderSettings, VolumeRenderer};
 
+use plume_core::environment::{Setting, Takes};
+
+/// Every environment variable the renderer reads (`docs/reference/environment.md` is made
+/// from it), checked as the GPU backend's are ([`crate::environment_problem`]).
+pub const ENVIRONMENT: &[Setting] = &[
+    Setting {
+        name: "PLUME_RENDER_SKIP_EMPTY",
+        takes: Takes::Switch,
+        does: "the raymarch skipping the volume's empty bricks (1, the default) or taking every sample (0)",
+    },
+    Setting {
+        name: "PLUME_RENDER_LIGHT_CACHE",
+        takes: Takes::Switch,
+        does: "the light towards the lamp worked out once a volume into a cache (1; else on a card, off on a software renderer) or marched at every sample (0)",
+    },
+];
+
+/// `PLUME_RENDER_…` set to `0` or `1` (an empty value: not set).
+pub(crate) fn env_switch(name: &str) -> Option<bool> {
+    plume_core::environment::value(name).and_then(|v| plume_core::environment::switch(&v))
+}
+
 /// A 3D texture sampled as the raymarch samples the volume: linear, clamped to the edge.
 pub(crate) fn linear(
     t: &glium::texture::Texture3d,
@@ -102,6 +124,10 @@ pub enum RenderError {
     /// No OpenGL context could be created.
     #[error("cannot create an OpenGL context: {0}")]
     Context(String),
+    /// An environment variable the renderer reads is set to what it does not take (or one
+    /// it does not read is set): see [`ENVIRONMENT`].
+    #[error("{0}")]
+    Environment(String),
     /// A shader failed to compile or link.
     #[error("shader program '{name}' failed to build: {message}")]
     Shader {

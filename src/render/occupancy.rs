@@ -57,7 +57,7 @@ impl Occupancy {
                 .flatten(),
             grid: None,
             filled_with_fire: None,
-            on: std::env::var("PLUME_RENDER_SKIP_EMPTY").map_or(true, |v| v != "0"),
+            on: super::env_switch("PLUME_RENDER_SKIP_EMPTY").unwrap_or(true),
         }
     }
 

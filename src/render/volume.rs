@@ -242,6 +242,9 @@ impl VolumeBox {
 impl VolumeRenderer {
     /// Compiles the shaders.
     pub fn new(facade: &impl Facade) -> Result<Self, RenderError> {
+        if let Some(problem) = crate::environment_problem() {
+            return Err(RenderError::Environment(problem));
+        }
         let table = crate::blackbody::table();
         let r = Self {
             volume: program(

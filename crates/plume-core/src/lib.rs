@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod bench;
 pub mod blackbody;
 pub mod camera;
+pub mod environment;
 pub mod export;
 pub mod frame;
 pub mod geometry;

@@ -169,8 +169,10 @@ pub(crate) fn allocatable(ctx: &Rc<Context>, up_to: u64) -> u64 {
 /// [`FIELD_MODE`], or `BufferMode::Default` (storage the CPU may map) where the variable
 /// `PLUME_GPU_FIELD_BUFFERS` is `default`: for comparing the two on a card.
 pub(crate) fn field_mode() -> BufferMode {
-    match std::env::var("PLUME_GPU_FIELD_BUFFERS").as_deref() {
-        Ok("default") => BufferMode::Default,
+    let set = plume_core::environment::value("PLUME_GPU_FIELD_BUFFERS");
+    match set.and_then(|v| plume_core::environment::one_of(&v, crate::switches::FIELD_BUFFER_WORDS))
+    {
+        Some("default") => BufferMode::Default,
         _ => FIELD_MODE,
     }
 }

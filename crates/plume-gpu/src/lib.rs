@@ -51,6 +51,7 @@ use std::thread::JoinHandle;
 pub use bytes::{bytes_per_item, ByteCase, ByteModel};
 pub use fields::bytes_for;
 pub use kernels::kernel_bytes;
+pub use switches::{environment_problem, ENVIRONMENT};
 
 /// The name in [`GpuSolver::copy_bandwidths`] of the copy kernel on buffers made as the
 /// fields are: the bandwidth [`GpuSolver::copy_bandwidth_gb_s`] measures.
@@ -245,6 +246,9 @@ impl GpuSolver {
         make: ContextMaker,
     ) -> Result<Self, SimError> {
         params.validate()?;
+        if let Some(problem) = environment_problem() {
+            return Err(SimError::Gpu(problem));
+        }
         let need = bytes_for(grid.dims, false);
         let what = format!("a {} grid on the graphics card", grid.dims);
         let (tx, rx) = channel::<Job>();
@@ -364,7 +368,7 @@ impl GpuSolver {
             .collect();
             // Work-group sizes, access widths and loads in flight, on hardware renderers
             // only (a software renderer's copies are slow and say nothing of a card).
-            if !e.software || std::env::var_os("PLUME_GPU_ALL_COPIES").is_some() {
+            if !e.software || plume_core::environment::value("PLUME_GPU_ALL_COPIES").is_some() {
                 out.extend(copy_variants(e, false));
             }
             out

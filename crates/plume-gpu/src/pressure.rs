@@ -375,7 +375,7 @@ impl Engine {
                 scalars(0, self.last_groups.get());
             }
         }
-        let trace = std::env::var_os("PLUME_GPU_TRACE").is_some();
+        let trace = plume_core::environment::value("PLUME_GPU_TRACE").is_some();
         if trace {
             eprintln!("trace: after op 0: scalars {:?}", self.read_scalars());
         }

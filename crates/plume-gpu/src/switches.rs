@@ -1,6 +1,9 @@
 //! The kernels' sizes and switches: work-group sizes, the V-cycle's fused levels and tiles,
 //! cells an invocation, and the environment variables that set them for experiments on a
-//! card (re-exported by `kernels`, where the kernels that use them are compiled).
+//! card (re-exported by `kernels`, where the kernels that use them are compiled), and
+//! [`ENVIRONMENT`], the table of every variable the backend reads.
+
+use plume_core::environment::{self as env, Setting, Takes};
 
 /// Invocations in a work group of the per-item kernels on a hardware renderer, unless
 /// `PLUME_GPU_WG` names another power of two from 32 to 1024 (for measuring the choice on a
@@ -14,16 +17,17 @@ pub(crate) const WG: u32 = 512;
 /// with the same bits.
 pub(crate) const WG_SOFTWARE: u32 = 64;
 
+/// The least and the most `PLUME_GPU_WG` may set.
+const WG_LEAST: u32 = 32;
+const WG_MOST: u32 = 1024;
+
 /// The per-item kernels' work-group size for a context: `PLUME_GPU_WG` where it is a power
 /// of two from 32 to 1024, else [`WG`] on a hardware renderer and [`WG_SOFTWARE`] on a
 /// software one. Each [`Kernel`](crate::kernels::Kernel) keeps the size it was compiled with.
 pub(crate) fn item_wg(software: bool) -> u32 {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let env = *FROM_ENV.get_or_init(|| {
-        std::env::var("PLUME_GPU_WG")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|w| w.is_power_of_two() && (32..=1024).contains(w))
+        env::value("PLUME_GPU_WG").and_then(|v| env::power_of_two(&v, WG_LEAST, WG_MOST))
     });
     env.unwrap_or(if software { WG_SOFTWARE } else { WG })
 }
@@ -58,11 +62,7 @@ pub(crate) fn default_fused_cells(software: bool) -> u32 {
 /// `PLUME_GPU_FUSE_CELLS` where it is a whole number.
 fn fused_cells_set() -> Option<u32> {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *FROM_ENV.get_or_init(|| {
-        std::env::var("PLUME_GPU_FUSE_CELLS")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-    })
+    *FROM_ENV.get_or_init(|| env::value("PLUME_GPU_FUSE_CELLS").and_then(|v| env::whole(&v)))
 }
 
 /// The most cells of a fused level for a `software` renderer or not: `PLUME_GPU_FUSE_CELLS`
@@ -93,11 +93,7 @@ pub(crate) fn tile_count(dims: [u32; 3]) -> u32 {
 /// A switch the environment may set for experiments on a card: `name` as 0 (off) or 1
 /// (on), else `None`.
 pub(crate) fn env_flag(name: &str) -> Option<bool> {
-    match std::env::var(name).as_deref() {
-        Ok("0") => Some(false),
-        Ok("1") => Some(true),
-        _ => None,
-    }
+    env::value(name).and_then(|v| env::switch(&v))
 }
 
 /// [`env_flag`], else `default`.
@@ -166,6 +162,9 @@ pub(crate) const WIDE_CELLS: u32 = 4;
 /// not a setting.
 pub(crate) const ROW_CELLS: u32 = 4;
 
+/// What `PLUME_GPU_CELLS_PER_INVOCATION` takes: 1 or [`WIDE_CELLS`].
+const CELLS_WORDS: &[&str] = &["1", "4"];
+
 /// Cells an invocation of the kernels that can take several: `PLUME_GPU_CELLS_PER_INVOCATION`
 /// where it is 1 or [`WIDE_CELLS`], else `None`: the tuner times both on the card and keeps
 /// the faster for each kernel (`tune.rs`; one cell where it does not time). An H100's copy
@@ -177,14 +176,9 @@ pub(crate) const ROW_CELLS: u32 = 4;
 pub(crate) fn cells_per_invocation() -> Option<u32> {
     static FROM_ENV: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     *FROM_ENV.get_or_init(|| {
-        match std::env::var("PLUME_GPU_CELLS_PER_INVOCATION")
-            .as_deref()
-            .map(str::trim)
-        {
-            Ok("1") => Some(1),
-            Ok(v) if v == WIDE_CELLS.to_string() => Some(WIDE_CELLS),
-            _ => None,
-        }
+        env::value("PLUME_GPU_CELLS_PER_INVOCATION")
+            .and_then(|v| env::one_of(&v, CELLS_WORDS))
+            .and_then(env::whole)
     })
 }
 
@@ -270,4 +264,162 @@ pub(crate) fn shared_levels() -> String {
 pub(crate) fn levels_in_shared() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| env_switch("PLUME_GPU_SHARED_LEVELS", true))
+}
+
+/// Every environment variable the GPU backend reads, what it takes and what it does
+/// (`docs/reference/environment.md` is made from it): checked before a solver is built
+/// ([`environment_problem`]), so that a card's run with a misspelt one is refused, not run
+/// with the defaults.
+pub const ENVIRONMENT: &[Setting] = &[
+    Setting {
+        name: "PLUME_GPU_WG",
+        takes: Takes::PowerOfTwo(WG_LEAST, WG_MOST),
+        does: "invocations in a work group of the per-item kernels (else 512 on a card, 64 on a software renderer)",
+    },
+    Setting {
+        name: "PLUME_GPU_TUNE",
+        takes: Takes::Switch,
+        does: "the tuner, which times the ways that give the same bits on the card and keeps the faster (else on a card, off on a software renderer)",
+    },
+    Setting {
+        name: "PLUME_GPU_FUSE_CELLS",
+        takes: Takes::Whole,
+        does: "the most cells of a coarse level the V-cycle works in its one fused dispatch, 0 none (else 1024 on a card, 0 on a software renderer)",
+    },
+    Setting {
+        name: "PLUME_GPU_TILED_SMOOTH",
+        takes: Takes::Switch,
+        does: "the V-cycle's sweeps by tiles (1) or a pass a sweep (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_TILED_VORTICITY",
+        takes: Takes::Switch,
+        does: "the vorticity in one pass by tiles (1) or two passes (0; else two on a card): the same values, but not the same bits on NVIDIA's driver",
+    },
+    Setting {
+        name: "PLUME_GPU_LAST_GROUP",
+        takes: Takes::Switch,
+        does: "the solve's figures and a step's books finished by a kernel's last work group (1, the default) or in dispatches of their own (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_CELLS_PER_INVOCATION",
+        takes: Takes::OneOf(CELLS_WORDS),
+        does: "cells an invocation of the kernels that can take several (else the tuner's pick)",
+    },
+    Setting {
+        name: "PLUME_GPU_FIRST_SWEEPS_TOGETHER",
+        takes: Takes::Switch,
+        does: "the V-cycle's first two sweeps in one pass (1, the default) or two (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_MG_WHOLE",
+        takes: Takes::Switch,
+        does: "the V-cycle's kernel compiled whole, every op in one program (1), not in parts (0, the default)",
+    },
+    Setting {
+        name: "PLUME_GPU_SWEEP_ROWS",
+        takes: Takes::Switch,
+        does: "the V-cycle's passes in rows of four cells as vec4s (1) or not (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_LAPLACE_ROWS",
+        takes: Takes::Switch,
+        does: "the solve's A·p in rows of four cells as vec4s (1) or a cell an invocation (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_GRADIENT_ROWS",
+        takes: Takes::Switch,
+        does: "the pressure gradient in rows of four cells as vec4s (1) or not (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_DIVERGENCE_ROWS",
+        takes: Takes::Switch,
+        does: "the projection's right-hand side in rows of four cells as vec4s (1) or a cell an invocation (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_SHARED_LEVELS",
+        takes: Takes::Switch,
+        does: "the V-cycle's coarsest levels in a work group's shared memory (1, the default) or in the buffer (0)",
+    },
+    Setting {
+        name: "PLUME_GPU_CELL_VEL_FLOATS",
+        takes: Takes::Switch,
+        does: "the cell velocity three floats a cell (1), not a vec4 (0: only where a grid's vec4s are too large for one buffer)",
+    },
+    Setting {
+        name: "PLUME_GPU_FIELD_BUFFERS",
+        takes: Takes::OneOf(FIELD_BUFFER_WORDS),
+        does: "the fields in immutable storage the CPU cannot map (`immutable`, the default) or storage it may (`default`)",
+    },
+    Setting {
+        name: "PLUME_GPU_DUMP_PROGRAMS",
+        takes: Takes::Folder,
+        does: "every kernel's source and the driver's program binary written into this folder as it is compiled",
+    },
+    Setting {
+        name: "PLUME_GPU_TRACE",
+        takes: Takes::Anything,
+        does: "each pressure solve's figures printed",
+    },
+    Setting {
+        name: "PLUME_GPU_ALL_COPIES",
+        takes: Takes::Anything,
+        does: "the bench's copy bandwidths measured every way on a software renderer too",
+    },
+];
+
+/// What `PLUME_GPU_FIELD_BUFFERS` takes.
+pub(crate) const FIELD_BUFFER_WORDS: &[&str] = &["immutable", "default"];
+
+/// Where a `PLUME_GPU_…` environment variable is one the backend does not read, or is set
+/// to a value it does not take, what is wrong (see [`ENVIRONMENT`]).
+pub fn environment_problem() -> Option<String> {
+    env::problem(
+        std::env::vars_os(),
+        &[("PLUME_GPU_", "the GPU backend", ENVIRONMENT)],
+    )
+}
+
+#[cfg(test)]
+mod environment_tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_words_are_the_readers_values() {
+        assert_eq!(CELLS_WORDS, ["1".to_string(), WIDE_CELLS.to_string()]);
+        for s in ENVIRONMENT {
+            assert!(s.name.starts_with("PLUME_GPU_"), "{}", s.name);
+        }
+        let mut names: Vec<&str> = ENVIRONMENT.iter().map(|s| s.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ENVIRONMENT.len(), "a name twice");
+    }
+
+    /// Every `PLUME_GPU_…` name the crate's code reads is in the table (a new switch not
+    /// added to it would be refused as unknown).
+    #[test]
+    fn every_variable_the_code_reads_is_in_the_table() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut read = Vec::new();
+        for entry in std::fs::read_dir(&src).expect("src") {
+            let text = std::fs::read_to_string(entry.expect("entry").path()).expect("source");
+            for (i, _) in text.match_indices("\"PLUME_GPU_") {
+                let name: String = text[i + 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || *c == '_' || c.is_ascii_digit())
+                    .collect();
+                if name != "PLUME_GPU_" {
+                    read.push(name);
+                }
+            }
+        }
+        assert!(read.len() >= 15, "found {read:?}");
+        for name in read {
+            assert!(
+                ENVIRONMENT.iter().any(|s| s.name == name),
+                "{name} is read but not in ENVIRONMENT"
+            );
+        }
+    }
 }

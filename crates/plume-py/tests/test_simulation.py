@@ -210,6 +210,31 @@ def test_no_gpu_is_a_runtime_error_naming_the_way_out():
     assert "auto: cpu" in p.stdout, p.stdout
 
 
+def test_a_wrong_experiment_switch_is_a_runtime_error_naming_it():
+    code = (
+        "import plume\n"
+        "scene = plume.Scene().with_size(8)\n"
+        "try:\n"
+        "    plume.Simulation(scene, backend='gpu')\n"
+        "except RuntimeError as e:\n"
+        "    print('gpu RuntimeError:', e)\n"
+        "sim = plume.Simulation(scene, backend='cpu')\n"
+        "sim.step()\n"
+        "try:\n"
+        "    sim.render(32, 24)\n"
+        "except RuntimeError as e:\n"
+        "    print('render RuntimeError:', e)\n"
+    )
+    env = dict(os.environ, PLUME_GPU_WG="500", PLUME_RENDER_SKIP_EMPTY="no")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    gpu = [ln for ln in lines if ln.startswith("gpu RuntimeError:")]
+    assert gpu and "PLUME_GPU_WG" in gpu[0] and "power of two from 32 to 1024" in gpu[0], p.stdout
+    render = [ln for ln in lines if ln.startswith("render RuntimeError:")]
+    assert render and "PLUME_GPU_WG" in render[0], p.stdout
+
+
 def test_a_panic_is_a_runtime_error():
     with pytest.raises(RuntimeError, match="internal error in Plume"):
         plume._plume._panic_for_test()
