@@ -71,6 +71,8 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert!(env["auto"]
         .as_str()
         .is_some_and(|a| a.starts_with("backend: ")));
+    // The experiment switches it ran with: none here (the test's environment sets none).
+    assert_eq!(env["switches"], serde_json::json!({}), "{env}");
     // The clocks during the speed runs: sampled where nvidia-smi is, null here.
     assert!(
         env.as_object()
@@ -190,6 +192,10 @@ fn the_card_check_runs_quick_on_llvmpipe_and_reports_every_part() {
     assert_eq!(viewer["texture_uploads"], 0, "{viewer}");
     let md = std::fs::read_to_string(out_dir.join("gpu-check.md")).expect("the table");
     assert!(md.contains("| gpu | 16³ |"), "{md}");
+    assert!(
+        md.contains("- switches set in the environment: none (every way its default)"),
+        "{md}"
+    );
     assert!(
         md.contains("fewer, longer sub-steps (`--set fluid.max_cfl=4`"),
         "{md}"
@@ -326,6 +332,31 @@ fn the_card_check_refuses_bad_arguments_before_running_anything() {
 /// What the card check makes of nvidia-smi's clock samples (taken during the speed runs on
 /// a card; there is no nvidia-smi here): lines as `--format=csv,noheader,nounits` writes
 /// them, those it cannot read left out, and the Markdown's words for none.
+/// The switches a card's run was made with are in its report, so that figures with one set
+/// (an exported `PLUME_GPU_TUNE=0` left over) are not taken for the defaults'.
+#[test]
+fn the_card_check_names_the_switches_it_ran_with() {
+    let j = script_says(
+        "env = {'PLUME_GPU_TUNE': '0', 'PLUME_RENDER_SKIP_EMPTY': '1', 'PLUME_GPU_WG': '', \
+         'PLUME_BIN': '/x', 'HOME': '/'}\n\
+         s = m.switches_set(env)\n\
+         print(json.dumps([s, m.switches_line(s), m.switches_line({})]))",
+        &[],
+    );
+    assert_eq!(
+        j[0],
+        serde_json::json!({"PLUME_GPU_TUNE": "0", "PLUME_RENDER_SKIP_EMPTY": "1"}),
+        "{j}"
+    );
+    let line = j[1].as_str().expect("a line");
+    assert!(
+        line.contains("`PLUME_GPU_TUNE=0`, `PLUME_RENDER_SKIP_EMPTY=1`"),
+        "{line}"
+    );
+    assert!(line.contains("not the defaults"), "{line}");
+    assert!(j[2].as_str().is_some_and(|l| l.contains("none")), "{j}");
+}
+
 #[test]
 fn the_card_checks_clock_summary_reads_nvidia_smis_lines() {
     let j = script_says(

@@ -289,7 +289,7 @@ pub const ENVIRONMENT: &[Setting] = &[
     Setting {
         name: "PLUME_GPU_TILED_SMOOTH",
         takes: Takes::Switch,
-        does: "the V-cycle's sweeps by tiles (1) or a pass a sweep (0)",
+        does: "the V-cycle's sweeps by tiles (1) or a pass a sweep (0; else by tiles on a software renderer, a pass a sweep on a card, where the tuner starts from it)",
     },
     Setting {
         name: "PLUME_GPU_TILED_VORTICITY",
@@ -319,22 +319,22 @@ pub const ENVIRONMENT: &[Setting] = &[
     Setting {
         name: "PLUME_GPU_SWEEP_ROWS",
         takes: Takes::Switch,
-        does: "the V-cycle's passes in rows of four cells as vec4s (1) or not (0)",
+        does: "the V-cycle's passes in rows of four cells as vec4s (1) or not (0; else the tuner's pick on a card, not on a software renderer)",
     },
     Setting {
         name: "PLUME_GPU_LAPLACE_ROWS",
         takes: Takes::Switch,
-        does: "the solve's A·p in rows of four cells as vec4s (1) or a cell an invocation (0)",
+        does: "the solve's A·p in rows of four cells as vec4s (1) or a cell an invocation (0; else the tuner's pick on a card, a cell on a software renderer)",
     },
     Setting {
         name: "PLUME_GPU_GRADIENT_ROWS",
         takes: Takes::Switch,
-        does: "the pressure gradient in rows of four cells as vec4s (1) or not (0)",
+        does: "the pressure gradient in rows of four cells as vec4s (1) or not (0; else the tuner's pick on a card, a cell on a software renderer)",
     },
     Setting {
         name: "PLUME_GPU_DIVERGENCE_ROWS",
         takes: Takes::Switch,
-        does: "the projection's right-hand side in rows of four cells as vec4s (1) or a cell an invocation (0)",
+        does: "the projection's right-hand side in rows of four cells as vec4s (1) or a cell an invocation (0; else the tuner's pick on a card, a cell on a software renderer)",
     },
     Setting {
         name: "PLUME_GPU_SHARED_LEVELS",
