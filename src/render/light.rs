@@ -110,9 +110,9 @@ impl LightCache {
             grid: None,
             key: None,
             read: false,
-            on: super::env_switch("PLUME_RENDER_LIGHT_CACHE").unwrap_or_else(|| {
-                !plume_gpu::is_software(facade.get_context().get_opengl_renderer_string())
-            }),
+            on: plume_core::environment::switch_set("PLUME_RENDER_LIGHT_CACHE").unwrap_or_else(
+                || !plume_gpu::is_software(facade.get_context().get_opengl_renderer_string()),
+            ),
         }
     }
 

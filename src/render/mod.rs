@@ -38,11 +38,6 @@ pub const ENVIRONMENT: &[Setting] = &[
     },
 ];
 
-/// `PLUME_RENDER_…` set to `0` or `1` (an empty value: not set).
-pub(crate) fn env_switch(name: &str) -> Option<bool> {
-    plume_core::environment::value(name).and_then(|v| plume_core::environment::switch(&v))
-}
-
 /// A 3D texture sampled as the raymarch samples the volume: linear, clamped to the edge.
 pub(crate) fn linear(
     t: &glium::texture::Texture3d,

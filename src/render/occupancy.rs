@@ -57,7 +57,7 @@ impl Occupancy {
                 .flatten(),
             grid: None,
             filled_with_fire: None,
-            on: super::env_switch("PLUME_RENDER_SKIP_EMPTY").unwrap_or(true),
+            on: plume_core::environment::switch_set("PLUME_RENDER_SKIP_EMPTY").unwrap_or(true),
         }
     }
 

@@ -96,6 +96,12 @@ pub fn value(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// The switch `name` (`0` or `1`) where it is set, else `None`: what every reader of a
+/// [`Takes::Switch`] variable reads.
+pub fn switch_set(name: &str) -> Option<bool> {
+    value(name).and_then(|v| switch(&v))
+}
+
 /// Of the variables in `vars` whose names start with one of `tables`' prefixes, the first
 /// that is not in that prefix's table, or whose value the table's entry does not take: a
 /// message that names the variable, its value and what it takes (or the names closest to

@@ -92,9 +92,7 @@ pub(crate) fn tile_count(dims: [u32; 3]) -> u32 {
 
 /// A switch the environment may set for experiments on a card: `name` as 0 (off) or 1
 /// (on), else `None`.
-pub(crate) fn env_flag(name: &str) -> Option<bool> {
-    env::value(name).and_then(|v| env::switch(&v))
-}
+pub(crate) use plume_core::environment::switch_set as env_flag;
 
 /// [`env_flag`], else `default`.
 fn env_switch(name: &str, default: bool) -> bool {

@@ -5,7 +5,8 @@ use super::Scene;
 use crate::sim::{body, cost};
 
 impl Scene {
-    /// Things worth telling the user once about a valid scene: meshes that are not closed.
+    /// Things worth telling the user once about a valid scene: meshes that are not closed or
+    /// that the grid hardly resolves, and a step far dearer than the default scene's.
     pub fn notes(&self) -> Vec<String> {
         let mut out = Vec::new();
         let items = self
